@@ -1,0 +1,201 @@
+# carcd build. GNU make. Everything goes out of tree under $(BUILD) (default build/).
+# `make help` lists the targets. Sources are found by wildcard: a new .c file needs no edit here.
+#
+#   common/*.c          -> $(BUILD)/libcarc.a       pure engine, libc only
+#   protocol/*.c        -> $(BUILD)/libcarcproto.a  JSON codec (jansson)
+#   protocol/tools/carc_NAME.c -> $(BUILD)/carc-NAME   one tool per file; any other .c file in
+#                          protocol/tools/ is a helper linked into every tool
+#   tests/*.c           -> $(BUILD)/carc-tests      Check runner, run from the repo root
+#   server/*.c          -> (not built yet: see the server section below)
+
+BUILD  ?= build
+SHARED ?= $(or $(CARC_SHARED),../shared)
+
+CC      ?= cc
+AR      ?= ar
+PYTHON  ?= python3
+PKG_CONFIG ?= pkg-config
+CLANG_FORMAT ?= clang-format
+
+# OPT and SAN are the knobs the sanitizer build turns; CFLAGS/LDFLAGS from the command line or
+# the environment are appended, so `make CFLAGS=-DFOO` keeps the project's warnings.
+OPT  ?= -O2 -g
+SAN  ?=
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CARC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) $(WARN) -MMD -MP \
+              -Icommon -Iprotocol $(CFLAGS)
+CARC_LDFLAGS = $(SAN) $(LDFLAGS)
+
+# pkg-config is asked only when a recipe needs it (recursive =), so `make deps`, `make clean`
+# and `make check-layers` work before the libraries are installed.
+JANSSON_CFLAGS = $(shell $(PKG_CONFIG) --cflags jansson)
+JANSSON_LIBS   = $(shell $(PKG_CONFIG) --libs jansson)
+CHECK_CFLAGS   = $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS     = $(shell $(PKG_CONFIG) --libs check)
+
+# ---------------------------------------------------------------------------------------------
+# Sources and products
+
+COMMON_SRC := $(wildcard common/*.c)
+PROTO_SRC  := $(wildcard protocol/*.c)
+TOOL_MAINS := $(wildcard protocol/tools/carc_*.c)
+TOOL_HELP  := $(filter-out $(TOOL_MAINS),$(wildcard protocol/tools/*.c))
+TEST_SRC   := $(wildcard tests/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+PROTO_OBJ  := $(call obj,$(PROTO_SRC))
+TOOL_HOBJ  := $(call obj,$(TOOL_HELP))
+TEST_OBJ   := $(call obj,$(TEST_SRC))
+
+LIBCARC  := $(BUILD)/libcarc.a
+LIBPROTO := $(BUILD)/libcarcproto.a
+# protocol/tools/carc_replay.c -> $(BUILD)/carc-replay
+TOOLS    := $(foreach t,$(TOOL_MAINS),$(BUILD)/$(subst _,-,$(basename $(notdir $(t)))))
+TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
+
+# ---------------------------------------------------------------------------------------------
+# Server (libuv, libwebsockets, sqlite3): not built yet. When server/*.c lands, add here:
+#   SERVER_SRC := $(wildcard server/*.c); SERVER_OBJ := $(call obj,$(SERVER_SRC))
+#   $(BUILD)/obj/server/%.o: XCFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3)
+#   $(BUILD)/carcd: $(SERVER_OBJ) $(LIBPROTO) $(LIBCARC)  (link with the same pkg-config --libs)
+# and put $(BUILD)/carcd in `all`, point `run` at it and append its benches to BENCH.
+# Until then server/*.c, if any, are deliberately skipped.
+
+# ---------------------------------------------------------------------------------------------
+# Top-level targets
+
+.DEFAULT_GOAL := all
+.PHONY: all libs tools tests deps test test-asan test-valgrind bench run tiles check-layers \
+        format format-check clean help
+
+all: libs tools tests
+libs: $(LIBCARC) $(LIBPROTO)
+tools: $(TOOLS)
+tests: $(TESTBIN)
+
+help:
+	@echo "make [all]          build libs, tools and the test runner into $(BUILD)/"
+	@echo "make deps           install missing Debian packages (deploy/deps.sh)"
+	@echo "make test           deps, build, run ./$(BUILD)/carc-tests"
+	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
+	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
+	@echo "make check-layers   check the include rules of DESIGN.md section 1"
+	@echo "make bench          engine benchmarks pinned to CPU 0"
+	@echo "make run            play and replay one demo game"
+	@echo "make tiles          regenerate common/tiles_data.c from $(SHARED)/rules/RULES.md"
+	@echo "make format | format-check   clang-format the C sources / check them"
+	@echo "make clean          remove $(BUILD)/"
+
+deps:
+	@deploy/deps.sh
+
+# The build runs after deps in a sub-make, so a fresh machine gets its packages first even
+# under -j. CARC_BUILD tells the tests where the tools they run live.
+test: deps
+	@$(MAKE) --no-print-directory all
+	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
+	CARC_BUILD=$(BUILD) ./$(BUILD)/carc-tests
+
+ASAN_BUILD := build/asan
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+test-asan: deps
+	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 -g" SAN="$(SAN_FLAGS)" all
+	@test -n "$(TESTBIN)" || { echo "make test-asan: no tests/*.c to build" >&2; exit 1; }
+	CARC_BUILD=$(ASAN_BUILD) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	./$(ASAN_BUILD)/carc-tests
+
+# Not part of CI (slow); CK_FORK=no so valgrind sees the tests themselves.
+test-valgrind: deps
+	@$(MAKE) --no-print-directory all
+	CARC_BUILD=$(BUILD) CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full \
+	    --errors-for-leak-kinds=definite ./$(BUILD)/carc-tests
+
+# ---------------------------------------------------------------------------------------------
+# Benchmarks. Each entry of BENCH is a label; bench_LABEL is its command. To add one:
+#   BENCH += server-moves
+#   bench_server-moves = ./$(BUILD)/carc-load --moves 100000
+# and add what it needs to BENCH_PREREQS. Pinned to CPU 0 when taskset can do so here.
+PIN := $(shell taskset -c 0 true >/dev/null 2>&1 && echo taskset -c 0)
+BENCH_PREREQS = $(BUILD)/carc-sim
+BENCH = engine-base engine-all-sets
+bench_engine-base = $(PIN) ./$(BUILD)/carc-sim --games 20000 --seed 1
+bench_engine-all-sets = $(PIN) ./$(BUILD)/carc-sim --games 5000 --seed 1 \
+    --sets base,inns-cathedrals,besiegers,cathars,apothecaries-tithes
+
+bench: $(BENCH_PREREQS)
+	@set -e; $(foreach b,$(BENCH),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)
+
+# The demo until the server exists: play one game, replay it, show the final line.
+run: $(BUILD)/carc-sim $(BUILD)/carc-replay
+	./$(BUILD)/carc-sim --games 1 --seed 42 --record $(BUILD)/demo.json
+	./$(BUILD)/carc-replay $(BUILD)/demo.json > $(BUILD)/demo.jsonl
+	@tail -n 1 $(BUILD)/demo.jsonl
+	@echo "Game record: $(BUILD)/demo.json. Replay it move by move with: ./$(BUILD)/carc-replay $(BUILD)/demo.json"
+
+# Regenerate the committed tile table; a failed run leaves the old file in place.
+tiles:
+	$(PYTHON) common/gen/tiles.py $(SHARED)/rules/RULES.md > common/tiles_data.c.tmp \
+	    || { rm -f common/tiles_data.c.tmp; exit 1; }
+	mv common/tiles_data.c.tmp common/tiles_data.c
+
+check-layers:
+	@deploy/check-layers.sh
+
+# Generated code (common/tiles_data.c) is left as the generator writes it.
+FORMAT_FILES = $(filter-out common/tiles_data.c,$(sort $(wildcard \
+    common/*.[ch] protocol/*.[ch] protocol/tools/*.[ch] server/*.[ch] tests/*.[ch] \
+    clients/bot/*.[ch])))
+
+format:
+	@deploy/deps.sh clang-format
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	@deploy/deps.sh clang-format
+	$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# Rules
+
+# Per-directory compile flags. common/ gets no third-party include paths at all.
+XCFLAGS =
+$(BUILD)/obj/protocol/%.o: XCFLAGS = $(JANSSON_CFLAGS)
+$(BUILD)/obj/tests/%.o: XCFLAGS = $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CARC_CFLAGS) $(XCFLAGS) -c $< -o $@
+
+# Archives are rebuilt from scratch so objects of deleted sources do not linger.
+$(LIBCARC): $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBPROTO): $(PROTO_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# One link rule per tool: protocol/tools/carc_NAME.c -> $(BUILD)/carc-NAME.
+define tool_rule
+$(BUILD)/$(subst _,-,$(basename $(notdir $(1)))): $(call obj,$(1)) $$(TOOL_HOBJ) $$(LIBPROTO) $$(LIBCARC)
+	$$(CC) $$(CARC_LDFLAGS) $$< $$(TOOL_HOBJ) $$(LIBPROTO) $$(LIBCARC) $$(JANSSON_LIBS) -lm -o $$@
+endef
+$(foreach t,$(TOOL_MAINS),$(eval $(call tool_rule,$(t))))
+
+# Tests that run the tools expect them built beside the runner.
+$(BUILD)/carc-tests: $(TEST_OBJ) $(LIBPROTO) $(LIBCARC) | $(TOOLS)
+	$(CC) $(CARC_LDFLAGS) $(TEST_OBJ) $(LIBPROTO) $(LIBCARC) $(JANSSON_LIBS) $(CHECK_LIBS) -lm \
+	    -o $@
+
+-include $(patsubst %.o,%.d,$(COMMON_OBJ) $(PROTO_OBJ) $(TOOL_HOBJ) $(TEST_OBJ) \
+    $(call obj,$(TOOL_MAINS)))

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# deploy/check-layers.sh: enforce the include rules of DESIGN.md section 1 (`make check-layers`).
+#
+#   common/    #include <...> only of standard C headers (list below; no time.h: no clock),
+#              #include "..." only of files in common/, no computed #include.
+#   jansson    included only under protocol/.
+#   uv.h, sqlite3.h, libwebsockets.h   included only under server/,
+#              and libwebsockets.h by at most one file there (the network adapter).
+#
+# Scans tracked and untracked (not ignored) .c/.h files, skipping build/ and node_modules/.
+# Prints file:line: reason for each violation and exits 1 if there was any.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+COMMON_STD=" assert.h ctype.h errno.h float.h inttypes.h limits.h math.h stdalign.h stdarg.h \
+stdbool.h stddef.h stdint.h stdio.h stdlib.h string.h "
+
+list_files() {
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -z --cached --others --exclude-standard
+    else
+        find . -type f -print0 | sed -z 's|^\./||'
+    fi
+}
+
+files=()
+while IFS= read -r -d '' f; do
+    case "$f" in
+        build/* | */build/* | node_modules/* | */node_modules/*) continue ;;
+        *.c | *.h) ;;
+        *) continue ;;
+    esac
+    [ -f "$f" ] || continue # tracked but deleted in the work tree
+    files+=("$f")
+done < <(list_files | sort -zu)
+
+errors=0
+fail() { # file line message
+    echo "$1:$2: $3" >&2
+    errors=$((errors + 1))
+}
+
+lws_users=()
+inc_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*(.*)$'
+name_re='^([<"])([^>"]*)[>"]'
+
+if [ ${#files[@]} -gt 0 ]; then
+    while IFS= read -r hit; do
+        file=${hit%%:*}
+        rest=${hit#*:}
+        line=${rest%%:*}
+        text=${rest#*:}
+        [[ $text =~ $inc_re ]] || continue
+        arg=${BASH_REMATCH[1]}
+        area=${file%%/*}
+        if ! [[ $arg =~ $name_re ]]; then
+            [ "$area" = common ] && fail "$file" "$line" "computed #include not allowed in common/: $arg"
+            continue
+        fi
+        delim=${BASH_REMATCH[1]}
+        name=${BASH_REMATCH[2]}
+
+        if [ "$area" = common ]; then
+            if [ "$delim" = "<" ]; then
+                case "$COMMON_STD" in
+                    *" $name "*) ;;
+                    *) fail "$file" "$line" "common/ may include only standard C headers, not <$name>" ;;
+                esac
+            else
+                # Resolved as the compiler would: beside the file, then via -Icommon.
+                found=
+                for cand in "$(dirname "$file")/$name" "common/$name"; do
+                    if [ -f "$cand" ]; then
+                        found=$(realpath -m --relative-to=. "$cand")
+                        break
+                    fi
+                done
+                case "$found" in
+                    common/*) ;;
+                    "") fail "$file" "$line" "common/ may include only files in common/: \"$name\" not found there" ;;
+                    *) fail "$file" "$line" "common/ may include only files in common/, not \"$name\" ($found)" ;;
+                esac
+            fi
+        fi
+
+        base=${name##*/}
+        case "$name" in
+            *jansson*)
+                [ "$area" = protocol ] ||
+                    fail "$file" "$line" "only protocol/ may include jansson: $name" ;;
+        esac
+        case "$base" in
+            uv.h | sqlite3.h | sqlite3ext.h)
+                [ "$area" = server ] ||
+                    fail "$file" "$line" "only server/ may include $name" ;;
+        esac
+        case "$name" in uv/*)
+            [ "$area" = server ] || fail "$file" "$line" "only server/ may include $name" ;;
+        esac
+        case "$name" in
+            libwebsockets.h | */libwebsockets.h | libwebsockets/*)
+                if [ "$area" = server ]; then
+                    lws_users+=("$file:$line")
+                else
+                    fail "$file" "$line" "only server/ may include $name"
+                fi ;;
+        esac
+    done < <(grep -HnE '^[[:space:]]*#[[:space:]]*include' "${files[@]}" || true)
+fi
+
+if [ ${#lws_users[@]} -gt 0 ]; then
+    lws_files=$(printf '%s\n' "${lws_users[@]}" | cut -d: -f1 | sort -u)
+    if [ "$(printf '%s\n' "$lws_files" | wc -l)" -gt 1 ]; then
+        for u in "${lws_users[@]}"; do
+            fail "${u%%:*}" "${u#*:}" "libwebsockets.h may be included by one file in server/ only (the network adapter); it is included by: $(echo $lws_files)"
+        done
+    fi
+fi
+
+if [ "$errors" -gt 0 ]; then
+    echo "check-layers: $errors violation(s) of the layer rules (DESIGN.md section 1)" >&2
+    exit 1
+fi
+echo "check-layers: ok (${#files[@]} files)"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# deploy/deps.sh [EXTRA_PACKAGE...]: make sure the Debian packages carcd needs are installed.
+#
+# Silent and quick when everything is there. Otherwise, as root: one `apt-get update`, then one
+# `apt-get install` of exactly the missing packages. Not root: names them, prints the command to
+# run, exits 1. Extra arguments are checked too (e.g. `deploy/deps.sh clang-format`).
+set -euo pipefail
+
+packages=(
+    gcc make pkg-config python3         # toolchain; python3 runs common/gen/tiles.py
+    check valgrind                      # tests
+    libjansson-dev                      # protocol/
+    libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev   # server/
+    "$@"
+)
+
+if ! command -v dpkg >/dev/null 2>&1; then
+    echo "deps.sh: no dpkg here (not Debian?); make sure these or their equivalents are" \
+         "installed: ${packages[*]}" >&2
+    exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    # dpkg -s also succeeds for removed packages whose config files remain: read the status.
+    if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed$'; then
+        missing+=("$p")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing Debian packages: ${missing[*]}" >&2
+    echo "deps.sh: install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt_opts=(-o DPkg::Lock::Timeout=300 -q)
+apt-get "${apt_opts[@]}" update
+apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}" </dev/null
+
+still=()
+for p in "${missing[@]}"; do
+    dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed$' || still+=("$p")
+done
+if [ ${#still[@]} -ne 0 ]; then
+    echo "deps.sh: still missing after apt-get install: ${still[*]}" >&2
+    exit 1
+fi
