@@ -1,0 +1,138 @@
+/* board.c: the grid, the frontier of empty cells next to placed tiles with
+ * their edge constraints (kept incrementally), and placement legality. */
+#include <stddef.h>
+
+#include "internal.h"
+
+static const char side_names[4] = {'N', 'E', 'S', 'W'};
+static const char *const edge_names[4] = {"nothing", "field", "road", "city"};
+
+static inline uint8_t edges_rot(int t, int rot)
+{
+    return carc_rot8(carc_tiles[t].edges, rot);
+}
+
+/* Checks (x, y, rot) for tile t: free, next to a tile (when need_front) and every
+ * touching edge matching. Pure. */
+int carc__board_check(const struct carc_game *g, int t, int x, int y, int rot, int need_front,
+                      struct carc_error *err)
+{
+    if (rot < 0 || rot > 3)
+        return carc_error_set(err, CARC_E_ROT, NULL);
+    if (x < -CARC_COORD_MAX || x > CARC_COORD_MAX || y < -CARC_COORD_MAX || y > CARC_COORD_MAX)
+        return carc_error_set(err, CARC_E_ADJACENT, "(%d,%d) is off the board", x, y);
+    if (carc__at(g, x, y) >= 0)
+        return carc_error_set(err, CARC_E_TAKEN, "a tile already lies at (%d,%d)", x, y);
+    const struct carc_cell *c = &g->cells[CARC__CELL(x, y)];
+    if (need_front) {
+        const struct carc_front *f = c->fpos ? &g->front[c->fpos - 1] : NULL;
+        if (f == NULL || f->x != x || f->y != y)
+            return carc_error_set(err, CARC_E_ADJACENT,
+                                  "(%d,%d) touches no placed tile along an edge", x, y);
+    } else if (c->tile != 0) {
+        return carc_error_set(err, CARC_E_INVAL, "(%d,%d) is too far from the other tiles", x, y);
+    }
+    for (int d = 0; d < 4; d++) {
+        int n = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
+        if (n < 0)
+            continue;
+        int mine = carc_tile_edge(t, rot, d);
+        int theirs = carc_tile_edge(g->placed[n].type, g->placed[n].rot, (d + 2) & 3);
+        if (mine != theirs)
+            return carc_error_set(err, CARC_E_EDGE,
+                                  "edge mismatch on the %c side: %s against the neighbour's %s",
+                                  side_names[d], edge_names[mine], edge_names[theirs]);
+    }
+    return 0;
+}
+
+int carc_game_placements(const struct carc_game *g, int t, struct carc_placement *out, int max)
+{
+    if (t < 0 || t >= carc_tiles_count)
+        return 0;
+    uint8_t rots[4];
+    for (int r = 0; r < 4; r++)
+        rots[r] = edges_rot(t, r);
+    int n = 0;
+    for (int i = 0; i < g->nfront; i++) {
+        const struct carc_front *f = &g->front[i];
+        for (int r = 0; r < 4; r++) {
+            if ((rots[r] & f->mask) != f->value)
+                continue;
+            if (out != NULL && n < max)
+                out[n] = (struct carc_placement){f->x, f->y, (uint8_t)r};
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Does tile t fit anywhere? */
+int carc__board_fits(const struct carc_game *g, int t)
+{
+    uint8_t rots[4];
+    for (int r = 0; r < 4; r++)
+        rots[r] = edges_rot(t, r);
+    for (int i = 0; i < g->nfront; i++) {
+        const struct carc_front *f = &g->front[i];
+        for (int r = 0; r < 4; r++)
+            if ((rots[r] & f->mask) == f->value)
+                return 1;
+    }
+    return 0;
+}
+
+static void front_remove(struct carc_game *g, unsigned cell)
+{
+    int i = g->cells[cell].fpos - 1;
+    if (i < 0)
+        return;
+    g->cells[cell].fpos = 0;
+    int last = --g->nfront;
+    if (i != last) {
+        g->front[i] = g->front[last];
+        g->cells[g->front[i].cell].fpos = (uint8_t)(i + 1);
+    }
+}
+
+/* Puts tile t on the grid and updates the frontier. Returns the placed index.
+ * The caller has checked the placement. */
+int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int player)
+{
+    int idx = g->ntiles++;
+    g->placed[idx] = (struct carc_placed){(uint8_t)t, (uint8_t)rot, (int8_t)x, (int8_t)y,
+                                          (uint8_t)player};
+    unsigned cell = CARC__CELL(x, y);
+    front_remove(g, cell);
+    g->cells[cell].tile = (uint8_t)(idx + 1);
+    uint8_t edges = edges_rot(t, rot);
+    for (int d = 0; d < 4; d++) {
+        int nx = x + carc__dx[d], ny = y + carc__dy[d];
+        unsigned nc = CARC__CELL(nx, ny);
+        if (g->cells[nc].tile != 0)
+            continue;
+        struct carc_front *f;
+        if (g->cells[nc].fpos == 0) {
+            f = &g->front[g->nfront++];
+            *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0, 0};
+            g->cells[nc].fpos = (uint8_t)g->nfront;
+        } else {
+            f = &g->front[g->cells[nc].fpos - 1];
+        }
+        int opp = (d + 2) & 3;
+        f->mask |= (uint8_t)(3u << (2 * opp));
+        f->value |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));
+    }
+    return idx;
+}
+
+/* Tiles among the 8 cells around (x, y). */
+int carc__neighbours8(const struct carc_game *g, int x, int y)
+{
+    int n = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            if ((dx || dy) && carc__at(g, x + dx, y + dy) >= 0)
+                n++;
+    return n;
+}

@@ -1,0 +1,151 @@
+/* feature.c: features as union-find over (placed tile, segment) nodes.
+ * Each root summarises its feature: open edges, pennants, flags, apothecary
+ * marks and meeple strength per player; members form a circular list so a
+ * feature can be walked when it is scored. */
+#include <string.h>
+
+#include "internal.h"
+
+int carc_game_feature(const struct carc_game *g, int n)
+{
+    while (g->nodes[n].parent != n)
+        n = g->nodes[n].parent;
+    return n;
+}
+
+/* Find with path halving: used only on the mutating path. */
+int carc__find(struct carc_game *g, int n)
+{
+    struct carc_node *nodes = g->nodes;
+    while (nodes[n].parent != n) {
+        nodes[n].parent = nodes[nodes[n].parent].parent;
+        n = nodes[n].parent;
+    }
+    return n;
+}
+
+static int feature_union(struct carc_game *g, int a, int b)
+{
+    a = carc__find(g, a);
+    b = carc__find(g, b);
+    if (a == b)
+        return a;
+    struct carc_node *A = &g->nodes[a], *B = &g->nodes[b];
+    if (A->size < B->size) {
+        struct carc_node *t = A;
+        A = B;
+        B = t;
+        int ti = a;
+        a = b;
+        b = ti;
+    }
+    B->parent = (uint16_t)a;
+    A->size = (uint16_t)(A->size + B->size);
+    A->open = (uint16_t)(A->open + B->open);
+    A->flags |= B->flags;
+    A->pennants = (uint8_t)(A->pennants + B->pennants);
+    A->apothecaries = (uint8_t)(A->apothecaries + B->apothecaries);
+    for (int p = 0; p < CARC_MAX_PLAYERS; p++)
+        A->strength[p] = (uint8_t)(A->strength[p] + B->strength[p]);
+    uint16_t t = A->next;
+    A->next = B->next;
+    B->next = t;
+    return a;
+}
+
+static int popcount4(unsigned m)
+{
+    return (int)((m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1));
+}
+
+/* Creates the nodes of freshly placed tile idx and joins them to the features
+ * of its orthogonal neighbours (RULES.md 1.3). */
+void carc__tile_join(struct carc_game *g, int idx)
+{
+    const struct carc_placed *p = &g->placed[idx];
+    const struct carc_tile *T = &carc_tiles[p->type];
+    for (int s = 0; s < T->nsegs; s++) {
+        const struct carc_seg *sg = &T->segs[s];
+        int n = carc__node(idx, s);
+        struct carc_node *nd = &g->nodes[n];
+        memset(nd, 0, sizeof *nd);
+        nd->parent = nd->next = (uint16_t)n;
+        nd->size = 1;
+        if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD)
+            nd->open = (uint16_t)popcount4(sg->mask);
+        nd->flags = sg->flags;
+        nd->pennants = sg->pennants;
+        nd->apothecaries = (sg->flags & CARC_SF_APOTHECARY) ? 1 : 0;
+    }
+    for (int d = 0; d < 4; d++) {
+        int nb = carc__at(g, p->x + carc__dx[d], p->y + carc__dy[d]);
+        if (nb < 0)
+            continue;
+        int opp = (d + 2) & 3;
+        int s = carc__edge_seg(g, idx, d);
+        if (s != CARC_SEG_NONE) {
+            int r = feature_union(g, carc__node(idx, s), carc__node(nb, carc__edge_seg(g, nb, opp)));
+            g->nodes[r].open = (uint16_t)(g->nodes[r].open - 2);
+        }
+        if (carc_tile_edge(p->type, p->rot, d) == CARC_EDGE_CITY)
+            continue;
+        for (int h = 2 * d; h < 2 * d + 2; h++) {
+            int hs = carc__half_seg(g, idx, h);
+            int ns = carc__half_seg(g, nb, carc__facing(h));
+            feature_union(g, carc__node(idx, hs), carc__node(nb, ns));
+        }
+    }
+}
+
+void carc__meeple_put(struct carc_game *g, int node, int player, int large)
+{
+    g->nodes[node].meeple = (uint8_t)((player + 1) | (large ? CARC_MEEPLE_LARGE : 0));
+    int r = carc__find(g, node);
+    g->nodes[r].strength[player] = (uint8_t)(g->nodes[r].strength[player] + (large ? 2 : 1));
+    if (large)
+        g->players[player].large--;
+    else
+        g->players[player].meeples--;
+}
+
+static int root_occupied(const struct carc_game *g, int node)
+{
+    const struct carc_node *r = &g->nodes[carc_game_feature(g, node)];
+    for (int p = 0; p < g->nplayers; p++)
+        if (r->strength[p])
+            return 1;
+    return 0;
+}
+
+unsigned carc_game_meeple_spots(const struct carc_game *g, int t, int x, int y, int rot)
+{
+    if (t < 0 || t >= carc_tiles_count)
+        return 0;
+    const struct carc_tile *T = &carc_tiles[t];
+    int nb[4];
+    for (int d = 0; d < 4; d++)
+        nb[d] = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
+    unsigned spots = 0;
+    for (int s = 0; s < T->nsegs; s++) {
+        const struct carc_seg *sg = &T->segs[s];
+        int busy = 0;
+        if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD) {
+            uint8_t m = carc_rot4(sg->mask, rot);
+            for (int d = 0; d < 4 && !busy; d++)
+                if ((m >> d & 1) && nb[d] >= 0)
+                    busy = root_occupied(
+                        g, carc__node(nb[d], carc__edge_seg(g, nb[d], (d + 2) & 3)));
+        } else if (sg->kind == CARC_SEG_FIELD) {
+            if (!g->farmers)
+                continue;
+            uint8_t m = carc_rot8(sg->mask, rot);
+            for (int h = 0; h < 8 && !busy; h++)
+                if ((m >> h & 1) && nb[h >> 1] >= 0)
+                    busy = root_occupied(
+                        g, carc__node(nb[h >> 1], carc__half_seg(g, nb[h >> 1], carc__facing(h))));
+        }
+        if (!busy)
+            spots |= 1u << s;
+    }
+    return spots;
+}

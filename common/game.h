@@ -1,0 +1,224 @@
+/* game.h: libcarc, the pure Carcassonne rules engine.
+ *
+ * A game is one plain value (struct carc_game) owned by the caller: no I/O,
+ * no allocation, no globals, no clock. The same configuration (seed or deck)
+ * and the same moves give the same game bit for bit.
+ *
+ * Turn flow: carc_game_init() places the start tile and draws the first tile
+ * for player 0. Each carc_game_play() validates the whole move (placement,
+ * meeple, escape) before touching anything; on success it places, scores,
+ * applies the escape, draws the next tile (discarding tiles that cannot be
+ * placed) and, when the draw pile is empty, runs final scoring. g->events
+ * then describes everything that happened in that call. */
+#ifndef CARC_GAME_H
+#define CARC_GAME_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "rng.h"
+#include "tiles.h"
+
+#define CARC_MAX_PLAYERS 6
+#define CARC_MAX_TILES 128 /* tiles in one game, start tile included (all sets: 116) */
+#define CARC_GRID 128      /* board side; positions wrap, which cannot alias below 128 tiles */
+#define CARC_COORD_MAX 120 /* |x|, |y| of any position a move may name */
+#define CARC_MAX_NODES (CARC_MAX_TILES * CARC_MAX_SEGS)
+#define CARC_MAX_FRONTIER 256
+#define CARC_MAX_EVENTS 256
+#define CARC_MEEPLES 7 /* normal meeples in each supply */
+#define CARC_HERBS 5   /* herb tokens in the game */
+
+/* carc_config.sets and carc_game.sets are bitmasks of (1 << enum carc_set). */
+#define CARC_SETS_ALL ((1u << CARC_SET_COUNT) - 1)
+
+enum carc_escape_rule {
+    CARC_ESCAPE_SIEGE_TILE = 0, /* cloister next to a siege tile of the city (Cathars, Besiegers) */
+    CARC_ESCAPE_ANY_TILE = 1    /* cloister next to any tile of the city (Siege, RGG) */
+};
+
+struct carc_config {
+    int nplayers;
+    unsigned sets;       /* 0 means base only */
+    int no_farmers;      /* options.farmers = false: no farmers, no farm scoring */
+    int escape_rule;     /* enum carc_escape_rule */
+    int start;           /* tile type of the start tile; -1 means BA.D */
+    uint64_t seed;       /* shuffles the full tile set when deck is NULL */
+    const uint8_t *deck; /* explicit draw order (tile types), or NULL */
+    int deck_len;
+};
+
+enum carc_phase { CARC_PHASE_PLACE = 0, CARC_PHASE_OVER = 1 };
+
+#define CARC_MEEPLE_LARGE 0x80 /* carc_node.meeple: owner + 1, | this for the large meeple */
+
+struct carc_placement {
+    int8_t x, y;
+    uint8_t rot; /* quarter turns clockwise, 0..3 */
+};
+
+struct carc_move {
+    int player;         /* must be the current player */
+    int tile;           /* must equal the drawn tile type */
+    int x, y;
+    int rot;            /* quarter turns clockwise, 0..3 */
+    int seg;            /* segment index for a meeple, or -1 for none */
+    int large;          /* the meeple is the large one */
+    int escape;         /* take one knight back at the end of the turn */
+    int ex, ey, eseg;   /* that knight's tile position and segment index */
+};
+
+enum carc_event_type {
+    CARC_EV_SCORE = 1, /* a road, city, cloister or farm scored (or voided) */
+    CARC_EV_BARN,      /* a tithe barn scored: bonus or tithe */
+    CARC_EV_ESCAPE,    /* a knight escaped a besieged city */
+    CARC_EV_DISCARD,   /* a drawn tile had no legal placement and left the game */
+    CARC_EV_HERBS      /* end of game: points for herb tokens */
+};
+
+#define CARC_EVF_FINAL 0x01      /* end-game scoring */
+#define CARC_EVF_INN 0x02        /* the road has an inn: doubled, or void when incomplete */
+#define CARC_EVF_CATHEDRAL 0x04  /* the city has a cathedral */
+#define CARC_EVF_BESIEGED 0x08   /* the city is besieged */
+#define CARC_EVF_APOTHECARY 0x10 /* apothecary bonus and herbs */
+#define CARC_EVF_TITHE 0x20      /* barn: tithe paid instead of a bonus */
+#define CARC_EVF_VOID 0x40       /* incomplete at the end and worth nothing by an expansion rule */
+
+struct carc_event {
+    uint8_t type;     /* enum carc_event_type */
+    uint8_t kind;     /* enum carc_seg_kind of the feature (SCORE) */
+    uint8_t flags;    /* CARC_EVF_* */
+    uint8_t tile;     /* DISCARD: the tile type */
+    uint8_t tiles;    /* distinct tiles of the feature (barn: tiles in its area) */
+    uint8_t pennants; /* coats of arms of a city */
+    uint8_t cities;   /* farm: completed cities it touches (besieged ones included) */
+    uint8_t besieged; /* farm: how many of those are besieged */
+    uint8_t scorers;  /* bitmask of players who scored the feature's points */
+    uint8_t herbs_to; /* player who received herb tokens, or 0xFF */
+    uint8_t herbs;    /* herb tokens received (HERBS: tokens held) */
+    uint8_t farms;    /* barn: distinct farms the barn lies in */
+    int16_t points;   /* the feature's value to each scorer, bonuses excluded */
+    int8_t x, y;      /* a tile of the feature (the knight's, for ESCAPE) */
+    uint8_t seg;      /* segment index on that tile */
+    uint8_t large_back; /* bitmask of players whose large meeple came back */
+    int16_t delta[CARC_MAX_PLAYERS];   /* score change per player */
+    uint8_t returned[CARC_MAX_PLAYERS]; /* meeples back to each supply (large included) */
+};
+
+struct carc_placed {
+    uint8_t type;
+    uint8_t rot;
+    int8_t x, y;
+    uint8_t player; /* who placed it; 0xFF for the start tile */
+};
+
+/* One feature segment of a placed tile: node id = placed index * CARC_MAX_SEGS + segment.
+ * Union-find over nodes; only a root's summary fields are meaningful. */
+struct carc_node {
+    uint16_t parent;
+    uint16_t next;  /* circular list of a feature's member nodes */
+    uint16_t size;  /* roots: member count (union by size) */
+    uint16_t open;  /* roots: unmatched road or city edges */
+    uint8_t meeple; /* this segment: owner + 1 (| CARC_MEEPLE_LARGE), or 0 */
+    uint8_t flags;  /* roots: OR of CARC_SF_* of members, | CARC_NF_DONE */
+    uint8_t pennants;
+    uint8_t apothecaries;
+    uint8_t strength[CARC_MAX_PLAYERS]; /* roots: meeple strength (large = 2) per player */
+};
+#define CARC_NF_DONE 0x80 /* root: completed and scored */
+
+struct carc_cell {
+    uint8_t tile; /* placed index + 1, or 0 */
+    uint8_t fpos; /* frontier index + 1, or 0 */
+};
+
+struct carc_front {
+    uint16_t cell;
+    int8_t x, y;
+    uint8_t mask;  /* which edge-kind bits are constrained (2 bits per side) */
+    uint8_t value; /* the required edge kinds under mask */
+};
+
+struct carc_player {
+    int32_t score;
+    uint8_t meeples; /* normal meeples in the supply */
+    uint8_t large;   /* large meeple in the supply (0 or 1) */
+    uint8_t herbs;
+};
+
+struct carc_game {
+    uint8_t nplayers;
+    uint8_t sets;
+    uint8_t farmers;
+    uint8_t escape_rule;
+    uint8_t phase;   /* enum carc_phase */
+    uint8_t current; /* player to move */
+    int16_t tile;    /* drawn tile type, -1 when none */
+    uint16_t turn;   /* placed tiles so far, start tile excluded */
+    uint8_t herbs_left;
+    uint16_t deck_len, deck_pos;
+    uint16_t ntiles;
+    uint16_t nfront;
+    uint16_t nevents;
+    uint32_t stamp; /* scratch generation for distinct counting */
+    struct carc_player players[CARC_MAX_PLAYERS];
+    uint8_t deck[CARC_MAX_TILES];
+    struct carc_placed placed[CARC_MAX_TILES];
+    uint32_t mark[CARC_MAX_NODES]; /* scratch: stamp per tile or root */
+    struct carc_front front[CARC_MAX_FRONTIER];
+    struct carc_event events[CARC_MAX_EVENTS];
+    struct carc_node nodes[CARC_MAX_NODES];
+    struct carc_cell cells[CARC_GRID * CARC_GRID];
+};
+
+/* Start a game: validates cfg, builds the draw pile (cfg->deck, or every tile of
+ * the sets minus the start tile, shuffled from cfg->seed), places the start tile
+ * at (0,0) rotation 0 and draws the first tile. Returns 0 or CARC_E_PLAYERS,
+ * CARC_E_SETS, CARC_E_DECK, CARC_E_INVAL. */
+int carc_game_init(struct carc_game *g, const struct carc_config *cfg, struct carc_error *err);
+
+/* Validate and apply one move of the current player. Returns 0, or a negative
+ * code with err filled and the game unchanged. */
+int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_error *err);
+
+/* Legal placements of tile type t (placement rules only). Fills up to max entries
+ * of out (out may be NULL) and returns how many exist. */
+int carc_game_placements(const struct carc_game *g, int t, struct carc_placement *out, int max);
+
+/* Bitmask of segments of tile t placed at (x, y, rot) where a meeple may stand:
+ * the feature holds no meeple after joining. Supply and farmers option not checked
+ * except that fields are excluded when farmers are off. The placement must be legal. */
+unsigned carc_game_meeple_spots(const struct carc_game *g, int t, int x, int y, int rot);
+
+/* Check the escape part of m (m->escape set) as if the rest of m were applied.
+ * Returns 0 or CARC_E_ESCAPE with the reason in err. The rest of m must be legal. */
+int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
+                           struct carc_error *err);
+
+/* Place a tile outside the turn order, for tests and puzzles: position must be
+ * free and every touching edge must match, but no adjacency, deck or turn is
+ * required. Runs meeple placement and the scoring step for `player`, and does
+ * not draw. Returns 0 or a negative code with the game unchanged. */
+int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
+                          int large, struct carc_error *err);
+
+/* Run end-of-game scoring now (the game becomes over). */
+void carc_game_finish(struct carc_game *g);
+
+/* Placed index + 1 at (x, y), or 0. */
+static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
+{
+    return g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))]
+        .tile;
+}
+
+/* Tiles still to draw, the drawn tile excluded. */
+static inline int carc_game_tiles_left(const struct carc_game *g)
+{
+    return g->deck_len - g->deck_pos;
+}
+
+/* Root node of the feature that node n belongs to (no path compression). */
+int carc_game_feature(const struct carc_game *g, int node);
+
+#endif
