@@ -46,23 +46,35 @@ int carc__board_check(const struct carc_game *g, int t, int x, int y, int rot, i
     return 0;
 }
 
+/* The k-th rotation set in a 4-bit rotation mask, and how many are set: lets the
+ * loop below write candidates without a data-dependent branch per cell. */
+static const uint8_t rot_nth[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3},
+};
+static const uint8_t rot_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
 int carc_game_placements(const struct carc_game *g, int t, struct carc_placement *out, int max)
 {
     if (t < 0 || t >= carc_tiles_count)
         return 0;
-    uint8_t rots[4];
-    for (int r = 0; r < 4; r++)
-        rots[r] = edges_rot(t, r);
+    const uint8_t *fits = carc_tile_fits[carc_tiles[t].sig];
     int n = 0;
+    if (out == NULL)
+        max = 0;
     for (int i = 0; i < g->nfront; i++) {
         const struct carc_front *f = &g->front[i];
-        for (int r = 0; r < 4; r++) {
-            if ((rots[r] & f->mask) != f->value)
-                continue;
-            if (out != NULL && n < max)
-                out[n] = (struct carc_placement){f->x, f->y, (uint8_t)r};
-            n++;
+        unsigned rots = fits[f->need];
+        const uint8_t *r = rot_nth[rots];
+        if (n + 4 <= max) {
+            for (int k = 0; k < 4; k++)
+                out[n + k] = (struct carc_placement){f->x, f->y, r[k]};
+        } else {
+            for (int k = 0; k < rot_count[rots] && n + k < max; k++)
+                out[n + k] = (struct carc_placement){f->x, f->y, r[k]};
         }
+        n += rot_count[rots];
     }
     return n;
 }
@@ -70,15 +82,10 @@ int carc_game_placements(const struct carc_game *g, int t, struct carc_placement
 /* Does tile t fit anywhere? */
 int carc__board_fits(const struct carc_game *g, int t)
 {
-    uint8_t rots[4];
-    for (int r = 0; r < 4; r++)
-        rots[r] = edges_rot(t, r);
-    for (int i = 0; i < g->nfront; i++) {
-        const struct carc_front *f = &g->front[i];
-        for (int r = 0; r < 4; r++)
-            if ((rots[r] & f->mask) == f->value)
-                return 1;
-    }
+    const uint8_t *fits = carc_tile_fits[carc_tiles[t].sig];
+    for (int i = 0; i < g->nfront; i++)
+        if (fits[g->front[i].need])
+            return 1;
     return 0;
 }
 
@@ -105,6 +112,8 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
     unsigned cell = CARC__CELL(x, y);
     front_remove(g, cell);
     g->cells[cell].tile = (uint8_t)(idx + 1);
+    if ((carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN)) && g->nspecial < 32)
+        g->special[g->nspecial++] = (uint8_t)idx;
     uint8_t edges = edges_rot(t, rot);
     for (int d = 0; d < 4; d++) {
         int nx = x + carc__dx[d], ny = y + carc__dy[d];
@@ -114,14 +123,13 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
         struct carc_front *f;
         if (g->cells[nc].fpos == 0) {
             f = &g->front[g->nfront++];
-            *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0, 0};
+            *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0};
             g->cells[nc].fpos = (uint8_t)g->nfront;
         } else {
             f = &g->front[g->cells[nc].fpos - 1];
         }
         int opp = (d + 2) & 3;
-        f->mask |= (uint8_t)(3u << (2 * opp));
-        f->value |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));
+        f->need |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));
     }
     return idx;
 }

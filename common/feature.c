@@ -110,10 +110,48 @@ void carc__meeple_put(struct carc_game *g, int node, int player, int large)
 
 static int root_occupied(const struct carc_game *g, int node)
 {
-    const struct carc_node *r = &g->nodes[carc_game_feature(g, node)];
-    for (int p = 0; p < g->nplayers; p++)
-        if (r->strength[p])
-            return 1;
+    const uint8_t *s = g->nodes[carc_game_feature(g, node)].strength;
+    /* Unused players' strengths stay 0, so all six can be or-ed without a loop. */
+    return (s[0] | s[1] | s[2] | s[3] | s[4] | s[5]) != 0;
+}
+
+/* Which sides (4-bit) and half-edges (8-bit) of a tile at (x, y, rot) face a
+ * feature that already holds a meeple. One root lookup per neighbouring feature;
+ * a segment is then busy when its rotated mask meets these. */
+void carc__occupancy(const struct carc_game *g, int t, int x, int y, int rot, unsigned *edges,
+                     unsigned *halves)
+{
+    *edges = *halves = 0;
+    for (int d = 0; d < 4; d++) {
+        int nb = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
+        if (nb < 0)
+            continue;
+        int kind = carc_tile_edge(t, rot, d), opp = (d + 2) & 3;
+        if (kind != CARC_EDGE_FIELD &&
+            root_occupied(g, carc__node(nb, carc__edge_seg(g, nb, opp))))
+            *edges |= 1u << d;
+        if (kind == CARC_EDGE_CITY)
+            continue;
+        for (int h = 2 * d; h < 2 * d + 2; h++) {
+            if (h == 2 * d + 1 && kind == CARC_EDGE_FIELD) {
+                /* Both halves of a field edge face the same field. */
+                *halves |= (*halves & 1u << (h - 1)) << 1;
+                continue;
+            }
+            if (root_occupied(g, carc__node(nb, carc__half_seg(g, nb, carc__facing(h)))))
+                *halves |= 1u << h;
+        }
+    }
+}
+
+/* Would segment s of a tile at that spot join a feature that holds a meeple? */
+int carc__seg_busy(int t, int rot, int s, unsigned edges, unsigned halves)
+{
+    const struct carc_seg *sg = &carc_tiles[t].segs[s];
+    if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD)
+        return (carc_rot4(sg->mask, rot) & edges) != 0;
+    if (sg->kind == CARC_SEG_FIELD)
+        return (carc_rot8(sg->mask, rot) & halves) != 0;
     return 0;
 }
 
@@ -122,29 +160,12 @@ unsigned carc_game_meeple_spots(const struct carc_game *g, int t, int x, int y, 
     if (t < 0 || t >= carc_tiles_count)
         return 0;
     const struct carc_tile *T = &carc_tiles[t];
-    int nb[4];
-    for (int d = 0; d < 4; d++)
-        nb[d] = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
-    unsigned spots = 0;
+    unsigned edges, halves, spots = 0;
+    carc__occupancy(g, t, x, y, rot, &edges, &halves);
     for (int s = 0; s < T->nsegs; s++) {
-        const struct carc_seg *sg = &T->segs[s];
-        int busy = 0;
-        if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD) {
-            uint8_t m = carc_rot4(sg->mask, rot);
-            for (int d = 0; d < 4 && !busy; d++)
-                if ((m >> d & 1) && nb[d] >= 0)
-                    busy = root_occupied(
-                        g, carc__node(nb[d], carc__edge_seg(g, nb[d], (d + 2) & 3)));
-        } else if (sg->kind == CARC_SEG_FIELD) {
-            if (!g->farmers)
-                continue;
-            uint8_t m = carc_rot8(sg->mask, rot);
-            for (int h = 0; h < 8 && !busy; h++)
-                if ((m >> h & 1) && nb[h >> 1] >= 0)
-                    busy = root_occupied(
-                        g, carc__node(nb[h >> 1], carc__half_seg(g, nb[h >> 1], carc__facing(h))));
-        }
-        if (!busy)
+        if (T->segs[s].kind == CARC_SEG_FIELD && !g->farmers)
+            continue;
+        if (!carc__seg_busy(t, rot, s, edges, halves))
             spots |= 1u << s;
     }
     return spots;

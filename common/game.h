@@ -135,8 +135,7 @@ struct carc_cell {
 struct carc_front {
     uint16_t cell;
     int8_t x, y;
-    uint8_t mask;  /* which edge-kind bits are constrained (2 bits per side) */
-    uint8_t value; /* the required edge kinds under mask */
+    uint8_t need; /* required edge kind per side, 2 bits a side, 0 = free (see carc_tile_fits) */
 };
 
 struct carc_player {
@@ -160,6 +159,8 @@ struct carc_game {
     uint16_t ntiles;
     uint16_t nfront;
     uint16_t nevents;
+    uint8_t nspecial;
+    uint8_t special[32]; /* placed indexes of tiles with a cloister or a barn */
     uint32_t stamp; /* scratch generation for distinct counting */
     struct carc_player players[CARC_MAX_PLAYERS];
     uint8_t deck[CARC_MAX_TILES];

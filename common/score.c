@@ -1,6 +1,7 @@
 /* score.c: the scoring step of a turn (roads, cities, cloisters, tithe barns)
  * and end-of-game scoring (RULES.md 2.4-2.7, 4, 5, 6.1). Every score change
  * goes through emit(), so the events of a turn always add up to the scores. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -281,16 +282,22 @@ void carc__score_turn(struct carc_game *g, int idx, int mover)
         R->flags |= CARC_NF_DONE;
         score_feature(g, r, mover, 0);
     }
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            int t = carc__at(g, pl->x + dx, pl->y + dy);
-            if (t >= 0 && cloister_node(g, t) >= 0 &&
-                carc__neighbours8(g, pl->x + dx, pl->y + dy) == 8)
-                score_cloister(g, t, 0);
-        }
-    for (int d = -1; d < 4; d++) {
-        int t = d < 0 ? idx : carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]);
-        if (t >= 0 && barn_complete(g, t))
+    /* A cloister completes when its 8th neighbour arrives, a barn its 4th
+     * orthogonal one: only those within reach of the new tile can change. */
+    for (int i = 0; i < g->nspecial; i++) {
+        int t = g->special[i];
+        const struct carc_placed *sp = &g->placed[t];
+        int dx = sp->x - pl->x, dy = sp->y - pl->y;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1)
+            continue;
+        if (cloister_node(g, t) >= 0 && carc__neighbours8(g, sp->x, sp->y) == 8)
+            score_cloister(g, t, 0);
+    }
+    for (int i = 0; i < g->nspecial; i++) {
+        int t = g->special[i];
+        const struct carc_placed *sp = &g->placed[t];
+        int dist = abs(sp->x - pl->x) + abs(sp->y - pl->y);
+        if (dist <= 1 && barn_complete(g, t))
             score_barn(g, t, mover);
     }
 }

@@ -68,6 +68,7 @@ struct carc_tile {
     uint8_t set;         /* enum carc_set */
     uint8_t count;       /* physical copies */
     uint8_t edges;       /* packed enum carc_edge per direction, at rotation 0 */
+    uint8_t sig;         /* row of carc_tile_fits for this tile's edges */
     uint8_t flags;       /* CARC_TF_* */
     uint8_t nsegs;
     uint8_t edge_seg[4]; /* city/road segment on each edge, CARC_SEG_NONE on fields */
@@ -78,6 +79,10 @@ struct carc_tile {
 /* The whole catalogue, in set order; stable indexes are used as tile type ids. */
 extern const struct carc_tile carc_tiles[];
 extern const int carc_tiles_count;
+
+/* carc_tile_fits[sig][c]: bitmask of rotations of a tile with edge signature sig
+ * that satisfy constraint c (2 bits a side as in carc_tile.edges, 0 = free). */
+extern const uint8_t carc_tile_fits[][256];
 
 /* Index of the tile type with this id ("BA.D"), or -1. */
 int carc_tile_find(const char *id);
