@@ -253,7 +253,7 @@ END_TEST
 START_TEST(replay_sim_all_sets)
 {
     check_sim_round_trip("--games 1 --seed 7 --sets all --players 6");
-    check_sim_round_trip("--games 3 --seed 11 --sets all --no-farmers --escape any-tile "
+    check_sim_round_trip("--games 3 --seed 11 --sets all --no-farmers --escape any-tile --escapes "
                          "--players 3");
     check_sim_round_trip("--games 1 --seed 5 --sets inns-cathedrals,apothecaries-tithes "
                          "--players 4");
@@ -429,7 +429,7 @@ START_TEST(replay_sim_escapes)
     int escapes = 0;
     for (int seed = 1; seed <= 20 && escapes < 3; seed++) {
         char args[128];
-        snprintf(args, sizeof args, "--games 1 --seed %d --sets besiegers,cathars,siege", seed);
+        snprintf(args, sizeof args, "--games 1 --seed %d --sets besiegers,cathars,siege --escapes", seed);
         escapes += check_sim_round_trip(args);
     }
     ck_assert_int_ge(escapes, 3);
