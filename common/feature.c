@@ -108,51 +108,62 @@ void carc__meeple_put(struct carc_game *g, int node, int player, int large)
         g->players[player].meeples--;
 }
 
-static int root_occupied(const struct carc_game *g, int node)
+static int root_occupied(const struct carc_game *g, int root)
 {
-    const uint8_t *s = g->nodes[carc_game_feature(g, node)].strength;
+    const uint8_t *s = g->nodes[root].strength;
     /* Unused players' strengths stay 0, so all six can be or-ed without a loop. */
     return (s[0] | s[1] | s[2] | s[3] | s[4] | s[5]) != 0;
 }
 
-/* Which sides (4-bit) and half-edges (8-bit) of a tile at (x, y, rot) face a
- * feature that already holds a meeple. One root lookup per neighbouring feature;
- * a segment is then busy when its rotated mask meets these. */
-void carc__occupancy(const struct carc_game *g, int t, int x, int y, int rot, unsigned *edges,
-                     unsigned *halves)
+/* Segments of tile t at (x, y, rot) whose feature would hold a meeple once the
+ * tile is placed, as a bitmask. Two segments of the new tile end up in one
+ * feature when they touch the same existing feature, so occupancy spreads
+ * between them: e.g. a road's north field can join, through a wrap-around field
+ * beside it, the farm a farmer holds south of the road. Pure. */
+unsigned carc__busy_segs(const struct carc_game *g, int t, int x, int y, int rot)
 {
-    *edges = *halves = 0;
+    int roots[12], segs[12], n = 0;
     for (int d = 0; d < 4; d++) {
         int nb = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
         if (nb < 0)
             continue;
         int kind = carc_tile_edge(t, rot, d), opp = (d + 2) & 3;
-        if (kind != CARC_EDGE_FIELD &&
-            root_occupied(g, carc__node(nb, carc__edge_seg(g, nb, opp))))
-            *edges |= 1u << d;
+        if (kind != CARC_EDGE_FIELD) {
+            roots[n] = carc_game_feature(g, carc__node(nb, carc__edge_seg(g, nb, opp)));
+            segs[n++] = carc_tiles[t].edge_seg[(d - rot) & 3];
+        }
         if (kind == CARC_EDGE_CITY)
             continue;
-        for (int h = 2 * d; h < 2 * d + 2; h++) {
-            if (h == 2 * d + 1 && kind == CARC_EDGE_FIELD) {
-                /* Both halves of a field edge face the same field. */
-                *halves |= (*halves & 1u << (h - 1)) << 1;
-                continue;
-            }
-            if (root_occupied(g, carc__node(nb, carc__half_seg(g, nb, carc__facing(h)))))
-                *halves |= 1u << h;
+        /* Both halves of a field edge face one field and belong to one segment. */
+        for (int h = 2 * d; h < 2 * d + (kind == CARC_EDGE_FIELD ? 1 : 2); h++) {
+            roots[n] = carc_game_feature(g, carc__node(nb, carc__half_seg(g, nb, carc__facing(h))));
+            segs[n++] = carc_tiles[t].half_seg[(h - 2 * rot) & 7];
         }
     }
-}
-
-/* Would segment s of a tile at that spot join a feature that holds a meeple? */
-int carc__seg_busy(int t, int rot, int s, unsigned edges, unsigned halves)
-{
-    const struct carc_seg *sg = &carc_tiles[t].segs[s];
-    if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD)
-        return (carc_rot4(sg->mask, rot) & edges) != 0;
-    if (sg->kind == CARC_SEG_FIELD)
-        return (carc_rot8(sg->mask, rot) & halves) != 0;
-    return 0;
+    /* Group the new tile's segments that share a neighbouring feature. */
+    int group[CARC_MAX_SEGS];
+    for (int s = 0; s < CARC_MAX_SEGS; s++)
+        group[s] = s;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (roots[i] != roots[j])
+                continue;
+            int a = group[segs[i]], b = group[segs[j]];
+            if (a == b)
+                continue;
+            for (int s = 0; s < CARC_MAX_SEGS; s++)
+                if (group[s] == b)
+                    group[s] = a;
+        }
+    unsigned busy_groups = 0;
+    for (int i = 0; i < n; i++)
+        if (root_occupied(g, roots[i]))
+            busy_groups |= 1u << group[segs[i]];
+    unsigned busy = 0;
+    for (int s = 0; s < carc_tiles[t].nsegs; s++)
+        if (busy_groups >> group[s] & 1)
+            busy |= 1u << s;
+    return busy;
 }
 
 unsigned carc_game_meeple_spots(const struct carc_game *g, int t, int x, int y, int rot)
@@ -160,13 +171,10 @@ unsigned carc_game_meeple_spots(const struct carc_game *g, int t, int x, int y, 
     if (t < 0 || t >= carc_tiles_count)
         return 0;
     const struct carc_tile *T = &carc_tiles[t];
-    unsigned edges, halves, spots = 0;
-    carc__occupancy(g, t, x, y, rot, &edges, &halves);
-    for (int s = 0; s < T->nsegs; s++) {
-        if (T->segs[s].kind == CARC_SEG_FIELD && !g->farmers)
-            continue;
-        if (!carc__seg_busy(t, rot, s, edges, halves))
-            spots |= 1u << s;
-    }
+    unsigned spots = ~carc__busy_segs(g, t, x, y, rot) & ((1u << T->nsegs) - 1);
+    if (!g->farmers)
+        for (int s = 0; s < T->nsegs; s++)
+            if (T->segs[s].kind == CARC_SEG_FIELD)
+                spots &= ~(1u << s);
     return spots;
 }

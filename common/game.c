@@ -146,9 +146,7 @@ static int move_check(const struct carc_game *g, const struct carc_move *m, int 
         rc = meeple_check(g, m->player, m->tile, m->seg, m->large, err);
         if (rc < 0)
             return rc;
-        unsigned edges, halves;
-        carc__occupancy(g, m->tile, m->x, m->y, m->rot, &edges, &halves);
-        if (carc__seg_busy(m->tile, m->rot, m->seg, edges, halves))
+        if (carc__busy_segs(g, m->tile, m->x, m->y, m->rot) >> m->seg & 1)
             return carc_error_set(err, CARC_E_OCCUPIED, "%s of %s joins a feature that holds a meeple",
                                   carc_tiles[m->tile].segs[m->seg].name, carc_tiles[m->tile].id);
     }

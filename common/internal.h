@@ -66,9 +66,7 @@ int carc__neighbours8(const struct carc_game *g, int x, int y);
 /* feature.c */
 int carc__find(struct carc_game *g, int n);
 void carc__tile_join(struct carc_game *g, int idx);
-void carc__occupancy(const struct carc_game *g, int t, int x, int y, int rot, unsigned *edges,
-                     unsigned *halves);
-int carc__seg_busy(int t, int rot, int s, unsigned edges, unsigned halves);
+unsigned carc__busy_segs(const struct carc_game *g, int t, int x, int y, int rot);
 void carc__meeple_put(struct carc_game *g, int node, int player, int large);
 
 /* score.c */
