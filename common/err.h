@@ -28,7 +28,23 @@
     X(RECORD, "bad_record", "the game record is malformed")                                        \
     X(JSON, "malformed_json", "the text is not valid JSON")                                        \
     X(NOMEM, "out_of_memory", "out of memory")                                                     \
-    X(IO, "io_error", "input or output failed")
+    X(IO, "io_error", "input or output failed")                                                    \
+    X(VERSION, "bad_version", "this server speaks protocol version 1")                             \
+    X(TYPE, "unknown_type", "unknown message type")                                                \
+    X(NO_ROOM, "no_such_room", "no room with that id")                                             \
+    X(ROOM_FULL, "room_full", "every seat of the room is taken")                                   \
+    X(PASSWORD, "wrong_password", "the room's password does not match")                            \
+    X(TOKEN, "bad_token", "the seat token does not match any seat of the room")                    \
+    X(NOT_HOST, "not_host", "only the host may do that")                                           \
+    X(PHASE, "wrong_phase", "that message is not allowed in the room's current phase")             \
+    X(SPECTATOR, "spectator", "spectators can watch but not act")                                  \
+    X(NOT_IN_ROOM, "not_in_room", "join or watch a room first")                                    \
+    X(IN_ROOM, "already_in_room", "this connection is already in a room")                          \
+    X(NOT_ENOUGH, "not_enough_players", "a game needs at least two seated players")                \
+    X(RATE, "rate_limited", "too many messages: slow down")                                        \
+    X(TOO_BIG, "message_too_big", "the message is larger than the server accepts")                 \
+    X(LIMIT, "limit_reached", "a server limit was reached")                                        \
+    X(STORAGE, "storage_error", "the server could not store the move")
 
 #define CARC__EPOS(name, wire, text) CARC__EPOS_##name,
 enum { CARC__EPOS_OK = 0, CARC_ERRNO_MAP(CARC__EPOS) CARC__EPOS_COUNT };

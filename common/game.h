@@ -2,7 +2,9 @@
  *
  * A game is one plain value (struct carc_game) owned by the caller: no I/O,
  * no allocation, no globals, no clock. The same configuration (seed or deck)
- * and the same moves give the same game bit for bit.
+ * and the same moves give the same game: every field is equal except scratch
+ * (mark[]) and slots past the live counts (nodes of unplaced tiles, events past
+ * nevents), which init does not clear because nothing reads them.
  *
  * Turn flow: carc_game_init() places the start tile and draws the first tile
  * for player 0. Each carc_game_play() validates the whole move (placement,
@@ -206,11 +208,15 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
 /* Run end-of-game scoring now (the game becomes over). */
 void carc_game_finish(struct carc_game *g);
 
-/* Placed index + 1 at (x, y), or 0. */
+/* Placed index + 1 at (x, y), or 0. Any x, y may be asked: the grid wraps, so the
+ * placed tile's own position is compared. */
 static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
 {
-    return g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))]
-        .tile;
+    int i = g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))]
+                .tile;
+    if (i == 0 || g->placed[i - 1].x != x || g->placed[i - 1].y != y)
+        return 0;
+    return i;
 }
 
 /* Tiles still to draw, the drawn tile excluded. */

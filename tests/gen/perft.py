@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Golden placement counts ("perft") for tests/test_moves.c.
+
+An independent implementation of tile placement legality (RULES.md 1.1-1.3, 2.2):
+it reads only the edge strings of the tile records in RULES.md and knows nothing of
+the engine. A placement (x, y, rot) of a tile is legal when the cell is empty, at
+least one of its 4 orthogonal neighbours holds a tile, and every edge that touches a
+neighbour has the same kind (C, R, F) as that neighbour's facing edge. All 4 rotations
+count separately, even when a symmetric tile looks the same in two of them.
+
+Usage (from the repository root):
+    tests/gen/perft.py [--shared ../shared] [--out tests/data/perft]
+
+For every game it writes two files into --out:
+    <name>.moves  header lines, then one line per draw-pile entry in draw order:
+                  `TILE X Y ROT` (ROT in quarter turns clockwise) for a placed tile,
+                  `TILE discard` for a tile that had no legal placement when drawn.
+    <name>.txt    one line per draw-pile entry: `I TILE COUNT`, COUNT = legal
+                  placements of TILE on the board before entry I (0 for a discard).
+Header lines of .moves: `# comment`, `sets NAME...`, `players N`.
+
+Games: the two real games of <shared>/rules/games/*.json (base set, no discards),
+and a few synthetic games from fixed Python seeds (all sets; random, "dense" or
+"hostile" placement choice) so that many multi-sided holes and some discards are
+covered. The output depends on Python's random module (stable across 3.x for
+Random(seed).shuffle/choice); the committed files are the golden data.
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import sys
+
+HEAD = re.compile(r"^\s*([A-Z]{2}\.[A-Z0-9]{1,2})\s+x(\d+)\s+edges\s+([CRF]{4})\b")
+SET_PREFIX = {"BA": "base", "IC": "inns-cathedrals", "BS": "besiegers", "CA": "cathars",
+              "SG": "siege", "AT": "apothecaries-tithes"}
+ALL_SETS = ["base", "inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]
+STEP = [(0, -1), (1, 0), (0, 1), (-1, 0)]  # N E S W; y grows to the south
+
+
+def load_tiles(rules_path):
+    """id -> (count, edges 'NESW', set name), in file order."""
+    tiles = {}
+    in_code = False
+    with open(rules_path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("```"):
+                in_code = not in_code
+                continue
+            m = HEAD.match(line) if in_code else None
+            if m:
+                tid = m.group(1)
+                if tid in tiles:
+                    sys.exit("duplicate tile record " + tid)
+                tiles[tid] = (int(m.group(2)), m.group(3), SET_PREFIX[tid[:2]])
+    return tiles
+
+
+def rotated(edges, rot):
+    """Edge string after rot quarter turns clockwise: N goes to E."""
+    out = [None] * 4
+    for d in range(4):
+        out[(d + rot) % 4] = edges[d]
+    return "".join(out)
+
+
+class Board:
+    def __init__(self, tiles):
+        self.tiles = tiles
+        self.cells = {}  # (x, y) -> rotated edge string
+
+    def place(self, tid, x, y, rot):
+        assert (x, y) not in self.cells
+        self.cells[(x, y)] = rotated(self.tiles[tid][1], rot)
+
+    def frontier(self):
+        out = set()
+        for (x, y) in self.cells:
+            for dx, dy in STEP:
+                if (x + dx, y + dy) not in self.cells:
+                    out.add((x + dx, y + dy))
+        return out
+
+    def fits(self, e, x, y):
+        if (x, y) in self.cells:
+            return False
+        touching = 0
+        for d, (dx, dy) in enumerate(STEP):
+            nb = self.cells.get((x + dx, y + dy))
+            if nb is None:
+                continue
+            touching += 1
+            if nb[(d + 2) % 4] != e[d]:
+                return False
+        return touching > 0
+
+    def placements(self, tid):
+        res = []
+        for (x, y) in sorted(self.frontier()):
+            for rot in range(4):
+                if self.fits(rotated(self.tiles[tid][1], rot), x, y):
+                    res.append((x, y, rot))
+        return res
+
+    def neighbours(self, x, y):
+        return sum((x + dx, y + dy) in self.cells for dx, dy in STEP)
+
+
+def play(tiles, deck, choose):
+    """Play deck from the start tile; choose(board, tid, placements) picks one.
+    Returns the rows: (tid, count, (x, y, rot) or None for a discard)."""
+    board = Board(tiles)
+    board.place("BA.D", 0, 0, 0)
+    rows = []
+    for tid in deck:
+        pl = board.placements(tid)
+        if not pl:
+            rows.append((tid, 0, None))
+            continue
+        x, y, rot = choose(board, tid, pl)
+        assert (x, y, rot) in pl, (tid, x, y, rot)
+        rows.append((tid, len(pl), (x, y, rot)))
+        board.place(tid, x, y, rot)
+    return rows
+
+
+def write(out_dir, name, about, sets, nplayers, rows):
+    with open(os.path.join(out_dir, name + ".moves"), "w") as f:
+        f.write("# %s: generated by tests/gen/perft.py; %s\n" % (name, about))
+        f.write("sets %s\n" % " ".join(sets))
+        f.write("players %d\n" % nplayers)
+        for tid, _, pl in rows:
+            f.write("%s discard\n" % tid if pl is None else "%s %d %d %d\n" % (tid, *pl))
+    with open(os.path.join(out_dir, name + ".txt"), "w") as f:
+        for i, (tid, count, _) in enumerate(rows):
+            f.write("%d %s %d\n" % (i, tid, count))
+    discards = sum(1 for r in rows if r[2] is None)
+    print("%s: %d entries, %d discards, %d placements in all" %
+          (name, len(rows), discards, sum(r[1] for r in rows)))
+
+
+def real_game(tiles, path):
+    rec = json.load(open(path))["record"]
+    assert rec.get("sets", ["base"]) == ["base"] and rec.get("start", "BA.D") == "BA.D"
+    moves = iter(rec["moves"])
+    deck = rec["deck"]
+
+    def choose(board, tid, pl):
+        m = next(moves)
+        assert m["tile"] == tid, (m, tid)
+        assert m["rot"] % 90 == 0
+        return (m["x"], m["y"], m["rot"] // 90)
+
+    rows = play(tiles, deck, choose)
+    assert next(moves, None) is None, "moves left over"
+    return rec, rows
+
+
+def full_deck(tiles, sets, rng):
+    deck = []
+    for tid, (count, _, s) in tiles.items():
+        if s in sets:
+            deck += [tid] * (count - (tid == "BA.D"))
+    rng.shuffle(deck)
+    return deck
+
+
+def synthetic(tiles, sets, seed, mode):
+    rng = random.Random(seed)
+    deck = full_deck(tiles, sets, rng)
+    # tiles with one edge kind all round: the ones a hostile board can shut out
+    victims = [t for t, (_, e, s) in tiles.items() if len(set(e)) == 1 and s in sets]
+
+    def choose(board, tid, pl):
+        if mode == "dense":  # most touching neighbours first: fills holes, multi-side matches
+            best = max(board.neighbours(x, y) for x, y, _ in pl)
+            pl = [p for p in pl if board.neighbours(p[0], p[1]) == best]
+        elif mode == "hostile":  # fewest placements left for the victims: provokes discards
+            scored = []
+            for p in pl:
+                board.place(tid, *p)
+                scored.append((sum(len(board.placements(t)) for t in victims), p))
+                del board.cells[(p[0], p[1])]
+            best = min(v for v, _ in scored)
+            pl = [p for v, p in scored if v == best]
+        return rng.choice(pl)
+
+    return deck, play(tiles, deck, choose)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=os.environ.get("CARC_SHARED") or "../shared")
+    ap.add_argument("--out", default="tests/data/perft")
+    a = ap.parse_args()
+    tiles = load_tiles(os.path.join(a.shared, "rules", "RULES.md"))
+    assert len(tiles) == 67, len(tiles)
+    os.makedirs(a.out, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(a.shared, "rules", "games", "*.json"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        rec, rows = real_game(tiles, path)
+        assert all(r[2] is not None for r in rows), "a real game with a discard"
+        write(a.out, name, "real game " + name, ["base"], len(rec["players"]), rows)
+    for name, sets, seed, mode in (("synth-all-random", ALL_SETS, 1, "random"),
+                                   ("synth-all-dense", ALL_SETS, 2, "dense"),
+                                   ("synth-all-dense3", ALL_SETS, 3, "dense"),
+                                   ("synth-base-dense", ["base"], 4, "dense"),
+                                   ("synth-all-hostile5", ALL_SETS, 5, "hostile"),
+                                   ("synth-all-hostile6", ALL_SETS, 6, "hostile")):
+        _, rows = synthetic(tiles, sets, seed, mode)
+        write(a.out, name, "python seed %d, %s choice" % (seed, mode), sets, 2, rows)
+
+
+if __name__ == "__main__":
+    main()
