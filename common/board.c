@@ -112,7 +112,7 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
     unsigned cell = CARC__CELL(x, y);
     front_remove(g, cell);
     g->cells[cell].tile = (uint8_t)(idx + 1);
-    if ((carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN)) && g->nspecial < 32)
+    if (carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN))
         g->special[g->nspecial++] = (uint8_t)idx;
     uint8_t edges = edges_rot(t, rot);
     for (int d = 0; d < 4; d++) {

@@ -162,7 +162,7 @@ struct carc_game {
     uint16_t nfront;
     uint16_t nevents;
     uint8_t nspecial;
-    uint8_t special[32]; /* placed indexes of tiles with a cloister or a barn */
+    uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
     uint32_t stamp; /* scratch generation for distinct counting */
     struct carc_player players[CARC_MAX_PLAYERS];
     uint8_t deck[CARC_MAX_TILES];

@@ -11,6 +11,8 @@ Suite *suite_score(void);    /* tests/test_score.c: base scoring rules and worke
 Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apothecaries/tithes */
 Suite *suite_record(void);   /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);   /* tests/test_replay.c: carc-replay, carc-sim, real games */
+Suite *suite_protocol(void); /* tests/test_protocol.c: protocol v1 messages, state, patches */
+Suite *suite_room(void);     /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 
 /* Path of the shared reference folder (RULES.md, games/): $CARC_SHARED or ../shared. */
 const char *test_shared_dir(void);

@@ -1,0 +1,122 @@
+/* msg.h: protocol v1 messages (protocol/PROTOCOL.md) between JSON text and C.
+ *
+ * Client messages decode into struct proto_msg, a fixed-size value owned by
+ * the caller. Server messages are encoded into malloc'd NUL-terminated text
+ * that the caller frees. Decoding is strict and bounded: unknown keys, wrong
+ * types, out-of-range values and texts over the limits are errors naming the
+ * field. */
+#ifndef PROTO_MSG_H
+#define PROTO_MSG_H
+
+#include <stddef.h>
+
+#include "game.h"
+#include "perror.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MSG_MAX 16384  /* bytes of one inbound message */
+#define PROTO_ID_MAX 64      /* bytes of the compact JSON of a message "id" */
+#define PROTO_NAME_MAX 33    /* player name: 1-32 bytes of UTF-8, NUL included */
+#define PROTO_ROOM_MAX 17    /* room id, NUL included */
+#define PROTO_TOKEN_MAX 33   /* seat token: 32 hex digits (128 bits), NUL included */
+#define PROTO_PASSWORD_MAX 65
+#define PROTO_CHAT_MAX 280   /* bytes of chat text */
+#define PROTO_FEATURE_MAX 16
+
+enum proto_type {
+    PROTO_T_LIST = 0,
+    PROTO_T_CREATE,
+    PROTO_T_JOIN,
+    PROTO_T_RESUME,
+    PROTO_T_WATCH,
+    PROTO_T_LEAVE,
+    PROTO_T_START,
+    PROTO_T_PLAY,
+    PROTO_T_CHAT,
+    PROTO_T_SYNC,
+    PROTO_T_PING,
+    PROTO_T_COUNT
+};
+
+/* Wire name of a client message type ("play"), or NULL. */
+const char *proto_type_name(int type);
+
+struct proto_msg {
+    int type;                /* enum proto_type */
+    char id[PROTO_ID_MAX];   /* compact JSON of "id" ("7", "\"abc\""), "" when absent */
+    union {
+        struct {
+            char name[PROTO_NAME_MAX];
+            int seats;       /* 2..6 */
+            unsigned sets;   /* bitmask of (1 << enum carc_set), base included */
+            int no_farmers;
+            int escape_rule; /* enum carc_escape_rule */
+            int private_room;
+            char password[PROTO_PASSWORD_MAX]; /* "" = none */
+        } create;
+        struct {
+            char room[PROTO_ROOM_MAX];
+            char name[PROTO_NAME_MAX];
+            char password[PROTO_PASSWORD_MAX];
+        } join;
+        struct {
+            char room[PROTO_ROOM_MAX];
+            char token[PROTO_TOKEN_MAX];
+            long long seq; /* -1 when absent */
+        } resume;
+        struct {
+            char room[PROTO_ROOM_MAX];
+            long long seq; /* -1 when absent */
+        } watch;
+        struct {
+            long long seq;
+        } sync;
+        struct {
+            int tile;                         /* tile type */
+            int x, y, rot;                    /* rot in quarter turns */
+            char feature[PROTO_FEATURE_MAX];  /* meeple feature, "" = no meeple */
+            int large;
+            int escape;
+            int ex, ey;
+            char efeature[PROTO_FEATURE_MAX]; /* escaping knight's feature */
+        } play;
+        struct {
+            char text[PROTO_CHAT_MAX + 1];
+        } chat;
+    } u;
+};
+
+/* Decode one client message. Returns 0, or a negative code with err naming the
+ * field (CARC_E_JSON, CARC_E_VERSION, CARC_E_TYPE, CARC_E_INVAL for a bad or
+ * unknown field, CARC_E_TOO_BIG). m->id is filled as soon as it is read, so an
+ * error reply can carry "ref" even when a later field is bad. */
+int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct proto_error *err);
+
+/* Server messages. `ref` is the compact JSON of the request's id or "" (then
+ * no "ref" key). Each returns malloc'd text, or NULL when out of memory. */
+char *proto_encode_welcome(const char *server, int message_bytes, int messages_per_second);
+char *proto_encode_error(int code, const char *message, const char *ref);
+char *proto_encode_joined(const char *room, int seat, const char *token /* NULL: none */,
+                          const char *ref);
+char *proto_encode_watching(const char *room, const char *ref);
+char *proto_encode_left(const char *ref);
+char *proto_encode_pong(const char *ref);
+char *proto_encode_ack(long long seq, const char *ref);
+char *proto_encode_chat(int seat /* -1: spectator */, const char *name, const char *text);
+
+struct proto_room_summary {
+    const char *room;
+    int seats, taken;
+    int phase; /* enum proto_phase */
+    unsigned sets;
+    int password;
+    const char *host; /* host's name */
+};
+/* {"v":1,"type":"rooms","rooms":[...]} ; with type NULL just the JSON array (for HTTP). */
+char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const char *ref,
+                         int as_message);
+
+/* GET /api/tiles: the catalogue with geometry (edges, segments with masks and flags). */
+char *proto_encode_tiles(void);
+
+#endif

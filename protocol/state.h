@@ -1,0 +1,63 @@
+/* state.h: the public state document of a room and the deltas between two of
+ * them (PROTOCOL.md). A struct proto_state is one document, immutable once
+ * built, owned by whoever built it (free with proto_state_free). */
+#ifndef PROTO_STATE_H
+#define PROTO_STATE_H
+
+#include "game.h"
+#include "msg.h"
+
+enum proto_phase { PROTO_PHASE_LOBBY = 0, PROTO_PHASE_PLAYING, PROTO_PHASE_OVER };
+
+struct proto_seat {
+    char name[PROTO_NAME_MAX]; /* "" when free */
+    int taken;
+    int connected;
+};
+
+/* What the document is built from; nothing in it is kept after the call. */
+struct proto_room_view {
+    const char *room;
+    int phase;          /* enum proto_phase */
+    unsigned sets;
+    int no_farmers;
+    int escape_rule;
+    int host;           /* seat index of the host */
+    int nseats;
+    struct proto_seat seats[CARC_MAX_PLAYERS];
+    const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */
+};
+
+struct proto_state;
+
+/* Build the document. NULL when out of memory. */
+struct proto_state *proto_state_build(const struct proto_room_view *v);
+void proto_state_free(struct proto_state *s);
+
+/* {"v":1,"type":"state","seq":seq,"state":{...}} */
+char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref);
+
+/* Room-level events that are not engine events, for deltas. */
+enum proto_room_event { PROTO_EV_NONE = 0, PROTO_EV_SEAT, PROTO_EV_START };
+struct proto_extra_event {
+    int kind;  /* enum proto_room_event */
+    int seat;
+    const char *name;
+    int taken, connected;
+};
+
+/* {"v":1,"type":"delta","seq":seq,"events":[...],"patch":[...]} where patch turns
+ * `from` into `to` (RFC 6902). Events: the extra room events first, then, when
+ * move is not NULL, a "placed" event for *move followed by g->events. Returns
+ * NULL when out of memory. */
+char *proto_delta_encode(const struct proto_state *from, const struct proto_state *to,
+                         long long seq, const struct proto_extra_event *extra, int nextra,
+                         const struct carc_game *g, const struct carc_move *move);
+
+/* Test helpers: apply a delta message's patch to a state message's document and
+ * compare with another state message's document. 0 when equal, else nonzero
+ * with a description in err. */
+int proto_patch_check(const char *state_msg, const char *const *delta_msgs, int ndeltas,
+                      const char *expected_state_msg, struct proto_error *err);
+
+#endif
