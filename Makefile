@@ -78,7 +78,7 @@ tests: $(TESTBIN)
 help:
 	@echo "make [all]          build libs, tools and the test runner into $(BUILD)/"
 	@echo "make deps           install missing Debian packages (deploy/deps.sh)"
-	@echo "make test           deps, build, run ./$(BUILD)/carc-tests"
+	@echo "make test           deps, build, run $(BUILD)/carc-tests"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check the include rules of DESIGN.md section 1"
@@ -96,7 +96,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
-	CARC_BUILD=$(BUILD) ./$(BUILD)/carc-tests
+	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
 
 ASAN_BUILD := build/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -113,18 +113,18 @@ test-asan: deps
 test-valgrind: deps
 	@$(MAKE) --no-print-directory all
 	CARC_BUILD=$(BUILD) CK_FORK=no valgrind -q --error-exitcode=1 --leak-check=full \
-	    --errors-for-leak-kinds=definite ./$(BUILD)/carc-tests
+	    --errors-for-leak-kinds=definite $(BUILD)/carc-tests
 
 # ---------------------------------------------------------------------------------------------
 # Benchmarks. Each entry of BENCH is a label; bench_LABEL is its command. To add one:
 #   BENCH += server-moves
-#   bench_server-moves = ./$(BUILD)/carc-load --moves 100000
+#   bench_server-moves = $(BUILD)/carc-load --moves 100000
 # and add what it needs to BENCH_PREREQS. Pinned to CPU 0 when taskset can do so here.
 PIN := $(shell taskset -c 0 true >/dev/null 2>&1 && echo taskset -c 0)
 BENCH_PREREQS = $(BUILD)/carc-sim
 BENCH = engine-base engine-all-sets
-bench_engine-base = $(PIN) ./$(BUILD)/carc-sim --games 20000 --seed 1
-bench_engine-all-sets = $(PIN) ./$(BUILD)/carc-sim --games 5000 --seed 1 \
+bench_engine-base = $(PIN) $(BUILD)/carc-sim --games 20000 --seed 1
+bench_engine-all-sets = $(PIN) $(BUILD)/carc-sim --games 5000 --seed 1 \
     --sets base,inns-cathedrals,besiegers,cathars,apothecaries-tithes
 
 bench: $(BENCH_PREREQS)
@@ -132,10 +132,10 @@ bench: $(BENCH_PREREQS)
 
 # The demo until the server exists: play one game, replay it, show the final line.
 run: $(BUILD)/carc-sim $(BUILD)/carc-replay
-	./$(BUILD)/carc-sim --games 1 --seed 42 --record $(BUILD)/demo.json
-	./$(BUILD)/carc-replay $(BUILD)/demo.json > $(BUILD)/demo.jsonl
+	$(BUILD)/carc-sim --games 1 --seed 42 --record $(BUILD)/demo.json
+	$(BUILD)/carc-replay $(BUILD)/demo.json > $(BUILD)/demo.jsonl
 	@tail -n 1 $(BUILD)/demo.jsonl
-	@echo "Game record: $(BUILD)/demo.json. Replay it move by move with: ./$(BUILD)/carc-replay $(BUILD)/demo.json"
+	@echo "Game record: $(BUILD)/demo.json. Replay it move by move with: $(BUILD)/carc-replay $(BUILD)/demo.json"
 
 # Regenerate the committed tile table; a failed run leaves the old file in place.
 tiles:
