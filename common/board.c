@@ -61,8 +61,11 @@ int carc_game_placements(const struct carc_game *g, int t, struct carc_placement
         return 0;
     const uint8_t *fits = carc_tile_fits[carc_tiles[t].sig];
     int n = 0;
-    if (out == NULL)
-        max = 0;
+    if (out == NULL || max <= 0) {
+        for (int i = 0; i < g->nfront; i++)
+            n += rot_count[fits[g->front[i].need]];
+        return n;
+    }
     for (int i = 0; i < g->nfront; i++) {
         const struct carc_front *f = &g->front[i];
         unsigned rots = fits[f->need];
@@ -77,6 +80,22 @@ int carc_game_placements(const struct carc_game *g, int t, struct carc_placement
         n += rot_count[rots];
     }
     return n;
+}
+
+int carc_game_placement_nth(const struct carc_game *g, int t, int k, struct carc_placement *out)
+{
+    if (t < 0 || t >= carc_tiles_count || k < 0)
+        return CARC_E_INVAL;
+    const uint8_t *fits = carc_tile_fits[carc_tiles[t].sig];
+    for (int i = 0; i < g->nfront; i++) {
+        unsigned rots = fits[g->front[i].need];
+        if (k < rot_count[rots]) {
+            *out = (struct carc_placement){g->front[i].x, g->front[i].y, rot_nth[rots][k]};
+            return 0;
+        }
+        k -= rot_count[rots];
+    }
+    return CARC_E_INVAL;
 }
 
 /* Does tile t fit anywhere? */

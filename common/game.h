@@ -188,6 +188,11 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
  * of out (out may be NULL) and returns how many exist. */
 int carc_game_placements(const struct carc_game *g, int t, struct carc_placement *out, int max);
 
+/* The k-th entry (0-based) of the list carc_game_placements would fill, without
+ * building the list: count with carc_game_placements(g, t, NULL, 0), then pick.
+ * Returns 0, or CARC_E_INVAL when k is out of range. */
+int carc_game_placement_nth(const struct carc_game *g, int t, int k, struct carc_placement *out);
+
 /* Bitmask of segments of tile t placed at (x, y, rot) where a meeple may stand:
  * the feature holds no meeple after joining. Supply and farmers option not checked
  * except that fields are excluded when farmers are off. The placement must be legal. */

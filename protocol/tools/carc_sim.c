@@ -29,9 +29,6 @@
 #define EX_SOFTWARE 70
 #define EX_IOERR 74
 
-/* Every frontier cell with every rotation bounds the placements of one tile. */
-#define MAX_PLACEMENTS (CARC_MAX_FRONTIER * 4)
-
 struct options {
     long games;
     uint64_t seed;
@@ -134,15 +131,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 /* Choose and build one random legal move of the current player. */
 static void random_move(const struct carc_game *g, struct carc_rng *rng, struct carc_move *m)
 {
-    static struct carc_placement buf[MAX_PLACEMENTS];
-    int n = carc_game_placements(g, g->tile, buf, MAX_PLACEMENTS);
+    /* Count, then pick the k-th: uniform without building the whole list. */
+    int n = carc_game_placements(g, g->tile, NULL, 0);
     if (n <= 0) {
         fprintf(stderr, "carc-sim: the drawn tile %s has no placement\n", carc_tiles[g->tile].id);
         exit(EX_SOFTWARE);
     }
-    if (n > MAX_PLACEMENTS)
-        n = MAX_PLACEMENTS;
-    const struct carc_placement *pl = &buf[carc_rng_below(rng, (uint32_t)n)];
+    struct carc_placement chosen;
+    carc_game_placement_nth(g, g->tile, (int)carc_rng_below(rng, (uint32_t)n), &chosen);
+    const struct carc_placement *pl = &chosen;
     memset(m, 0, sizeof *m);
     m->player = g->current;
     m->tile = g->tile;
