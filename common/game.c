@@ -217,9 +217,13 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
 int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
                           int large, struct carc_error *err)
 {
-    /* Free placement may leave gaps; keep positions where wrapping cannot alias. */
-    if (x < -40 || x > 40 || y < -40 || y > 40)
-        return carc_error_set(err, CARC_E_INVAL, "setup positions stay within 40 of (0,0)");
+    /* A tile next to the board extends a connected board, which cannot alias on
+     * the wrapping grid; a free-standing one may leave gaps, so keep it near (0,0). */
+    const struct carc_cell *c = &g->cells[CARC__CELL(x, y)];
+    int adjacent = c->fpos && g->front[c->fpos - 1].x == x && g->front[c->fpos - 1].y == y;
+    if (!adjacent && (x < -40 || x > 40 || y < -40 || y > 40))
+        return carc_error_set(err, CARC_E_INVAL,
+                              "a setup tile away from the others stays within 40 of (0,0)");
     if (player < 0 || player >= g->nplayers)
         return carc_error_set(err, CARC_E_TURN, "no player %d", player);
     if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255)

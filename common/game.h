@@ -206,7 +206,9 @@ int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
 /* Place a tile outside the turn order, for tests and puzzles: position must be
  * free and every touching edge must match, but no adjacency, deck or turn is
  * required. Runs meeple placement and the scoring step for `player`, and does
- * not draw. Returns 0 or a negative code with the game unchanged. */
+ * not draw. A tile that touches no other must lie within 40 of (0,0), so gaps
+ * cannot alias on the wrapping grid. Returns 0 or a negative code with the game
+ * unchanged. */
 int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
                           int large, struct carc_error *err);
 
