@@ -69,7 +69,7 @@ struct proto_msg {
             long long seq; /* -1 when absent */
         } watch;
         struct {
-            long long seq;
+            long long seq; /* -1 when absent: the client wants a fresh state */
         } sync;
         struct {
             int tile;                         /* tile type */

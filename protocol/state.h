@@ -18,11 +18,11 @@ struct proto_seat {
 /* What the document is built from; nothing in it is kept after the call. */
 struct proto_room_view {
     const char *room;
-    int phase;          /* enum proto_phase */
+    int phase; /* enum proto_phase */
     unsigned sets;
     int no_farmers;
     int escape_rule;
-    int host;           /* seat index of the host */
+    int host; /* seat index of the host */
     int nseats;
     struct proto_seat seats[CARC_MAX_PLAYERS];
     const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */
@@ -32,6 +32,12 @@ struct proto_state;
 
 /* Build the document. NULL when out of memory. */
 struct proto_state *proto_state_build(const struct proto_room_view *v);
+/* The same document, sharing the parts that did not change with prev (the
+ * room's previous document, or NULL): faster to build, and faster to diff
+ * against prev. Equal to what proto_state_build gives; prev is unchanged and
+ * may be freed before or after the result. */
+struct proto_state *proto_state_build_next(const struct proto_state *prev,
+                                           const struct proto_room_view *v);
 void proto_state_free(struct proto_state *s);
 
 /* {"v":1,"type":"state","seq":seq,"state":{...}} */
@@ -40,7 +46,7 @@ char *proto_state_encode(const struct proto_state *s, long long seq, const char 
 /* Room-level events that are not engine events, for deltas. */
 enum proto_room_event { PROTO_EV_NONE = 0, PROTO_EV_SEAT, PROTO_EV_START };
 struct proto_extra_event {
-    int kind;  /* enum proto_room_event */
+    int kind; /* enum proto_room_event */
     int seat;
     const char *name;
     int taken, connected;

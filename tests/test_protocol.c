@@ -1,7 +1,801 @@
-/* Placeholder until the protocol suite lands: replace, do not keep. */
+/* test_protocol.c: protocol v1 (protocol/msg.c, state.c, patch.c, client.c,
+ * tiles_json.c).
+ *
+ * Data-driven decoding: tests/data/protocol/valid/NAME.json must decode, encode
+ * back (proto_client_encode) as the canonical text in NAME.expect, and decode
+ * from that to the same struct;
+ * tests/data/protocol/invalid/NAME.json must fail with the code and field in
+ * the sidecar NAME.expect ("<code> [<field>]"). Whole random games (base and
+ * every set) check that the first snapshot plus every delta gives each later
+ * snapshot, that the client library follows along, and that an engine
+ * position rebuilt from the client's document has the same legal moves. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "event_json.h"
+#include "msg.h"
+#include "state.h"
 #include "tests.h"
+
+#define DATA_DIR "tests/data/protocol"
+
+/* Test hooks of protocol/patch.c (patch.h itself exposes jansson). */
+int proto__pointer_push(char *buf, size_t size, const char *key);
+char *proto__diff_text(const char *from, const char *to);
+char *proto__patch_text(const char *doc, const char *patch, char *why, size_t whylen);
+int proto__dump_same(const char *text);
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = malloc(PROTO_MSG_MAX * 2 + 1);
+    size_t n = buf != NULL ? fread(buf, 1, PROTO_MSG_MAX * 2, f) : 0;
+    fclose(f);
+    if (buf != NULL)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int decode(const char *text, struct proto_msg *m, struct proto_error *err)
+{
+    proto_error_init(err);
+    return proto_msg_decode(text, strlen(text), m, err);
+}
+
+/* String at path of JSON text, or "" (path_string fills buf). */
+static const char *jstr(const char *text, const char *path)
+{
+    static char buf[512];
+    buf[0] = '\0';
+    if (proto_json_path_string(text, strlen(text), path, buf, sizeof buf) != 0)
+        snprintf(buf, sizeof buf, "<missing %s>", path);
+    return buf;
+}
+
+static long long jint(const char *text, const char *path)
+{
+    long long v = -999999;
+    ck_assert_msg(proto_json_path_int(text, strlen(text), path, &v) == 0, "%s: no integer at %s",
+                  text, path);
+    return v;
+}
+
+/* Compact JSON at path (static buffer), or "<missing>". */
+static const char *jdump(const char *text, const char *path)
+{
+    static char buf[4096];
+    char *s = proto_json_path_dump(text, strlen(text), path);
+    snprintf(buf, sizeof buf, "%s", s != NULL ? s : "<missing>");
+    free(s);
+    return buf;
+}
+
+/* ---- decoding ---- */
+
+START_TEST(decode_valid_files)
+{
+    DIR *dir = opendir(DATA_DIR "/valid");
+    ck_assert_msg(dir != NULL, "run from the repository root");
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!has_suffix(e->d_name, ".json"))
+            continue;
+        char path[512];
+        size_t len;
+        snprintf(path, sizeof path, DATA_DIR "/valid/%s", e->d_name);
+        char *text = slurp(path, &len);
+        ck_assert_ptr_nonnull(text);
+        struct proto_msg m, m2;
+        struct proto_error err;
+        proto_error_init(&err);
+        int rc = proto_msg_decode(text, len, &m, &err);
+        ck_assert_msg(rc == 0, "%s: %s %s: %s", e->d_name, carc_err_name(rc), err.field, err.text);
+        /* The sidecar is the canonical encoding: every decoded value, defaults filled in. */
+        char *enc = proto_client_encode(&m), *want;
+        snprintf(path + strlen(path) - 5, 8, ".expect");
+        ck_assert_msg((want = slurp(path, &len)) != NULL, "%s: no sidecar", e->d_name);
+        want[strcspn(want, "\n")] = '\0';
+        ck_assert_msg(enc != NULL && strcmp(enc, want) == 0, "%s: encodes as %s, want %s",
+                      e->d_name, enc, want);
+        free(want);
+        rc = decode(enc, &m2, &err);
+        ck_assert_msg(rc == 0, "%s: re-encoded %s fails: %s", e->d_name, enc, err.text);
+        ck_assert_msg(memcmp(&m, &m2, sizeof m) == 0, "%s: round trip differs: %s", e->d_name, enc);
+        free(enc);
+        free(text);
+        count++;
+    }
+    closedir(dir);
+    ck_assert_int_ge(count, 20);
+}
+END_TEST
+
+START_TEST(decode_invalid_files)
+{
+    DIR *dir = opendir(DATA_DIR "/invalid");
+    ck_assert_ptr_nonnull(dir);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!has_suffix(e->d_name, ".json"))
+            continue;
+        char path[512], code[64] = "", field[64] = "";
+        size_t len, elen;
+        snprintf(path, sizeof path, DATA_DIR "/invalid/%s", e->d_name);
+        char *text = slurp(path, &len);
+        snprintf(path + strlen(path) - 5, 8, ".expect");
+        char *expect = slurp(path, &elen);
+        ck_assert_msg(text != NULL && expect != NULL, "%s: missing sidecar", e->d_name);
+        ck_assert_int_ge(sscanf(expect, "%63s %63s", code, field), 1);
+        struct proto_msg m;
+        struct proto_error err;
+        proto_error_init(&err);
+        int rc = proto_msg_decode(text, len, &m, &err);
+        ck_assert_msg(rc != 0, "%s: decoded", e->d_name);
+        ck_assert_msg(strcmp(carc_err_name(rc), code) == 0 && err.code == rc,
+                      "%s: got %s, want %s (%s)", e->d_name, carc_err_name(rc), code, err.text);
+        ck_assert_msg(strcmp(err.field, field) == 0, "%s: field \"%s\", want \"%s\"", e->d_name,
+                      err.field, field);
+        ck_assert_msg(err.text[0] != '\0', "%s: no text", e->d_name);
+        free(text);
+        free(expect);
+        count++;
+    }
+    closedir(dir);
+    ck_assert_int_ge(count, 50);
+}
+END_TEST
+
+/* The id is read first, so an error reply can carry "ref" whatever else is wrong. */
+START_TEST(decode_keeps_id_on_error)
+{
+    struct proto_msg m;
+    struct proto_error err;
+    ck_assert_int_eq(decode("{\"id\":5,\"v\":1,\"type\":\"play\",\"tile\":\"BA.U\",\"x\":1,"
+                            "\"y\":0,\"rot\":45}",
+                            &m, &err),
+                     CARC_E_ROT);
+    ck_assert_str_eq(m.id, "5");
+    ck_assert_int_eq(decode("{\"v\":9,\"type\":\"nope\",\"id\":\"x\"}", &m, &err), CARC_E_VERSION);
+    ck_assert_str_eq(m.id, "\"x\"");
+    ck_assert_int_eq(decode("{\"v\":1,\"type\":\"nope\",\"id\":\"x\"}", &m, &err), CARC_E_TYPE);
+    ck_assert_str_eq(m.id, "\"x\"");
+    ck_assert_int_eq(decode("{\"v\":1,\"type\":\"ping\",\"id\":[1]}", &m, &err), CARC_E_INVAL);
+    ck_assert_str_eq(m.id, "");
+    char *e = proto_encode_error(CARC_E_ROT, err.text, "\"x\"");
+    ck_assert_str_eq(jstr(e, "ref"), "x");
+    ck_assert_str_eq(jstr(e, "code"), "bad_rotation");
+    free(e);
+}
+END_TEST
+
+START_TEST(decode_too_big)
+{
+    size_t n = PROTO_MSG_MAX + 1;
+    char *text = malloc(n + 1);
+    memset(text, ' ', n);
+    memcpy(text, "{\"v\":1,\"type\":\"ping\"}", 21);
+    text[n] = '\0';
+    struct proto_msg m;
+    struct proto_error err;
+    proto_error_init(&err);
+    ck_assert_int_eq(proto_msg_decode(text, n, &m, &err), CARC_E_TOO_BIG);
+    ck_assert_str_eq(carc_err_name(err.code), "message_too_big");
+    proto_error_init(&err);
+    ck_assert_int_eq(proto_msg_decode(text, n - 1, &m, &err), 0); /* at the limit: fine */
+    free(text);
+    /* Deep nesting within the size cap fails cleanly. */
+    char deep[PROTO_MSG_MAX];
+    size_t k = 0;
+    k += (size_t)snprintf(deep, sizeof deep, "{\"v\":1,\"type\":\"ping\",\"id\":");
+    while (k < sizeof deep - 4000)
+        deep[k++] = '[';
+    deep[k] = '\0';
+    ck_assert_int_eq(decode(deep, &m, &err), CARC_E_JSON);
+}
+END_TEST
+
+/* ---- encoders ---- */
+
+/* Every server encoder, byte for byte (tests/data/protocol/golden/server.jsonl, one per line). */
+START_TEST(encode_server_messages)
+{
+    struct proto_room_summary rooms[2] = {
+        {"abc", 4, 2, PROTO_PHASE_LOBBY, 1u << CARC_SET_CATHARS, 1, "Ann"},
+        {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL},
+    };
+    char *got[] = {
+        proto_encode_welcome("carcd 0.1", 16384, 20),
+        proto_encode_error(CARC_E_EDGE, "x: does not fit", "7"),
+        proto_encode_error(CARC_E_TURN, NULL, ""),
+        proto_encode_error(CARC_E_INVAL, "bad \xff byte", NULL), /* not UTF-8: the table's text */
+        proto_encode_joined("k3J9", 2, "00112233445566778899aabbccddeeff", "\"j\""),
+        proto_encode_joined("k3J9", 0, NULL, ""),
+        proto_encode_watching("r1", "3"),
+        proto_encode_left("4"),
+        proto_encode_pong(NULL),
+        proto_encode_ack(41, "\"p\""),
+        proto_encode_chat(-1, "Eve", "hi\nthere"),
+        proto_encode_chat(0, "A\"\\/\x7f\xc3\xa9", "\x01\x1f\b\f\n\r\t\xe2\x80\xa8"),
+        proto_encode_rooms(rooms, 2, "1", 1),
+        proto_encode_rooms(rooms, 0, NULL, 0),
+        proto_encode_rooms(rooms, 1, NULL, 0),
+    };
+    size_t len, n = sizeof got / sizeof got[0];
+    char *want = slurp(DATA_DIR "/golden/server.jsonl", &len), *line = want;
+    ck_assert_ptr_nonnull(want);
+    for (size_t i = 0; i < n; i++) {
+        char *end = strchr(line, '\n');
+        ck_assert_msg(end != NULL, "golden file: %zu lines, want %zu", i, n);
+        *end = '\0';
+        ck_assert_msg(got[i] != NULL && strcmp(got[i], line) == 0, "%zu: %s, want %s", i, got[i],
+                      line);
+        ck_assert_msg(proto__dump_same(got[i]), "%zu: not jansson's text", i);
+        line = end + 1;
+    }
+    struct proto_client_room cr[2];
+    ck_assert_int_eq(proto_client_rooms(got[12], strlen(got[12]), cr, 2), 2);
+    ck_assert_str_eq(cr[0].room, "abc");
+    ck_assert(cr[0].seats == 4 && cr[0].taken == 2 && cr[0].password == 1);
+    ck_assert_uint_eq(cr[0].sets, (1u << CARC_SET_BASE) | (1u << CARC_SET_CATHARS));
+    ck_assert_str_eq(cr[0].host, "Ann");
+    ck_assert_int_eq(cr[1].phase, PROTO_PHASE_PLAYING);
+    ck_assert_int_eq(proto_client_rooms(got[14], strlen(got[14]), NULL, 0), 1);
+    for (size_t i = 0; i < n; i++)
+        free(got[i]);
+    free(want);
+}
+END_TEST
+
+START_TEST(encode_tiles)
+{
+    char *s = proto_encode_tiles();
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(jdump(s, "sets.0"), "\"base\"");
+    /* The path reader splits on dots, so read tiles through their position. */
+    char *tiles = proto_json_path_dump(s, strlen(s), "tiles");
+    int count = 0;
+    for (const char *p = tiles; (p = strstr(p, "\"segments\":")) != NULL; p++)
+        count++;
+    ck_assert_int_eq(count, carc_tiles_count);
+    /* BA.D, the start tile: city N, road E-W, fields. */
+    const char *d = strstr(tiles, "\"BA.D\":");
+    ck_assert_ptr_nonnull(d);
+    const char *head = "\"BA.D\":{\"set\":\"base\",\"count\":4,\"edges\":\"CRFR\","
+                       "\"cloister\":false,\"barn\":false,\"start\":true,\"what\":";
+    ck_assert_msg(strncmp(d, head, strlen(head)) == 0, "%.200s", d);
+    ck_assert_ptr_nonnull(strstr(d, "{\"name\":\"c1\",\"kind\":\"city\",\"edges\":[\"N\"],"
+                                    "\"pennants\":0,\"flags\":[]}"));
+    ck_assert_ptr_nonnull(strstr(d, "{\"name\":\"r1\",\"kind\":\"road\",\"edges\":[\"E\",\"W\"],"
+                                    "\"end\":null,\"flags\":[]}"));
+    ck_assert_ptr_nonnull(strstr(tiles, "\"touches\":[\"c1\"]"));
+    ck_assert_ptr_nonnull(strstr(tiles, "\"flags\":[\"siege\"]"));
+    ck_assert_ptr_nonnull(strstr(tiles, "\"flags\":[\"inn\"]"));
+    ck_assert_ptr_nonnull(strstr(tiles, "\"end\":\"cloister\""));
+    free(tiles);
+    free(s);
+}
+END_TEST
+
+START_TEST(encode_client_messages)
+{
+    struct proto_msg m;
+    struct proto_error err;
+    char *s = proto_client_encode_simple(PROTO_T_PING, "3");
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"ping\",\"id\":3}");
+    free(s);
+    ck_assert_ptr_null(proto_client_encode_simple(PROTO_T_PLAY, NULL));
+    ck_assert_ptr_null(proto_client_encode_simple(PROTO_T_LIST, "[1]"));
+    s = proto_client_encode_create("Ann", 3, 1u << CARC_SET_SIEGE, "\"c\"");
+    ck_assert_int_eq(decode(s, &m, &err), 0);
+    ck_assert_int_eq(m.u.create.seats, 3);
+    ck_assert_uint_eq(m.u.create.sets, (1u << CARC_SET_BASE) | (1u << CARC_SET_SIEGE));
+    ck_assert_str_eq(m.id, "\"c\"");
+    free(s);
+    s = proto_client_encode_join("abc", "Bob", NULL);
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"join\",\"room\":\"abc\",\"name\":\"Bob\"}");
+    free(s);
+    s = proto_client_encode_resume("abc", "00112233445566778899aabbccddeeff", 9, NULL);
+    ck_assert_int_eq(decode(s, &m, &err), 0);
+    ck_assert_int_eq(m.u.resume.seq, 9);
+    free(s);
+    s = proto_client_encode_watch("abc", -1, NULL);
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"watch\",\"room\":\"abc\"}");
+    free(s);
+    s = proto_client_encode_sync(12, NULL);
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"sync\",\"seq\":12}");
+    free(s);
+    s = proto_client_encode_chat("hé", NULL);
+    ck_assert_int_eq(decode(s, &m, &err), 0);
+    ck_assert_str_eq(m.u.chat.text, "hé");
+    free(s);
+    int u = carc_tile_find("BA.U");
+    struct proto_client_spot esc = {0, -1, 0, "c1"};
+    s = proto_client_encode_play(u, 1, 0, 1, carc_tile_seg_find(u, "r1"), 0, &esc, "8");
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"play\",\"id\":8,\"tile\":\"BA.U\",\"x\":1,\"y\":0,"
+                        "\"rot\":90,\"meeple\":{\"feature\":\"r1\",\"kind\":\"normal\"},"
+                        "\"escape\":{\"x\":0,\"y\":-1,\"feature\":\"c1\"}}");
+    free(s);
+    s = proto_client_encode_play(u, 1, 0, 0, -1, 0, NULL, NULL);
+    ck_assert_str_eq(jdump(s, "meeple"), "null");
+    ck_assert_int_eq(decode(s, &m, &err), 0);
+    free(s);
+    ck_assert_ptr_null(proto_client_encode_play(u, 1, 0, 4, -1, 0, NULL, NULL));
+    ck_assert_ptr_null(proto_client_encode_play(-1, 1, 0, 0, -1, 0, NULL, NULL));
+    ck_assert_ptr_null(proto_client_encode_join("abc", NULL, NULL));
+}
+END_TEST
+
+/* ---- patches ---- */
+
+/* tests/data/protocol/patch.json: exact diffs, round trips, RFC 6902 applications. */
+static char *patch_cases;
+
+static char *patch_case(const char *fmt, int i)
+{
+    char path[64];
+    snprintf(path, sizeof path, fmt, i);
+    return proto_json_path_dump(patch_cases, strlen(patch_cases), path);
+}
+
+/* text of a document with sorted keys, as proto__patch_text writes it */
+static char *canon(const char *doc)
+{
+    char why[160];
+    return proto__patch_text(doc, "[]", why, sizeof why);
+}
+
+START_TEST(patch_files)
+{
+    size_t len;
+    patch_cases = slurp(DATA_DIR "/patch.json", &len);
+    ck_assert_ptr_nonnull(patch_cases);
+    char why[160], *a, *b, *p;
+    int n = 0;
+    for (int i = 0; (a = patch_case("diff.%d.from", i)) != NULL; i++, n++) {
+        b = patch_case("diff.%d.to", i);
+        p = patch_case("diff.%d.patch", i);
+        char *got = proto__diff_text(a, b);
+        ck_assert_msg(got != NULL && strcmp(got, p) == 0, "diff %d: %s, want %s", i, got, p);
+        free(got), free(a), free(b), free(p);
+    }
+    for (int i = 0; (a = patch_case("round_trip.%d.0", i)) != NULL; i++, n++) {
+        b = patch_case("round_trip.%d.1", i);
+        for (int k = 0; k < 2; k++) {
+            char *from = k ? b : a, *to = k ? a : b;
+            p = proto__diff_text(from, to);
+            char *got = p != NULL ? proto__patch_text(from, p, why, sizeof why) : NULL;
+            char *want = canon(to);
+            ck_assert_msg(got != NULL && strcmp(got, want) == 0, "round trip %d: %s + %s = %s (%s)",
+                          i, from, p, got, why);
+            free(p), free(got), free(want);
+        }
+        free(a), free(b);
+    }
+    for (int i = 0; (a = patch_case("apply.%d.doc", i)) != NULL; i++, n++) {
+        p = patch_case("apply.%d.patch", i);
+        b = patch_case("apply.%d.expect", i);
+        char *got = proto__patch_text(a, p, why, sizeof why), *want = canon(b);
+        if (strcmp(b, "null") == 0)
+            ck_assert_msg(got == NULL, "apply %d: %s + %s gave %s", i, a, p, got);
+        else
+            ck_assert_msg(got != NULL && strcmp(got, want) == 0, "apply %d: %s, want %s (%s)", i,
+                          got, want, why);
+        free(got), free(want), free(a), free(b), free(p);
+    }
+    ck_assert_int_ge(n, 40);
+    free(patch_cases);
+}
+END_TEST
+
+START_TEST(patch_pointer_escape)
+{
+    char buf[16] = "";
+    ck_assert_int_eq(proto__pointer_push(buf, sizeof buf, "a~b/c"), 0);
+    ck_assert_str_eq(buf, "/a~0b~1c");
+    ck_assert_int_eq(proto__pointer_push(buf, sizeof buf, "1,0"), 0);
+    ck_assert_str_eq(buf, "/a~0b~1c/1,0");
+    ck_assert_int_eq(proto__pointer_push(buf, sizeof buf, "xyz"), -1);
+    ck_assert_str_eq(buf, "/a~0b~1c/1,0");
+    ck_assert_int_eq(proto__pointer_push(buf, sizeof buf, ""), 0);
+    ck_assert_str_eq(buf, "/a~0b~1c/1,0/");
+}
+END_TEST
+
+/* ---- state documents, deltas and the client over whole games ---- */
+
+#define MAXL (CARC_MAX_FRONTIER * 4)
+
+static struct carc_game game_g, rebuilt_g;
+static struct proto_client_legal legal_buf[MAXL];
+
+struct sim {
+    struct carc_game *g;
+    struct proto_room_view view;
+    struct proto_state *cur;
+    char *state0;
+    char *deltas[CARC_MAX_TILES + 64];
+    int n;
+    struct proto_client_doc *doc;
+    struct carc_rng rng;
+    int escapes_offered, escapes_taken;
+};
+
+/* The client's document as a state message, to compare with the server's. */
+static char *client_state_msg(const struct sim *S)
+{
+    char *cd = proto_client_doc_dump(S->doc);
+    ck_assert_ptr_nonnull(cd);
+    char *w = malloc(strlen(cd) + 64);
+    sprintf(w, "{\"v\":1,\"type\":\"state\",\"seq\":%d,\"state\":%s}", S->n, cd);
+    free(cd);
+    return w;
+}
+
+/* Encode the delta to `next`, feed it to the client, and check that the
+ * client's document (state0 plus every delta so far, applied one by one)
+ * equals next's snapshot; every 16th delta and at the end, proto_patch_check
+ * replays them all from state0 too (at every step that would be quadratic). */
+static char *sim_push(struct sim *S, struct proto_state *next, const struct proto_extra_event *ex,
+                      int nex, const struct carc_move *mv)
+{
+    char *d = proto_delta_encode(S->cur, next, S->n + 1, ex, nex, S->g, mv);
+    ck_assert_ptr_nonnull(d);
+    struct proto_client_event ev;
+    ck_assert_int_eq(proto_client_handle(S->doc, d, strlen(d), &ev), 0);
+    ck_assert(ev.type == PROTO_S_DELTA && ev.applied && !ev.gap && ev.seq == S->n + 1);
+    ck_assert_int_eq(ev.turn_over, mv != NULL);
+    S->deltas[S->n++] = d;
+    proto_state_free(S->cur);
+    S->cur = next;
+    char *st = proto_state_encode(next, S->n, NULL), *cs = client_state_msg(S);
+    ck_assert_msg(proto__dump_same(d) && proto__dump_same(st), "dump differs from jansson's");
+    struct proto_error err;
+    proto_error_init(&err);
+    int rc = 0;
+    if (S->n % 16 == 0 || S->g->phase == CARC_PHASE_OVER)
+        rc = proto_patch_check(S->state0, (const char *const *)S->deltas, S->n, st, &err);
+    ck_assert_msg(rc == 0, "delta %d: %s: %s", S->n, err.field, err.text);
+    rc = proto_patch_check(cs, NULL, 0, st, &err);
+    ck_assert_msg(rc == 0, "client at %d: %s", S->n, err.text);
+    free(st);
+    free(cs);
+    return d;
+}
+
+/* The next document, built sharing with the current one; it must equal a fresh build. */
+static struct proto_state *sim_build(struct sim *S)
+{
+    struct proto_state *s = proto_state_build_next(S->cur, &S->view);
+    struct proto_state *fresh = proto_state_build(&S->view);
+    ck_assert(s != NULL && fresh != NULL);
+    char *a = proto_state_encode(s, 0, NULL), *b = proto_state_encode(fresh, 0, NULL);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    proto_state_free(fresh);
+    return s;
+}
+
+/* The client's view agrees with the engine, and so does a rebuilt position. */
+static void check_views(struct sim *S, int n)
+{
+    const struct carc_game *g = S->g;
+    struct carc_error err = {0};
+    ck_assert_int_eq(proto_client_tile(S->doc), g->tile);
+    ck_assert_int_eq(proto_client_turn(S->doc), g->turn);
+    ck_assert_int_eq(proto_client_tiles_left(S->doc), carc_game_tiles_left(g));
+    ck_assert_int_eq(proto_client_remaining(S->doc, NULL, 0), carc_game_tiles_left(g));
+    ck_assert_int_eq(proto_client_board(S->doc, NULL, 0), g->ntiles);
+    ck_assert_int_eq(n, carc_game_placements(g, g->tile, NULL, 0));
+    int rc = proto_client_game(S->doc, &rebuilt_g, &err);
+    ck_assert_msg(rc == 0, "turn %d: rebuild: %s", g->turn, err.text);
+    ck_assert_int_eq(carc_game_placements(&rebuilt_g, g->tile, NULL, 0), n);
+    ck_assert_int_eq(rebuilt_g.current, g->current);
+    ck_assert_int_eq(carc_game_tiles_left(&rebuilt_g), carc_game_tiles_left(g));
+    const struct carc_player *me = &g->players[g->current];
+    for (int i = 0; i < n; i++) {
+        const struct proto_client_legal *l = &legal_buf[i];
+        unsigned want = carc_game_meeple_spots(g, g->tile, l->x, l->y, l->rot), got = 0;
+        unsigned again = carc_game_meeple_spots(&rebuilt_g, g->tile, l->x, l->y, l->rot);
+        for (int k = 0; k < l->nmeeples; k++)
+            got |= 1u << l->meeples[k].seg;
+        /* Not ck_assert in this loop: each one costs a write to Check's pipe. */
+        if (again != want || got != (me->meeples > 0 || me->large > 0 ? want : 0))
+            ck_abort_msg("turn %d at (%d,%d) rot %d: spots %#x, rebuilt %#x, listed %#x", g->turn,
+                         l->x, l->y, l->rot, want, again, got);
+    }
+    for (int p = 0; p < g->nplayers; p++) {
+        struct proto_client_seat seat;
+        ck_assert_int_eq(proto_client_seat_get(S->doc, p, &seat), 0);
+        ck_assert_int_eq(seat.score, g->players[p].score);
+        ck_assert_int_eq(seat.meeples, g->players[p].meeples);
+        ck_assert_int_eq(seat.large, g->players[p].large);
+        ck_assert_int_eq(rebuilt_g.players[p].score, g->players[p].score);
+    }
+}
+
+/* One turn chosen from the client's legal list, played on the engine. */
+static void sim_turn(struct sim *S)
+{
+    struct carc_game *g = S->g;
+    int mover = g->current;
+    proto_client_seat_set(S->doc, mover);
+    ck_assert(proto_client_my_turn(S->doc));
+    ck_assert_int_eq(proto_client_current(S->doc), mover);
+    int n = proto_client_legal(S->doc, legal_buf, MAXL);
+    check_views(S, n);
+    const struct proto_client_legal *l = &legal_buf[carc_rng_below(&S->rng, (uint32_t)n)];
+    struct carc_move m = {mover, g->tile, l->x, l->y, l->rot, -1, 0, 0, 0, 0, 0};
+    const struct carc_player *me = &g->players[mover];
+    if (l->nmeeples > 0 && carc_rng_below(&S->rng, 3) != 0) {
+        m.seg = l->meeples[carc_rng_below(&S->rng, (uint32_t)l->nmeeples)].seg;
+        m.large = me->large > 0 && (me->meeples == 0 || carc_rng_below(&S->rng, 4) == 0);
+    }
+    S->escapes_offered += l->nescapes > 0;
+    if (l->nescapes > 0 && carc_rng_below(&S->rng, 2) == 0) {
+        const struct proto_client_spot *e =
+            &l->escapes[carc_rng_below(&S->rng, (uint32_t)l->nescapes)];
+        m = (struct carc_move){mover, g->tile, l->x, l->y, l->rot, -1, 0, 1, e->x, e->y, e->seg};
+        S->escapes_taken++;
+    }
+    struct carc_error err = {0};
+    int rc = carc_game_play(g, &m, &err);
+    ck_assert_msg(rc == 0, "turn %d: a listed move fails: %s", g->turn, err.text);
+    S->view.phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
+    char *d = sim_push(S, sim_build(S), NULL, 0, &m);
+    ck_assert_str_eq(jstr(d, "events.0.type"), "placed");
+    ck_assert_int_eq(jint(d, "events.0.player"), mover);
+    ck_assert_int_eq(jint(d, "events.0.rot"), m.rot * 90);
+    ck_assert_int_eq(jint(d, "events.0.x"), m.x);
+    ck_assert_str_eq(jstr(d, "events.0.tile"), carc_tiles[m.tile].id);
+    if (m.seg >= 0)
+        ck_assert_str_eq(jstr(d, "events.0.meeple.feature"), carc_tiles[m.tile].segs[m.seg].name);
+    else
+        ck_assert_str_eq(jdump(d, "events.0.meeple"), "null");
+    if (m.escape)
+        ck_assert_int_eq(jint(d, "events.0.escape.y"), m.ey);
+    else
+        ck_assert_str_eq(jdump(d, "events.0.escape"), "null");
+    long long nev = 0;
+    char *evs = proto_json_path_dump(d, strlen(d), "events");
+    for (const char *p = evs; (p = strstr(p, "\"type\":")) != NULL; p++)
+        nev++;
+    free(evs);
+    ck_assert_int_eq(nev, 1 + g->nevents);
+}
+
+static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uint64_t seed,
+                     int *escapes)
+{
+    static const char *const names[] = {"Ann", "Bob", "Cy", "Dee", "Zoë", "Fay"};
+    struct sim *S = calloc(1, sizeof *S);
+    S->g = &game_g;
+    carc_rng_seed(&S->rng, seed);
+    S->view = (struct proto_room_view){"t1", PROTO_PHASE_LOBBY, sets, no_farmers, escape_rule, 0,
+                                       np,   {{"Ann", 1, 1}},   NULL};
+    S->cur = NULL;
+    S->cur = sim_build(S);
+    S->state0 = proto_state_encode(S->cur, 0, "\"w\"");
+    S->doc = proto_client_doc_new();
+    struct proto_client_event ev;
+    ck_assert_int_eq(proto_client_handle(S->doc, S->state0, strlen(S->state0), &ev), 0);
+    ck_assert(ev.type == PROTO_S_STATE && ev.applied && ev.seq == 0);
+    ck_assert_str_eq(ev.ref, "\"w\"");
+    ck_assert_int_eq(proto_client_phase(S->doc), PROTO_PHASE_LOBBY);
+    ck_assert_int_eq(proto_client_nseats(S->doc), np);
+    ck_assert_int_eq(proto_client_current(S->doc), -1);
+    ck_assert_int_eq(proto_client_legal(S->doc, NULL, 0), 0);
+    for (int i = 1; i < np; i++) {
+        struct proto_extra_event e = {PROTO_EV_SEAT, i, names[i], 1, 1};
+        snprintf(S->view.seats[i].name, PROTO_NAME_MAX, "%s", names[i]);
+        S->view.seats[i].taken = S->view.seats[i].connected = 1;
+        char *d = sim_push(S, sim_build(S), &e, 1, NULL);
+        ck_assert_str_eq(jstr(d, "events.0.name"), names[i]);
+        ck_assert_str_eq(jdump(d, "events.0.connected"), "true");
+    }
+    struct carc_config cfg = {np, sets, no_farmers, escape_rule, -1, seed, NULL, 0};
+    struct carc_error err = {0};
+    ck_assert_int_eq(carc_game_init(S->g, &cfg, &err), 0);
+    S->view.phase = PROTO_PHASE_PLAYING;
+    S->view.game = S->g;
+    struct proto_extra_event start = {PROTO_EV_START, 0, NULL, 0, 0};
+    char *d = sim_push(S, sim_build(S), &start, 1, NULL);
+    ck_assert_str_eq(jstr(d, "events.0.type"), "start");
+    ck_assert_str_eq(jstr(d, "events.0.players.1"), "Bob");
+    while (S->g->phase == CARC_PHASE_PLACE) {
+        sim_turn(S);
+        if (S->g->turn % 9 == 4) { /* a player drops out and comes back */
+            int p = S->g->turn % np;
+            S->view.seats[p].connected = !S->view.seats[p].connected;
+            struct proto_extra_event e = {PROTO_EV_SEAT, p, S->view.seats[p].name, 1,
+                                          S->view.seats[p].connected};
+            d = sim_push(S, sim_build(S), &e, 1, NULL);
+            ck_assert_str_eq(jdump(d, "events.0.connected"),
+                             S->view.seats[p].connected ? "true" : "false");
+        }
+    }
+    ck_assert_int_eq(proto_client_phase(S->doc), PROTO_PHASE_OVER);
+    ck_assert_int_eq(proto_client_current(S->doc), -1);
+    ck_assert_int_eq(proto_client_tile(S->doc), -1);
+    ck_assert_int_eq(proto_client_legal(S->doc, NULL, 0), 0);
+    ck_assert_int_eq(proto_client_tiles_left(S->doc), 0);
+    ck_assert_int_eq(proto_client_game(S->doc, &rebuilt_g, &err), -1);
+    for (int p = 0; p < np; p++) {
+        struct proto_client_seat seat;
+        proto_client_seat_get(S->doc, p, &seat);
+        ck_assert_int_eq(seat.score, S->g->players[p].score);
+    }
+    /* Nothing changed: an empty patch. */
+    d = proto_delta_encode(S->cur, S->cur, S->n + 1, NULL, 0, NULL, NULL);
+    ck_assert_str_eq(jdump(d, "patch"), "[]");
+    ck_assert_str_eq(jdump(d, "events"), "[]");
+    free(d);
+    *escapes += S->escapes_taken;
+    for (int i = 0; i < S->n; i++)
+        free(S->deltas[i]);
+    free(S->state0);
+    proto_state_free(S->cur);
+    proto_client_doc_free(S->doc);
+    free(S);
+}
+
+/* A lobby document, byte for byte (tests/data/protocol/golden/lobby.json). */
+START_TEST(state_lobby_golden)
+{
+    struct proto_room_view v = {"k3J9xQ2a",
+                                PROTO_PHASE_LOBBY,
+                                1u << CARC_SET_INNS_CATHEDRALS,
+                                1,
+                                CARC_ESCAPE_ANY_TILE,
+                                2,
+                                3,
+                                {{"Ann", 1, 1}, {"", 0, 0}, {"Cy", 1, 0}},
+                                NULL};
+    struct proto_state *st = proto_state_build(&v);
+    char *got = proto_state_encode(st, 0, "1");
+    size_t len;
+    char *want = slurp(DATA_DIR "/golden/lobby.json", &len);
+    ck_assert_ptr_nonnull(want);
+    want[strcspn(want, "\n")] = '\0';
+    ck_assert_str_eq(got, want);
+    free(got);
+    free(want);
+    proto_state_free(st);
+}
+END_TEST
+
+START_TEST(game_base)
+{
+    int escapes = 0;
+    sim_game(2, 1u << CARC_SET_BASE, 0, CARC_ESCAPE_SIEGE_TILE, 1, &escapes);
+    sim_game(5, 1u << CARC_SET_BASE, 1, CARC_ESCAPE_SIEGE_TILE, 2, &escapes);
+    ck_assert_int_eq(escapes, 0);
+}
+END_TEST
+
+START_TEST(game_all_sets)
+{
+    int escapes = 0;
+    sim_game(6, CARC_SETS_ALL, 0, CARC_ESCAPE_SIEGE_TILE, 3, &escapes);
+    sim_game(3, CARC_SETS_ALL, 1, CARC_ESCAPE_ANY_TILE, 4, &escapes);
+    for (uint64_t seed = 10; seed < 16; seed++)
+        sim_game(2, CARC_SETS_ALL, 0, CARC_ESCAPE_ANY_TILE, seed, &escapes);
+    ck_assert_msg(escapes > 0, "no escape was ever offered and taken");
+}
+END_TEST
+
+/* The client library's bookkeeping: gaps, stale deltas, broken patches, other messages. */
+START_TEST(client_handle)
+{
+    struct proto_client_doc *d = proto_client_doc_new();
+    struct proto_client_event ev;
+    const char *st =
+        "{\"v\":1,\"type\":\"state\",\"seq\":5,\"state\":{\"phase\":\"lobby\",\"a\":1}}";
+    const char *d6 = "{\"v\":1,\"type\":\"delta\",\"seq\":6,\"events\":[],\"patch\":"
+                     "[{\"op\":\"replace\",\"path\":\"/a\",\"value\":2}]}";
+    const char *d8 = "{\"v\":1,\"type\":\"delta\",\"seq\":8,\"events\":[],\"patch\":[]}";
+    const char *d7bad = "{\"v\":1,\"type\":\"delta\",\"seq\":7,\"events\":[],\"patch\":"
+                        "[{\"op\":\"remove\",\"path\":\"/nope\"}]}";
+    ck_assert_int_eq(proto_client_handle(d, d6, strlen(d6), &ev), 0);
+    ck_assert(ev.gap && !ev.applied); /* no document yet */
+    ck_assert_int_eq(proto_client_handle(d, st, strlen(st), &ev), 0);
+    ck_assert_int_eq(proto_client_doc_seq(d), 5);
+    ck_assert_int_eq(proto_client_handle(d, d6, strlen(d6), &ev), 0);
+    ck_assert(ev.applied && !ev.gap && ev.nevents == 0 && !ev.turn_over);
+    ck_assert_int_eq(proto_client_handle(d, d6, strlen(d6), &ev), 0);
+    ck_assert(!ev.applied && !ev.gap); /* stale */
+    ck_assert_int_eq(proto_client_handle(d, d8, strlen(d8), &ev), 0);
+    ck_assert(!ev.applied && ev.gap);
+    ck_assert_int_eq(proto_client_doc_seq(d), 6);
+    char *dump = proto_client_doc_dump(d);
+    ck_assert_str_eq(dump, "{\"phase\":\"lobby\",\"a\":2}");
+    free(dump);
+    ck_assert_int_eq(proto_client_handle(d, d7bad, strlen(d7bad), &ev), CARC_E_INVAL);
+    ck_assert_int_eq(proto_client_doc_seq(d), -1);
+    ck_assert_ptr_null(proto_client_doc_dump(d));
+    char *sync = proto_client_encode_sync(proto_client_doc_seq(d), NULL);
+    ck_assert_str_eq(sync, "{\"v\":1,\"type\":\"sync\"}"); /* asks for a fresh state */
+    free(sync);
+    ck_assert_int_eq(proto_client_phase(d), -1);
+
+    char *s = proto_encode_error(CARC_E_NOT_HOST, NULL, "\"q\"");
+    ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_ERROR && ev.code == CARC_E_NOT_HOST && ev.ref_num == -1);
+    ck_assert_str_eq(ev.code_name, "not_host");
+    ck_assert_str_eq(ev.ref, "\"q\"");
+    free(s);
+    s = proto_encode_joined("abc", 3, "00112233445566778899aabbccddeeff", "12");
+    ck_assert_int_eq(proto_client_handle(NULL, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_JOINED && ev.seat == 3 && ev.ref_num == 12);
+    ck_assert_str_eq(ev.room, "abc");
+    ck_assert_str_eq(ev.token, "00112233445566778899aabbccddeeff");
+    free(s);
+    s = proto_encode_welcome("x", 100, 7);
+    ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_WELCOME && ev.message_bytes == 100 &&
+              ev.messages_per_second == 7 && ev.chat_bytes == PROTO_CHAT_MAX);
+    free(s);
+    s = proto_encode_chat(-1, "Eve", "hey");
+    ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_CHAT && ev.seat == -1);
+    ck_assert_str_eq(ev.text, "hey");
+    free(s);
+    s = proto_encode_ack(77, NULL);
+    ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_ACK && ev.seq == 77 && ev.ref[0] == '\0');
+    free(s);
+    ck_assert_int_eq(proto_client_handle(d, "{\"type\":\"zap\"}", 14, &ev), CARC_E_TYPE);
+    ck_assert_int_eq(proto_client_handle(d, "nope", 4, &ev), CARC_E_JSON);
+    ck_assert_int_eq(proto_client_handle(d, "{\"type\":\"ack\",\"seq\":\"1\"}", 24, &ev),
+                     CARC_E_INVAL);
+    ck_assert_str_eq(proto_server_type_name(PROTO_S_DELTA), "delta");
+    ck_assert_ptr_null(proto_server_type_name(PROTO_S_UNKNOWN));
+    ck_assert_str_eq(proto_type_name(PROTO_T_SYNC), "sync");
+    proto_client_doc_free(d);
+}
+END_TEST
+
+static void protocol_game_tests(TCase *tc)
+{
+    tcase_add_test(tc, state_lobby_golden);
+    tcase_add_test(tc, game_base);
+    tcase_add_test(tc, game_all_sets);
+    tcase_add_test(tc, client_handle);
+}
 
 Suite *suite_protocol(void)
 {
-    return suite_create("protocol");
+    Suite *s = suite_create("protocol");
+    TCase *tc = tcase_create("msg");
+    tcase_add_test(tc, decode_valid_files);
+    tcase_add_test(tc, decode_invalid_files);
+    tcase_add_test(tc, decode_keeps_id_on_error);
+    tcase_add_test(tc, decode_too_big);
+    tcase_add_test(tc, encode_server_messages);
+    tcase_add_test(tc, encode_tiles);
+    tcase_add_test(tc, encode_client_messages);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("patch");
+    tcase_add_test(tc, patch_files);
+    tcase_add_test(tc, patch_pointer_escape);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("state");
+    tcase_set_timeout(tc, 120);
+    protocol_game_tests(tc);
+    suite_add_tcase(s, tc);
+    return s;
 }
