@@ -2,9 +2,9 @@
  *
  * A game is one plain value (struct carc_game) owned by the caller: no I/O,
  * no allocation, no globals, no clock. The same configuration (seed or deck)
- * and the same moves give the same game: every field is equal except scratch
- * (mark[]) and slots past the live counts (nodes of unplaced tiles, events past
- * nevents), which init does not clear because nothing reads them.
+ * and the same moves give the same game: every field is equal except slots past
+ * the live counts (frontier entries past nfront, nodes of unplaced tiles, events
+ * past nevents), which init does not clear because nothing reads them.
  *
  * Turn flow: carc_game_init() places the start tile and draws the first tile
  * for player 0. Each carc_game_play() validates the whole move (placement,
