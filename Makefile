@@ -6,7 +6,7 @@
 #   protocol/tools/carc_NAME.c -> $(BUILD)/carc-NAME   one tool per file; any other .c file in
 #                          protocol/tools/ is a helper linked into every tool
 #   tests/*.c           -> $(BUILD)/carc-tests      Check runner, run from the repo root
-#   server/*.c          -> (not built yet: see the server section below)
+#   server/*.c          -> $(BUILD)/carcd (and $(BUILD)/libcarcd.a, the core the tests link)
 
 BUILD  ?= build
 SHARED ?= $(or $(CARC_SHARED),../shared)
@@ -56,34 +56,48 @@ TOOLS    := $(foreach t,$(TOOL_MAINS),$(BUILD)/$(subst _,-,$(basename $(notdir $
 TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
 
 # ---------------------------------------------------------------------------------------------
-# Server (libuv, libwebsockets, sqlite3): not built yet. When server/*.c lands, add here:
-#   SERVER_SRC := $(wildcard server/*.c); SERVER_OBJ := $(call obj,$(SERVER_SRC))
-#   $(BUILD)/obj/server/%.o: XCFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3)
-#   $(BUILD)/carcd: $(SERVER_OBJ) $(LIBPROTO) $(LIBCARC)  (link with the same pkg-config --libs)
-# and put $(BUILD)/carcd in `all`, point `run` at it and append its benches to BENCH.
-# Until then server/*.c, if any, are deliberately skipped.
+# Server (libuv, libwebsockets): server/*.c -> $(BUILD)/carcd.
+#   server/main.c and server/net.c are the process and the network adapter (the one file that
+#   includes libwebsockets.h); every other server/*.c is the transport-free core (lobby, rooms,
+#   sessions, HTTP routes, config), archived as $(BUILD)/libcarcd.a and linked into both carcd
+#   and the test runner (tests/test_room.c drives the lobby without sockets).
+SERVER_SRC      := $(wildcard server/*.c)
+SERVER_PROC_SRC := $(filter server/main.c server/net.c,$(SERVER_SRC))
+SERVER_CORE_SRC := $(filter-out $(SERVER_PROC_SRC),$(SERVER_SRC))
+SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
+SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))
+LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
+CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
+SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets)
+SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets)
+# `make run RUN_ARGS="--port 0"` passes flags to carcd.
+RUN_ARGS ?=
 
 # ---------------------------------------------------------------------------------------------
 # Top-level targets
 
 .DEFAULT_GOAL := all
-.PHONY: all libs tools tests deps test test-asan test-valgrind bench run tiles check-layers \
-        format format-check clean help
+.PHONY: all libs tools tests server deps test test-asan test-valgrind bench run demo tiles \
+        check-layers format format-check clean help
 
-all: libs tools tests
+all: libs tools tests server clients
 libs: $(LIBCARC) $(LIBPROTO)
 tools: $(TOOLS)
 tests: $(TESTBIN)
+server: $(CARCD)
 
 help:
-	@echo "make [all]          build libs, tools and the test runner into $(BUILD)/"
+	@echo "make [all]          build libs, tools, carcd and the test runner into $(BUILD)/"
 	@echo "make deps           install missing Debian packages (deploy/deps.sh)"
-	@echo "make test           deps, build, run $(BUILD)/carc-tests"
+	@echo "make test           deps, build, run $(BUILD)/carc-tests, then make integration"
+	@echo "make integration    carcd + real WebSocket clients (tests/integration/run.py)"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check the include rules of DESIGN.md section 1"
-	@echo "make bench          engine benchmarks pinned to CPU 0"
-	@echo "make run            play and replay one demo game"
+	@echo "make bench          engine benchmarks pinned to CPU 0, then the server load benches"
+	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a fresh carcd"
+	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (RUN_ARGS=...)"
+	@echo "make demo           play and replay one demo game with the tools"
 	@echo "make tiles          regenerate common/tiles_data.c from $(SHARED)/rules/RULES.md"
 	@echo "make format | format-check   clang-format the C sources / check them"
 	@echo "make clean          remove $(BUILD)/"
@@ -97,6 +111,7 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
 	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
+	@$(MAKE) --no-print-directory integration
 
 ASAN_BUILD := build/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -108,6 +123,10 @@ test-asan: deps
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	./$(ASAN_BUILD)/carc-tests
+	CARC_BUILD=$(ASAN_BUILD) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(INTEGRATION_PYTHON) tests/integration/run.py
 
 # Not part of CI (slow); CK_FORK=no so valgrind sees the tests themselves.
 test-valgrind: deps
@@ -130,8 +149,14 @@ bench_engine-all-sets = $(PIN) $(BUILD)/carc-sim --games 5000 --seed 1 \
 bench: $(BENCH_PREREQS)
 	@set -e; $(foreach b,$(BENCH),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)
 
-# The demo until the server exists: play one game, replay it, show the final line.
-run: $(BUILD)/carc-sim $(BUILD)/carc-replay
+# Install what is missing, build, and run the server in the foreground (Ctrl-C stops it
+# gracefully). It prints "carcd listening on http://ADDR:PORT/".
+run: deps
+	@$(MAKE) --no-print-directory all
+	exec $(BUILD)/carcd $(RUN_ARGS)
+
+# Play one game with the tools, replay it, show the final line.
+demo: $(BUILD)/carc-sim $(BUILD)/carc-replay
 	$(BUILD)/carc-sim --games 1 --seed 42 --record $(BUILD)/demo.json
 	$(BUILD)/carc-replay $(BUILD)/demo.json > $(BUILD)/demo.jsonl
 	@tail -n 1 $(BUILD)/demo.jsonl
@@ -168,7 +193,8 @@ clean:
 # Per-directory compile flags. common/ gets no third-party include paths at all.
 XCFLAGS =
 $(BUILD)/obj/protocol/%.o: XCFLAGS = $(JANSSON_CFLAGS)
-$(BUILD)/obj/tests/%.o: XCFLAGS = $(JANSSON_CFLAGS) $(CHECK_CFLAGS)
+$(BUILD)/obj/tests/%.o: XCFLAGS = $(JANSSON_CFLAGS) $(CHECK_CFLAGS) -Iserver
+$(BUILD)/obj/server/%.o: XCFLAGS = $(SERVER_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -185,6 +211,16 @@ $(LIBPROTO): $(PROTO_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(LIBSERVER): $(SERVER_CORE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# libwebsockets loads its libuv glue (libwebsockets-evlib-uv) at run time: link dynamically.
+$(BUILD)/carcd: $(SERVER_PROC_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC)
+	$(CC) $(CARC_LDFLAGS) $(SERVER_PROC_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) $(SERVER_LIBS) \
+	    $(JANSSON_LIBS) -lm -o $@
+
 # One link rule per tool: protocol/tools/carc_NAME.c -> $(BUILD)/carc-NAME.
 define tool_rule
 $(BUILD)/$(subst _,-,$(basename $(notdir $(1)))): $(call obj,$(1)) $$(TOOL_HOBJ) $$(LIBPROTO) $$(LIBCARC)
@@ -193,9 +229,50 @@ endef
 $(foreach t,$(TOOL_MAINS),$(eval $(call tool_rule,$(t))))
 
 # Tests that run the tools expect them built beside the runner.
-$(BUILD)/carc-tests: $(TEST_OBJ) $(LIBPROTO) $(LIBCARC) | $(TOOLS)
-	$(CC) $(CARC_LDFLAGS) $(TEST_OBJ) $(LIBPROTO) $(LIBCARC) $(JANSSON_LIBS) $(CHECK_LIBS) -lm \
-	    -o $@
+$(BUILD)/carc-tests: $(TEST_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) | $(TOOLS)
+	$(CC) $(CARC_LDFLAGS) $(TEST_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) $(JANSSON_LIBS) \
+	    $(CHECK_LIBS) -lm -o $@
 
 -include $(patsubst %.o,%.d,$(COMMON_OBJ) $(PROTO_OBJ) $(TOOL_HOBJ) $(TEST_OBJ) \
-    $(call obj,$(TOOL_MAINS)))
+    $(call obj,$(TOOL_MAINS)) $(SERVER_CORE_OBJ) $(SERVER_PROC_OBJ))
+
+# ---------------------------------------------------------------------------------------------
+# Clients and the integration suite (clients/bot/, tests/integration/)
+#   clients/bot/carc_NAME.c -> $(BUILD)/carc-NAME (carc-bot, carc-load); any other .c file in
+#                          clients/bot/ (the RFC 6455 client, shared bot code) is linked into each.
+#                          They use protocol/client.h and link jansson only through libcarcproto.
+#   make integration       carcd on an ephemeral loopback port, real WebSocket clients, complete
+#                          games, errors and abuse (tests/integration/run.py); part of `make test`.
+#   make bench-load        carc-load against a freshly started carcd: N rooms x 6 clients.
+
+BOT_MAINS := $(wildcard clients/bot/carc_*.c)
+BOT_HELP  := $(filter-out $(BOT_MAINS),$(wildcard clients/bot/*.c))
+BOT_HOBJ  := $(call obj,$(BOT_HELP))
+BOTS      := $(foreach t,$(BOT_MAINS),$(BUILD)/$(subst _,-,$(basename $(notdir $(t)))))
+# The system interpreter, which has the Debian packages of deploy/deps.sh (websocket, jsonschema,
+# jsonpatch), whatever python3 comes first on PATH.
+INTEGRATION_PYTHON ?= /usr/bin/python3
+LOAD_ROOMS ?= 100
+
+.PHONY: clients integration bench-load
+clients: $(BOTS)
+
+define bot_rule
+$(BUILD)/$(subst _,-,$(basename $(notdir $(1)))): $(call obj,$(1)) $$(BOT_HOBJ) $$(LIBPROTO) $$(LIBCARC)
+	$$(CC) $$(CARC_LDFLAGS) $$< $$(BOT_HOBJ) $$(LIBPROTO) $$(LIBCARC) $$(JANSSON_LIBS) -lm -o $$@
+endef
+$(foreach t,$(BOT_MAINS),$(eval $(call bot_rule,$(t))))
+
+integration: all
+	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/integration/run.py
+
+# Two runs: as fast as the server answers (throughput), and paced at 1,000 moves/s (the latency
+# target of DESIGN section 6).
+BENCH += server-load server-load-paced
+bench_server-load = $(BUILD)/carc-load --carcd $(BUILD)/carcd --rooms $(LOAD_ROOMS) --seconds 120
+bench_server-load-paced = $(bench_server-load) --rate 1000
+bench: $(BUILD)/carc-load $(BUILD)/carcd
+bench-load: $(BUILD)/carc-load $(BUILD)/carcd
+	@set -e; $(foreach b,server-load server-load-paced,echo "== bench $(b): $(bench_$(b))"; $(bench_$(b));)
+
+-include $(patsubst %.o,%.d,$(BOT_HOBJ) $(call obj,$(BOT_MAINS)))

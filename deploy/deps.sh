@@ -11,6 +11,7 @@ packages=(
     check valgrind                      # tests
     libjansson-dev                      # protocol/
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev   # server/
+    python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     "$@"
 )
 

@@ -1,7 +1,1282 @@
-/* Placeholder until the room suite lands: replace, do not keep. */
+/* test_room.c: the lobby and rooms of carcd (server/lobby.c, room.c,
+ * session.c) driven without sockets, plus the transport-free helpers of the
+ * server (HTTP routes, config).
+ *
+ * Each client is a fake session whose sink only counts: tests read what the
+ * server queued with session_peek/session_pop, feed every message to a
+ * protocol/client.h document (so each delta must apply to the state before
+ * it), and move the lobby's clock by hand. Games are dealt from an explicit
+ * deck (lobby_test_game) so every run plays the same moves. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "client.h"
+#include "config.h"
+#include "event_json.h"
+#include "lobby.h"
+#include "log.h"
+#include "rand.h"
+#include "room.h"
+#include "session.h"
 #include "tests.h"
+
+/* ---- fake clients ---- */
+
+struct fake {
+    struct session s; /* first: the sink gets &f->s */
+    int wakes;
+    int closes;
+    struct proto_client_doc *doc;
+    char token[PROTO_TOKEN_MAX];
+    char room[PROTO_ROOM_MAX];
+    int seat;
+    char *last; /* the last message popped (owned) */
+};
+
+static void fake_wake(struct session *s)
+{
+    ((struct fake *)(void *)s)->wakes++;
+}
+
+static void fake_close(struct session *s)
+{
+    ((struct fake *)(void *)s)->closes++;
+}
+
+static const struct session_sink fake_sink = {fake_wake, fake_close};
+
+static struct lobby *lb;
+static uint64_t now;
+#define MAX_FAKES 64
+static struct fake *fakes[MAX_FAKES];
+static int nfakes;
+
+static void limits_default(struct lobby_limits *l)
+{
+    (void)l;
+}
+
+static void setup_with(void (*tweak)(struct lobby_limits *))
+{
+    struct lobby_limits l;
+    lobby_limits_defaults(&l);
+    tweak(&l);
+    log_level_set(LOG_WARN);
+    lb = lobby_new(&l);
+    now = 1000000;
+    nfakes = 0;
+}
+
+static void fake_free(struct fake *f)
+{
+    lobby_session_close(lb, &f->s);
+    session_fini(&f->s);
+    proto_client_doc_free(f->doc);
+    free(f->last);
+    for (int i = 0; i < nfakes; i++)
+        if (fakes[i] == f) {
+            fakes[i] = fakes[--nfakes];
+            break;
+        }
+    free(f);
+}
+
+static void teardown(void)
+{
+    while (nfakes > 0)
+        fake_free(fakes[0]);
+    lobby_free(lb);
+    lb = NULL;
+}
+
+static int queued(const struct fake *f)
+{
+    return (int)f->s.qlen;
+}
+
+/* Pop the oldest queued message into f->last and feed it to f's document. */
+static const char *pop(struct fake *f)
+{
+    struct sbuf *b = session_peek(&f->s);
+    if (b == NULL)
+        return NULL;
+    free(f->last);
+    f->last = strdup(b->data);
+    session_pop(&f->s);
+    struct proto_client_event ev;
+    int had_doc = proto_client_doc_seq(f->doc) >= 0;
+    int rc = proto_client_handle(f->doc, f->last, strlen(f->last), &ev);
+    ck_assert_msg(rc == 0, "client library refused %s (%d)", f->last, rc);
+    ck_assert_msg(!had_doc || !ev.gap, "a delta skipped a seq: %s", f->last);
+    return f->last;
+}
+
+static const char *jstr(const char *text, const char *path)
+{
+    static char buf[4][512];
+    static int k;
+    char *out = buf[k++ & 3];
+    out[0] = '\0';
+    if (proto_json_path_string(text, strlen(text), path, out, 512) != 0)
+        snprintf(out, 512, "<missing %s>", path);
+    return out;
+}
+
+static long long jint(const char *text, const char *path)
+{
+    long long v = -999999;
+    ck_assert_msg(proto_json_path_int(text, strlen(text), path, &v) == 0, "%s: no integer at %s",
+                  text, path);
+    return v;
+}
+
+static int has(const char *text, const char *path)
+{
+    char *s = proto_json_path_dump(text, strlen(text), path);
+    free(s);
+    return s != NULL;
+}
+
+/* Pop one message and check its type (line: the caller's, for messages). */
+static const char *expect_at(int line, struct fake *f, const char *type)
+{
+    const char *m = pop(f);
+    ck_assert_msg(m != NULL, "line %d: expected %s, the queue is empty", line, type);
+    ck_assert_msg(strcmp(jstr(m, "type"), type) == 0, "line %d: expected %s, got %s", line, type,
+                  m);
+    return m;
+}
+
+static const char *expect_error_at(int line, struct fake *f, const char *code)
+{
+    const char *m = expect_at(line, f, "error");
+    ck_assert_msg(strcmp(jstr(m, "code"), code) == 0, "line %d: expected error %s, got %s", line,
+                  code, m);
+    return m;
+}
+
+static void expect_nothing_at(int line, struct fake *f)
+{
+    ck_assert_msg(queued(f) == 0, "line %d: unexpected message %s", line,
+                  session_peek(&f->s)->data);
+}
+
+#define expect(f, type) expect_at(__LINE__, f, type)
+#define expect_error(f, code) expect_error_at(__LINE__, f, code)
+#define expect_nothing(f) expect_nothing_at(__LINE__, f)
+
+static void drain(struct fake *f)
+{
+    while (pop(f) != NULL)
+        ;
+}
+
+static struct fake *fake_new_from(const char *peer)
+{
+    struct fake *f = calloc(1, sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    f->doc = proto_client_doc_new();
+    f->seat = -1;
+    session_init(&f->s, &fake_sink, f, &lb->lim, now);
+    ck_assert_int_lt(nfakes, MAX_FAKES);
+    fakes[nfakes++] = f;
+    lobby_session_open(lb, &f->s, peer, now);
+    return f;
+}
+
+static struct fake *fake_new(void)
+{
+    struct fake *f = fake_new_from("10.0.0.1");
+    expect(f, "welcome");
+    return f;
+}
+
+/* Send text as one whole message, at the current time. */
+static void raw(struct fake *f, const char *text)
+{
+    lobby_session_message(lb, &f->s, text, strlen(text), now);
+}
+
+/* Send one message (printf-style JSON without the "v" key); the clock moves
+ * 60 ms so normal traffic stays under the rate limit. */
+static void say(struct fake *f, const char *fmt, ...)
+{
+    char body[20000], msg[20100];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "{\"v\":1,%s}", body);
+    lobby_session_message(lb, &f->s, msg, strlen(msg), now);
+    now += 60;
+}
+
+/* create: f becomes the host at seat 0; returns the room. */
+static struct room *create(struct fake *f, const char *extra)
+{
+    say(f, "\"type\":\"create\",\"id\":1,\"name\":\"Ann\",\"seats\":%s", extra);
+    const char *j = expect(f, "joined");
+    ck_assert_int_eq(jint(j, "ref"), 1);
+    ck_assert_int_eq(jint(j, "seat"), 0);
+    snprintf(f->token, sizeof f->token, "%s", jstr(j, "token"));
+    snprintf(f->room, sizeof f->room, "%s", jstr(j, "room"));
+    proto_client_seat_set(f->doc, 0);
+    ck_assert_uint_eq(strlen(f->token), 32);
+    ck_assert_uint_eq(strlen(f->room), 8);
+    f->seat = 0;
+    const char *st = expect(f, "state");
+    ck_assert_int_eq(jint(st, "seq"), 0);
+    struct room *r = lobby_room_find(lb, f->room);
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+/* join: f takes the next seat of room; everyone else in it gets a delta. */
+static void join(struct fake *f, const char *room, const char *name)
+{
+    say(f, "\"type\":\"join\",\"id\":\"j\",\"room\":\"%s\",\"name\":\"%s\"", room, name);
+    const char *j = expect(f, "joined");
+    ck_assert_str_eq(jstr(j, "ref"), "j");
+    snprintf(f->token, sizeof f->token, "%s", jstr(j, "token"));
+    snprintf(f->room, sizeof f->room, "%s", room);
+    f->seat = (int)jint(j, "seat");
+    proto_client_seat_set(f->doc, f->seat);
+    expect(f, "state");
+}
+
+/* The room's document and seq as text, to check that an error changed nothing. */
+static char *snapshot(const struct room *r)
+{
+    return proto_state_encode(r->state, r->seq, "");
+}
+
+static void assert_unchanged(const struct room *r, char *before)
+{
+    char *after = snapshot(r);
+    ck_assert_str_eq(before, after);
+    free(after);
+    free(before);
+}
+
+static const char *const short_deck[] = {"BA.V", "BA.U", "BA.E", "BA.K", "BA.W",
+                                         "BA.J", "BA.D", "BA.L", "BA.B", "BA.H"};
+#define SHORT_DECK ((int)(sizeof short_deck / sizeof short_deck[0]))
+
+/* A started two-player game: a hosts (seat 0), b joined (seat 1). */
+static struct room *two_player_game(struct fake **pa, struct fake **pb)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "2");
+    join(b, a->room, "Bob");
+    expect(a, "delta");
+    say(a, "\"type\":\"start\",\"id\":2");
+    const char *d = expect(a, "delta");
+    ck_assert_str_eq(jstr(d, "events.0.type"), "start");
+    expect(b, "delta");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    *pa = a;
+    *pb = b;
+    return r;
+}
+
+static struct fake *current(struct room *r, struct fake *a, struct fake *b)
+{
+    return r->game->current == a->seat ? a : b;
+}
+
+/* ---- full game ---- */
+
+START_TEST(full_game)
+{
+    struct fake *a, *b;
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    a = fake_new();
+    b = fake_new();
+    struct room *r = create(a, "3, \"sets\": [\"base\"]");
+    join(b, a->room, "Bob");
+    const char *d = expect(a, "delta");
+    ck_assert_int_eq(jint(d, "seq"), 1);
+    ck_assert_str_eq(jstr(d, "events.0.type"), "seat");
+    ck_assert_str_eq(jstr(d, "events.0.name"), "Bob");
+
+    /* A spectator from the lobby on: its first state plus every delta it
+     * gets must give the final state. */
+    struct fake *w = fake_new();
+    say(w, "\"type\":\"watch\",\"id\":3,\"room\":\"%s\"", a->room);
+    ck_assert_int_eq(jint(expect(w, "watching"), "ref"), 3);
+    char *first = strdup(expect(w, "state"));
+    char *deltas[64];
+    int nd = 0;
+
+    /* Seat 2 stays empty: start drops it. */
+    say(a, "\"type\":\"start\",\"id\":2");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    ck_assert_int_eq(r->nseats, 2);
+    /* Encoded once: the three queues hold the very same buffer. */
+    ck_assert_ptr_eq(session_peek(&a->s), session_peek(&b->s));
+    ck_assert_ptr_eq(session_peek(&a->s), session_peek(&w->s));
+    expect(a, "delta");
+    expect(b, "delta");
+    deltas[nd++] = strdup(expect(w, "delta"));
+
+    int moves = 0, meeples = 0;
+    while (r->phase == PROTO_PHASE_PLAYING) {
+        struct fake *p = current(r, a, b);
+        ck_assert(proto_client_my_turn(p->doc));
+        struct proto_client_legal legal[8];
+        int n = proto_client_legal(p->doc, legal, 8);
+        ck_assert_int_gt(n, 0);
+        const struct proto_client_legal *l = &legal[moves % (n < 8 ? n : 8)];
+        int t = proto_client_tile(p->doc);
+        char meeple[64] = "null";
+        if (moves % 2 == 0 && l->nmeeples > 0) {
+            snprintf(meeple, sizeof meeple, "{\"feature\":\"%s\",\"kind\":\"normal\"}",
+                     l->meeples[0].feature);
+            meeples++;
+        }
+        long long seq = r->seq;
+        say(p,
+            "\"type\":\"play\",\"id\":%d,\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+            "\"meeple\":%s",
+            100 + moves, carc_tiles[t].id, l->x, l->y, l->rot * 90, meeple);
+        ck_assert_int_eq(r->seq, seq + 1);
+        d = expect(p, "delta");
+        ck_assert_int_eq(jint(d, "seq"), seq + 1);
+        ck_assert_str_eq(jstr(d, "events.0.type"), "placed");
+        const char *ack = expect(p, "ack");
+        ck_assert_int_eq(jint(ack, "seq"), seq + 1);
+        ck_assert_int_eq(jint(ack, "ref"), 100 + moves);
+        struct fake *o = p == a ? b : a;
+        expect(o, "delta");
+        expect_nothing(o);
+        ck_assert_int_lt(nd, 64);
+        deltas[nd++] = strdup(expect(w, "delta"));
+        moves++;
+    }
+    ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
+    ck_assert_int_gt(moves, 3);
+    ck_assert_int_gt(meeples, 0);
+    ck_assert_int_eq(proto_client_phase(a->doc), PROTO_PHASE_OVER);
+    ck_assert_int_eq(proto_client_phase(w->doc), PROTO_PHASE_OVER);
+
+    /* Play after the end: wrong phase, nothing changes. */
+    char *before = snapshot(r);
+    say(a, "\"type\":\"play\",\"tile\":\"BA.V\",\"x\":9,\"y\":9,\"rot\":0");
+    expect_error(a, "wrong_phase");
+    assert_unchanged(r, before);
+
+    /* The documents the clients built from deltas equal a fresh state. */
+    say(w, "\"type\":\"sync\",\"id\":4,\"seq\":100000");
+    const char *fresh = expect(w, "state");
+    ck_assert_int_eq(jint(fresh, "ref"), 4);
+    struct proto_error err;
+    proto_error_init(&err);
+    ck_assert_msg(proto_patch_check(first, (const char *const *)deltas, nd, fresh, &err) == 0, "%s",
+                  err.text);
+    for (int i = 0; i < nd; i++)
+        free(deltas[i]);
+    free(first);
+    char *da = proto_client_doc_dump(a->doc), *db = proto_client_doc_dump(b->doc);
+    ck_assert_str_eq(da, db);
+    free(da);
+    free(db);
+}
+END_TEST
+
+/* ---- errors ---- */
+
+START_TEST(decode_errors)
+{
+    struct fake *a = fake_new();
+    raw(a, "{not json");
+    expect_error(a, "malformed_json");
+    say(a, "\"type\":\"dance\",\"id\":5");
+    ck_assert_int_eq(jint(expect_error(a, "unknown_type"), "ref"), 5);
+    raw(a, "{\"v\":2,\"type\":\"ping\"}");
+    expect_error(a, "bad_version");
+    say(a, "\"type\":\"ping\",\"id\":\"k\",\"extra\":1");
+    const char *e = expect_error(a, "bad_request");
+    ck_assert_str_eq(jstr(e, "ref"), "k");
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "extra"));
+    say(a, "\"type\":\"ping\",\"id\":6");
+    ck_assert_int_eq(jint(expect(a, "pong"), "ref"), 6);
+    say(a, "\"type\":\"ping\"");
+    ck_assert(!has(expect(a, "pong"), "ref"));
+    ck_assert_int_eq(a->closes, 0);
+}
+END_TEST
+
+START_TEST(lobby_errors)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new(), *d = fake_new();
+
+    /* not_in_room for every in-room message */
+    say(a, "\"type\":\"leave\"");
+    expect_error(a, "not_in_room");
+    say(a, "\"type\":\"chat\",\"text\":\"hi\"");
+    expect_error(a, "not_in_room");
+    say(a, "\"type\":\"sync\",\"seq\":0");
+    expect_error(a, "not_in_room");
+    say(a, "\"type\":\"start\"");
+    expect_error(a, "not_in_room");
+    say(a, "\"type\":\"play\",\"tile\":\"BA.V\",\"x\":1,\"y\":0,\"rot\":0");
+    expect_error(a, "not_in_room");
+
+    /* no_such_room */
+    say(b, "\"type\":\"join\",\"room\":\"ZZZZZZZZ\",\"name\":\"Bob\"");
+    expect_error(b, "no_such_room");
+    say(b, "\"type\":\"watch\",\"room\":\"ZZZZZZZZ\"");
+    expect_error(b, "no_such_room");
+    say(b, "\"type\":\"resume\",\"room\":\"ZZZZZZZZ\",\"token\":\"%032d\"", 0);
+    expect_error(b, "no_such_room");
+
+    /* bad settings for the engine: 6 seats need inns-cathedrals */
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":6");
+    expect_error(a, "bad_player_count");
+    ck_assert_int_eq(lb->nrooms, 0);
+
+    struct room *r = create(a, "2, \"password\": \"sesame\"");
+    char *before = snapshot(r);
+
+    /* already_in_room */
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2");
+    expect_error(a, "already_in_room");
+    say(a, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Ann\"", a->room);
+    expect_error(a, "already_in_room");
+    say(a, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    expect_error(a, "already_in_room");
+
+    /* wrong_password */
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Bob\"", a->room);
+    expect_error(b, "wrong_password");
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Bob\",\"password\":\"sesam\"", a->room);
+    expect_error(b, "wrong_password");
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Bob\",\"password\":\"sesamee\"", a->room);
+    expect_error(b, "wrong_password");
+
+    /* bad_token */
+    say(b, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%032d\"", a->room, 0);
+    expect_error(b, "bad_token");
+
+    /* not_enough_players */
+    say(a, "\"type\":\"start\",\"id\":9");
+    ck_assert_int_eq(jint(expect_error(a, "not_enough_players"), "ref"), 9);
+    expect_nothing(a);
+    assert_unchanged(r, before);
+
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Bob\",\"password\":\"sesame\"", a->room);
+    expect(b, "joined");
+    expect(b, "state");
+    b->seat = 1;
+    expect(a, "delta");
+
+    /* room_full */
+    say(c, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Cy\",\"password\":\"sesame\"", a->room);
+    expect_error(c, "room_full");
+
+    /* spectator and not_host */
+    say(d, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    expect(d, "watching");
+    expect(d, "state");
+    before = snapshot(r);
+    say(d, "\"type\":\"start\"");
+    expect_error(d, "spectator");
+    say(b, "\"type\":\"start\"");
+    expect_error(b, "not_host");
+    say(d, "\"type\":\"play\",\"tile\":\"BA.V\",\"x\":1,\"y\":0,\"rot\":0");
+    expect_error(d, "spectator");
+    /* wrong_phase: play in the lobby */
+    say(a, "\"type\":\"play\",\"tile\":\"BA.V\",\"x\":1,\"y\":0,\"rot\":0");
+    expect_error(a, "wrong_phase");
+    assert_unchanged(r, before);
+    expect_nothing(a);
+    expect_nothing(b);
+    expect_nothing(d);
+
+    say(a, "\"type\":\"start\"");
+    expect(a, "delta");
+    expect(b, "delta");
+    expect(d, "delta");
+    /* wrong_phase: join or start a running game */
+    say(c, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Cy\",\"password\":\"sesame\"", a->room);
+    expect_error(c, "wrong_phase");
+    say(a, "\"type\":\"start\"");
+    expect_error(a, "wrong_phase");
+}
+END_TEST
+
+START_TEST(play_errors)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    struct fake *p = current(r, a, b), *o = p == a ? b : a;
+    int t = r->game->tile;
+    const char *id = carc_tiles[t].id;
+    struct proto_client_legal legal[64];
+    int n = proto_client_legal(p->doc, legal, 64);
+    ck_assert_int_gt(n, 0);
+    char *before = snapshot(r);
+
+    /* not_your_turn */
+    say(o, "\"type\":\"play\",\"id\":1,\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d", id,
+        legal[0].x, legal[0].y, legal[0].rot * 90);
+    ck_assert_int_eq(jint(expect_error(o, "not_your_turn"), "ref"), 1);
+    /* wrong_tile */
+    const char *other = t == carc_tile_find("BA.A") ? "BA.B" : "BA.A";
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d", other, legal[0].x,
+        legal[0].y, legal[0].rot * 90);
+    expect_error(p, "wrong_tile");
+    /* position_taken, not_adjacent */
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":0,\"y\":0,\"rot\":0", id);
+    expect_error(p, "position_taken");
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":5,\"y\":5,\"rot\":0", id);
+    expect_error(p, "not_adjacent");
+    /* bad_rotation (the decoder) */
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":45", id, legal[0].x,
+        legal[0].y);
+    expect_error(p, "bad_rotation");
+    /* edge_mismatch: a rotation not legal at a legal position */
+    int found = 0;
+    for (int i = 0; i < n && !found; i++)
+        for (int rot = 0; rot < 4 && !found; rot++) {
+            int legal_rot = 0;
+            for (int j = 0; j < n; j++)
+                legal_rot |=
+                    legal[j].x == legal[i].x && legal[j].y == legal[i].y && legal[j].rot == rot;
+            if (!legal_rot) {
+                say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d", id,
+                    legal[i].x, legal[i].y, rot * 90);
+                expect_error(p, "edge_mismatch");
+                found = 1;
+            }
+        }
+    ck_assert(found);
+    /* unknown_feature */
+    say(p,
+        "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+        "\"meeple\":{\"feature\":\"c9\",\"kind\":\"normal\"}",
+        id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    expect_error(p, "unknown_feature");
+    /* large_meeple_unavailable: base only */
+    if (legal[0].nmeeples > 0) {
+        say(p,
+            "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+            "\"meeple\":{\"feature\":\"%s\",\"kind\":\"large\"}",
+            id, legal[0].x, legal[0].y, legal[0].rot * 90, legal[0].meeples[0].feature);
+        expect_error(p, "large_meeple_unavailable");
+    }
+    /* illegal_escape: no tile there, and no knight of the mover there */
+    say(p,
+        "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+        "\"escape\":{\"x\":7,\"y\":7,\"feature\":\"c1\"}",
+        id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    expect_error(p, "illegal_escape");
+    say(p,
+        "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+        "\"escape\":{\"x\":0,\"y\":0,\"feature\":\"zz\"}",
+        id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    expect_error(p, "illegal_escape");
+    say(p,
+        "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+        "\"escape\":{\"x\":0,\"y\":0,\"feature\":\"c1\"}",
+        id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    expect_error(p, "illegal_escape");
+
+    /* Nothing changed and nobody else heard a thing. */
+    assert_unchanged(r, before);
+    expect_nothing(p);
+    expect_nothing(o);
+
+    /* The move itself still works. */
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":null", id,
+        legal[0].x, legal[0].y, legal[0].rot * 90);
+    expect(p, "delta");
+    expect(p, "ack");
+    expect(o, "delta");
+}
+END_TEST
+
+START_TEST(farmers_off)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "2, \"options\": {\"farmers\": false}");
+    join(b, a->room, "Bob");
+    drain(a);
+    say(a, "\"type\":\"start\"");
+    drain(a);
+    drain(b);
+    struct fake *p = current(r, a, b);
+    int t = r->game->tile;
+    int f1 = carc_tile_seg_find(t, "f1");
+    ck_assert_int_ge(f1, 0);
+    struct proto_client_legal l;
+    ck_assert_int_gt(proto_client_legal(p->doc, &l, 1), 0);
+    say(p,
+        "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+        "\"meeple\":{\"feature\":\"f1\",\"kind\":\"normal\"}",
+        carc_tiles[t].id, l.x, l.y, l.rot * 90);
+    expect_error(p, "farmers_off");
+}
+END_TEST
+
+static void one_room(struct lobby_limits *l)
+{
+    l->max_rooms = 1;
+}
+
+START_TEST(room_limit)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    create(a, "2");
+    say(b, "\"type\":\"create\",\"name\":\"Bob\",\"seats\":2");
+    expect_error(b, "limit_reached");
+    ck_assert_int_eq(lb->nrooms, 1);
+}
+END_TEST
+
+/* ---- seats, leave, host, lists ---- */
+
+START_TEST(leave_and_host)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new(), *w = fake_new();
+    struct room *r = create(a, "3");
+    join(b, a->room, "Bob");
+    join(c, a->room, "Cy");
+    say(w, "\"type\":\"watch\",\"room\":\"%s\",\"seq\":0", a->room);
+    expect(w, "watching");
+    /* seq 0 given: the two deltas since, no state */
+    ck_assert_int_eq(jint(expect(w, "delta"), "seq"), 1);
+    ck_assert_int_eq(jint(expect(w, "delta"), "seq"), 2);
+    expect_nothing(w);
+    drain(a);
+    drain(b);
+
+    /* The host leaves the lobby: seat freed, host passes to Bob. */
+    say(a, "\"type\":\"leave\",\"id\":8");
+    ck_assert_int_eq(jint(expect(a, "left"), "ref"), 8);
+    expect_nothing(a);
+    ck_assert_ptr_null(a->s.room);
+    const char *d = expect(b, "delta");
+    ck_assert_str_eq(jstr(d, "events.0.type"), "seat");
+    ck_assert_str_eq(jstr(d, "events.0.name"), "Ann");
+    ck_assert_int_eq(r->host, 1);
+    ck_assert_int_eq(proto_client_host(b->doc), 1);
+    expect(c, "delta");
+    expect(w, "delta");
+    ck_assert_int_eq(r->seats[0].taken, 0);
+
+    /* a can join again: the free seat 0 */
+    join(a, b->room, "Ann2");
+    ck_assert_int_eq(a->seat, 0);
+    drain(b);
+    drain(c);
+    drain(w);
+
+    /* Everyone leaves: the room goes away, the spectator is told. */
+    say(a, "\"type\":\"leave\"");
+    say(b, "\"type\":\"leave\"");
+    say(c, "\"type\":\"leave\"");
+    ck_assert_ptr_null(lobby_room_find(lb, b->room));
+    ck_assert_int_eq(lb->nrooms, 0);
+    drain(w);
+    ck_assert_str_eq(jstr(w->last, "type"), "left");
+    ck_assert_ptr_null(w->s.room);
+    /* The spectator is free to create its own room. */
+    create(w, "2");
+}
+END_TEST
+
+START_TEST(list_rooms)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new();
+    create(a, "2, \"sets\": [\"base\", \"inns-cathedrals\"]");
+    say(b, "\"type\":\"create\",\"name\":\"Bob\",\"seats\":4,\"private\":true");
+    snprintf(b->room, sizeof b->room, "%s", jstr(expect(b, "joined"), "room"));
+    expect(b, "state");
+    say(c, "\"type\":\"list\",\"id\":\"l\"");
+    const char *m = expect(c, "rooms");
+    ck_assert_str_eq(jstr(m, "ref"), "l");
+    struct proto_client_room rooms[4];
+    ck_assert_int_eq(proto_client_rooms(m, strlen(m), rooms, 4), 1);
+    ck_assert_str_eq(rooms[0].room, a->room);
+    ck_assert_str_eq(rooms[0].host, "Ann");
+    ck_assert_int_eq(rooms[0].seats, 2);
+    ck_assert_int_eq(rooms[0].taken, 1);
+    ck_assert_int_eq(rooms[0].phase, PROTO_PHASE_LOBBY);
+    ck_assert(rooms[0].sets & (1u << CARC_SET_INNS_CATHEDRALS));
+    char *arr = lobby_rooms_encode(lb, "", 0);
+    ck_assert_int_eq(arr[0], '[');
+    ck_assert_int_eq(proto_client_rooms(arr, strlen(arr), rooms, 4), 1);
+    free(arr);
+    /* A private room can still be joined by id. */
+    join(c, b->room, "Cy");
+}
+END_TEST
+
+/* ---- resume, sync, takeover ---- */
+
+static void short_history(struct lobby_limits *l)
+{
+    l->history = 4;
+}
+
+START_TEST(resume_with_and_without_seq)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    char token[PROTO_TOKEN_MAX], room[PROTO_ROOM_MAX];
+    snprintf(token, sizeof token, "%s", b->token);
+    snprintf(room, sizeof room, "%s", b->room);
+    long long seen = proto_client_doc_seq(b->doc);
+    ck_assert_int_eq(seen, r->seq);
+
+    /* b's connection drops: a sees the seat disconnected. */
+    fake_free(b);
+    const char *d = expect(a, "delta");
+    ck_assert_int_eq(jint(d, "seq"), seen + 1);
+    ck_assert_str_eq(jstr(d, "events.0.type"), "seat");
+    struct proto_client_seat st;
+    ck_assert_int_eq(proto_client_seat_get(a->doc, 1, &st), 0);
+    ck_assert_int_eq(st.connected, 0);
+    ck_assert_int_eq(st.taken, 1);
+    /* a plays on while b is away */
+    if (r->game->current == a->seat) {
+        struct proto_client_legal l;
+        proto_client_legal(a->doc, &l, 1);
+        say(a, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+            carc_tiles[r->game->tile].id, l.x, l.y, l.rot * 90);
+        expect(a, "delta");
+        expect(a, "ack");
+    }
+
+    /* Resume with seq: joined (no token), the missing deltas, then the
+     * connect delta everyone else gets too. */
+    struct fake *b2 = fake_new();
+    long long target = r->seq + 1;
+    say(b2, "\"type\":\"resume\",\"id\":1,\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", room,
+        token, seen);
+    const char *j = expect(b2, "joined");
+    ck_assert(!has(j, "token"));
+    ck_assert_int_eq(jint(j, "seat"), 1);
+    ck_assert_int_eq(jint(j, "ref"), 1);
+    ck_assert_int_eq(r->seq, target);
+    long long want = seen + 1;
+    const char *m;
+    while ((m = session_peek(&b2->s) != NULL ? session_peek(&b2->s)->data : NULL) != NULL) {
+        ck_assert_str_eq(jstr(m, "type"), "delta");
+        ck_assert_int_eq(jint(m, "seq"), want);
+        want++;
+        session_pop(&b2->s);
+    }
+    ck_assert_int_eq(want, r->seq + 1);
+    d = expect(a, "delta");
+    ck_assert_int_eq(jint(d, "seq"), r->seq);
+    ck_assert_int_eq(proto_client_seat_get(a->doc, 1, &st), 0);
+    ck_assert_int_eq(st.connected, 1);
+
+    /* Resume without seq: a state. */
+    struct fake *b3 = fake_new();
+    say(b3, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", room, token);
+    expect(b3, "joined");
+    ck_assert_int_eq(jint(expect(b3, "state"), "seq"), r->seq);
+    expect_nothing(b3);
+    /* b2 was taken over: closed with 4000, not told anything else. */
+    ck_assert_int_eq(b2->closes, 1);
+    ck_assert_int_eq(b2->s.close_code, SESSION_CLOSE_TAKEOVER);
+    ck_assert_ptr_null(b2->s.room);
+    /* The seat stayed connected: no delta to a. */
+    expect_nothing(a);
+    ck_assert_ptr_eq(r->seats[1].s, &b3->s);
+    /* The old connection going away later changes nothing. */
+    fake_free(b2);
+    expect_nothing(a);
+    ck_assert_ptr_eq(r->seats[1].s, &b3->s);
+
+    /* sync: deltas when kept, a state when not */
+    say(b3, "\"type\":\"sync\",\"seq\":%lld", r->seq - 1);
+    ck_assert_int_eq(jint(expect(b3, "delta"), "seq"), r->seq);
+    expect_nothing(b3);
+    say(b3, "\"type\":\"sync\",\"seq\":%lld", r->seq);
+    expect_nothing(b3);
+    say(b3, "\"type\":\"sync\",\"seq\":0");
+    for (long long q = 1; q <= r->seq; q++)
+        ck_assert_int_eq(jint(expect(b3, "delta"), "seq"), q);
+    expect_nothing(b3);
+    /* a seq the room has not reached: a state */
+    say(b3, "\"type\":\"sync\",\"id\":2,\"seq\":%lld", r->seq + 1);
+    const char *s = expect(b3, "state");
+    ck_assert_int_eq(jint(s, "ref"), 2);
+    ck_assert_int_eq(jint(s, "seq"), r->seq);
+}
+END_TEST
+
+START_TEST(resume_too_old)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new();
+    struct room *r = create(a, "4");
+    join(b, a->room, "Bob");
+    /* Many seat changes: more deltas than the history keeps. */
+    for (int i = 0; i < 3; i++) {
+        join(c, a->room, "Cy");
+        say(c, "\"type\":\"leave\"");
+        expect(c, "left");
+    }
+    ck_assert_int_gt(r->seq, 5);
+    drain(b);
+    say(b, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\",\"seq\":1", a->room, b->token);
+    /* b is already on that seat: joined, then a state (seq 1 is too old) */
+    expect(b, "joined");
+    drain(b);
+    ck_assert_str_eq(jstr(b->last, "type"), "state");
+    ck_assert_int_eq(jint(b->last, "seq"), r->seq);
+    /* within the history: deltas */
+    say(b, "\"type\":\"sync\",\"seq\":%lld", r->seq - 4);
+    for (int i = 3; i >= 0; i--)
+        ck_assert_int_eq(jint(expect(b, "delta"), "seq"), r->seq - i);
+    say(b, "\"type\":\"sync\",\"seq\":%lld", r->seq - 5);
+    expect(b, "state");
+    /* a seat token from another room is refused */
+    struct fake *d = fake_new();
+    create(d, "2");
+    say(d, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, d->token);
+    expect_error(d, "bad_token");
+    /* resuming a seat elsewhere moves the session: d leaves its room */
+    say(d, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, a->token);
+    expect(d, "joined");
+    ck_assert_ptr_eq(d->s.room, r);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_TAKEOVER);
+    ck_assert_int_eq(lb->nrooms, 2); /* d's old lobby room keeps its (disconnected) seat */
+}
+END_TEST
+
+/* ---- chat ---- */
+
+START_TEST(chat)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *w = fake_new();
+    create(a, "2");
+    join(b, a->room, "Bob");
+    drain(a);
+    say(w, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    drain(w);
+    say(a, "\"type\":\"chat\",\"text\":\"hello\"");
+    const char *m = expect(b, "chat");
+    ck_assert_int_eq(jint(m, "seat"), 0);
+    ck_assert_str_eq(jstr(m, "name"), "Ann");
+    ck_assert_str_eq(jstr(m, "text"), "hello");
+    expect(a, "chat");
+    expect(w, "chat");
+    say(w, "\"type\":\"chat\",\"text\":\"from the stands\"");
+    m = expect(a, "chat");
+    char *seat = proto_json_path_dump(m, strlen(m), "seat");
+    ck_assert_str_eq(seat, "null");
+    free(seat);
+    drain(b);
+    drain(w);
+
+    /* Length cap (decoder): 281 bytes and empty are refused. */
+    char big[300];
+    memset(big, 'x', 281);
+    big[281] = '\0';
+    say(a, "\"type\":\"chat\",\"text\":\"%s\"", big);
+    expect_error(a, "bad_request");
+    say(a, "\"type\":\"chat\",\"text\":\"\"");
+    expect_error(a, "bad_request");
+    big[280] = '\0';
+    say(a, "\"type\":\"chat\",\"text\":\"%s\"", big);
+    expect(a, "chat");
+    drain(b);
+    drain(w);
+
+    /* Rate cap: a's burst is spent (5, one already used above by the big one). */
+    int sent = 0;
+    for (int i = 0; i < 10; i++) {
+        say(a, "\"type\":\"chat\",\"text\":\"spam %d\"", i);
+        const char *r = pop(a);
+        if (strcmp(jstr(r, "type"), "error") == 0) {
+            ck_assert_str_eq(jstr(r, "code"), "rate_limited");
+            break;
+        }
+        sent++;
+    }
+    ck_assert_int_lt(sent, 10);
+    drain(b);
+    /* A minute later it flows again. */
+    now += 60000;
+    say(a, "\"type\":\"chat\",\"text\":\"back\"");
+    ck_assert_str_eq(jstr(expect(b, "chat"), "text"), "back");
+    ck_assert_int_eq(a->closes, 0);
+}
+END_TEST
+
+/* ---- abuse ---- */
+
+START_TEST(rate_limit_and_flood)
+{
+    struct fake *a = fake_new();
+    int pongs = 0, limited = 0;
+    /* All at one instant: the burst (40) passes, then rate_limited. */
+    for (int i = 0; i < 60; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\",\"id\":1}");
+    const char *m;
+    while ((m = pop(a)) != NULL) {
+        if (strcmp(jstr(m, "type"), "pong") == 0)
+            pongs++;
+        else if (strcmp(jstr(m, "code"), "rate_limited") == 0) {
+            limited++;
+            ck_assert_int_eq(jint(m, "ref"), 1);
+        }
+    }
+    ck_assert_int_eq(pongs, 40);
+    ck_assert_int_eq(limited, 20);
+    ck_assert_int_eq(a->closes, 0);
+    /* Half a second later, 10 more pass. */
+    now += 500;
+    for (int i = 0; i < 10; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    for (int i = 0; i < 10; i++)
+        expect(a, "pong");
+    /* Far over (the flood bucket, 80 burst): closed with 1008. */
+    for (int i = 0; i < 200 && !a->s.closing; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_POLICY);
+    /* Nothing more is handled. */
+    drain(a);
+    now += 100000;
+    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    expect_nothing(a);
+}
+END_TEST
+
+START_TEST(message_too_big)
+{
+    struct fake *a = fake_new();
+    size_t n = lb->lim.message_bytes + 1;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[n] = '\0';
+    lobby_session_message(lb, &a->s, big, n, now);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_TOO_BIG);
+    free(big);
+    /* The reassembly buffer refuses to grow past the limit too. */
+    struct fake *b = fake_new();
+    char chunk[4096];
+    memset(chunk, 'x', sizeof chunk);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, sizeof chunk, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, sizeof chunk, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, 10, 20000, 0), -1);
+    session_rx_reset(&b->s);
+    ck_assert_int_eq(session_rx_append(&b->s, "{\"v\":1,", 7, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, "\"type\":\"ping\"}", 14, 0, 1), 1);
+    lobby_session_message(lb, &b->s, b->s.rx, b->s.rxlen, now);
+    expect(b, "pong");
+}
+END_TEST
+
+static void small_queue(struct lobby_limits *l)
+{
+    l->queue_messages = 8;
+}
+
+START_TEST(queue_overflow)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *slow = fake_new();
+    create(a, "2");
+    join(b, a->room, "Bob");
+    drain(a);
+    say(slow, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    /* slow never reads: watching + state are queued, then chat piles up. */
+    for (int i = 0; i < 8; i++) {
+        say(a, "\"type\":\"chat\",\"text\":\"m%d\"", i);
+        now += 20000; /* stay under the chat rate */
+        drain(a);
+        drain(b);
+    }
+    ck_assert_int_eq(slow->closes, 1);
+    ck_assert_int_eq(slow->s.close_code, SESSION_CLOSE_OVERFLOW);
+    ck_assert_int_eq(queued(slow), 0); /* dropped at once */
+    ck_assert_int_eq(a->closes, 0);
+    ck_assert_int_eq(b->closes, 0);
+    /* The others go on; the slow one is still a member until its
+     * connection is gone, but gets nothing more. */
+    say(a, "\"type\":\"chat\",\"text\":\"still here\"");
+    expect(b, "chat");
+    expect_nothing(slow);
+    fake_free(slow);
+    say(a, "\"type\":\"chat\",\"text\":\"bye\"");
+    expect(b, "chat");
+}
+END_TEST
+
+static void short_idle(struct lobby_limits *l)
+{
+    l->idle_timeout = 10;
+    l->room_ttl = 30;
+}
+
+START_TEST(idle_and_ttl)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    create(a, "2");
+    char room[PROTO_ROOM_MAX];
+    snprintf(room, sizeof room, "%s", a->room);
+    now += 5000;
+    say(b, "\"type\":\"ping\"");
+    now += 6000;
+    lobby_tick(lb, now);
+    /* a was silent for 11 s, b for 6 s */
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_IDLE);
+    ck_assert_int_eq(b->closes, 0);
+    fake_free(a);
+    /* The room has nobody connected: kept for room_ttl, then deleted. */
+    ck_assert_ptr_nonnull(lobby_room_find(lb, room));
+    lobby_tick(lb, now);
+    now += 29000;
+    say(b, "\"type\":\"ping\"");
+    lobby_tick(lb, now);
+    ck_assert_ptr_nonnull(lobby_room_find(lb, room));
+    now += 2000;
+    say(b, "\"type\":\"ping\"");
+    lobby_tick(lb, now);
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_int_eq(b->closes, 0);
+}
+END_TEST
+
+static void two_per_ip(struct lobby_limits *l)
+{
+    l->conns_per_ip = 2;
+}
+
+START_TEST(connections_per_address)
+{
+    struct fake *a = fake_new_from("10.0.0.9"), *b = fake_new_from("10.0.0.9");
+    expect(a, "welcome");
+    expect(b, "welcome");
+    struct fake *c = fake_new_from("10.0.0.9");
+    ck_assert_int_eq(c->closes, 1);
+    ck_assert_int_eq(c->s.close_code, SESSION_CLOSE_POLICY);
+    expect_nothing(c);
+    struct fake *d = fake_new_from("10.0.0.10");
+    expect(d, "welcome");
+    fake_free(c); /* a refused connection does not free a slot */
+    struct fake *e = fake_new_from("10.0.0.9");
+    ck_assert_int_eq(e->closes, 1);
+    fake_free(e);
+    fake_free(a);
+    struct fake *f = fake_new_from("10.0.0.9");
+    expect(f, "welcome");
+    ck_assert_int_eq(f->closes, 0);
+}
+END_TEST
+
+START_TEST(shutdown)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    create(a, "2");
+    say(b, "\"type\":\"ping\"");
+    lobby_shutdown(lb);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(b->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_GOING_AWAY);
+    ck_assert_str_eq(a->s.close_reason, "server restarting, retry");
+    ck_assert(a->s.close_flush);
+    /* b's pong is still delivered before the close */
+    expect(b, "pong");
+    struct fake *c = fake_new_from("10.0.0.2");
+    ck_assert_int_eq(c->closes, 1);
+    ck_assert_int_eq(c->s.close_code, SESSION_CLOSE_GOING_AWAY);
+}
+END_TEST
+
+/* ---- transport-free helpers: HTTP routes, config, randomness ---- */
+
+START_TEST(http_routes)
+{
+    struct api api;
+    ck_assert_int_eq(api_init(&api, lb, "server/www"), 0);
+    struct api_reply r;
+    api_route(&api, "GET", "/healthz", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "ok");
+    api_reply_free(&r);
+    api_route(&api, "GET", "/api/rooms", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.content_type, "application/json");
+    ck_assert_str_eq(r.body, "[]");
+    api_reply_free(&r);
+    api_route(&api, "GET", "/api/tiles", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"BA.D\""));
+    api_reply_free(&r);
+    api_route(&api, "POST", "/api/rooms", &r);
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
+    api_route(&api, "GET", "/api/nope", &r);
+    ck_assert_int_eq(r.status, 404);
+    api_reply_free(&r);
+    api_route(&api, "GET", "/", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.file, "server/www/index.html");
+    ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");
+    api_reply_free(&r);
+    api_route(&api, "GET", "/app.js", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.content_type, "text/javascript; charset=utf-8");
+    api_reply_free(&r);
+    const char *bad[] = {"/../Makefile", "/a/../../x",    "//etc/passwd", "/.git/config",
+                         "/a\\b",        "/missing.html", "/ws"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        api_route(&api, "GET", bad[i], &r);
+        ck_assert_msg(r.status == 404 || (i == 6 && r.status == 426), "%s gave %d", bad[i],
+                      r.status);
+        ck_assert_str_eq(r.file, "");
+        api_reply_free(&r);
+    }
+    api_fini(&api);
+    ck_assert_str_eq(api_mime("x/y.css"), "text/css; charset=utf-8");
+    ck_assert_str_eq(api_mime("x.svg"), "image/svg+xml");
+    ck_assert_str_eq(api_mime("x.d/noext"), "application/octet-stream");
+}
+END_TEST
+
+START_TEST(config_parse)
+{
+    struct carcd_config c;
+    char err[256];
+    char *argv[] = {"carcd", "--port", "0", "--listen=0.0.0.0", "--rate", "5", NULL};
+    ck_assert_int_eq(config_load(&c, 6, argv, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.port, 0);
+    ck_assert_str_eq(c.listen, "0.0.0.0");
+    ck_assert_int_eq(c.limits.rate, 5);
+    ck_assert_int_eq(c.limits.message_bytes, 16384);
+    ck_assert_int_eq(c.limits.idle_timeout, 600);
+    ck_assert_str_eq(c.data_dir, "./data");
+    ck_assert_str_eq(c.web_root, "server/www");
+
+    char path[] = "/tmp/carcd-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "# carcd\nport = 9000\n  history=  7  # deltas\n\nlog-level = debug\n");
+    fclose(f);
+    char *argv2[] = {"carcd", "--port", "9100", "-c", path, NULL};
+    ck_assert_int_eq(config_load(&c, 5, argv2, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.port, 9100); /* the flag wins */
+    ck_assert_int_eq(c.limits.history, 7);
+    ck_assert_int_eq(c.log_level, 3);
+
+    f = fopen(path, "w");
+    fprintf(f, "port = 9000\nbogus = 1\n");
+    fclose(f);
+    char *argv3[] = {"carcd", "--config", path, NULL};
+    ck_assert_int_eq(config_load(&c, 3, argv3, stdout, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, ":2:"));
+    unlink(path);
+
+    char *argv4[] = {"carcd", "--port", "70000", NULL};
+    ck_assert_int_eq(config_load(&c, 3, argv4, stdout, err, sizeof err), -1);
+    char *argv5[] = {"carcd", "--port", NULL};
+    ck_assert_int_eq(config_load(&c, 2, argv5, stdout, err, sizeof err), -1);
+    char *argv6[] = {"carcd", "stray", NULL};
+    ck_assert_int_eq(config_load(&c, 2, argv6, stdout, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(ids_and_tokens)
+{
+    char id[RAND_ROOM_LEN + 1], id2[RAND_ROOM_LEN + 1], tok[RAND_TOKEN_LEN + 1];
+    rand_room_id(id);
+    rand_room_id(id2);
+    ck_assert_uint_eq(strlen(id), 8);
+    ck_assert_str_ne(id, id2);
+    for (int i = 0; i < 8; i++)
+        ck_assert(strchr("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", id[i]) !=
+                  NULL);
+    rand_token(tok);
+    ck_assert_uint_eq(strlen(tok), 32);
+    ck_assert_uint_eq(strspn(tok, "0123456789abcdef"), 32);
+}
+END_TEST
+
+/* ---- registry ---- */
+
+static void setup_default(void)
+{
+    setup_with(limits_default);
+}
+static void setup_one_room(void)
+{
+    setup_with(one_room);
+}
+static void setup_short_history(void)
+{
+    setup_with(short_history);
+}
+static void setup_small_queue(void)
+{
+    setup_with(small_queue);
+}
+static void setup_short_idle(void)
+{
+    setup_with(short_idle);
+}
+static void setup_two_per_ip(void)
+{
+    setup_with(two_per_ip);
+}
+
+static TCase *tcase_with(const char *name, void (*setup)(void))
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    return tc;
+}
 
 Suite *suite_room(void)
 {
-    return suite_create("room");
+    Suite *s = suite_create("room");
+    TCase *tc = tcase_with("lobby", setup_default);
+    tcase_add_test(tc, full_game);
+    tcase_add_test(tc, decode_errors);
+    tcase_add_test(tc, lobby_errors);
+    tcase_add_test(tc, play_errors);
+    tcase_add_test(tc, farmers_off);
+    tcase_add_test(tc, leave_and_host);
+    tcase_add_test(tc, list_rooms);
+    tcase_add_test(tc, resume_with_and_without_seq);
+    tcase_add_test(tc, chat);
+    tcase_add_test(tc, rate_limit_and_flood);
+    tcase_add_test(tc, message_too_big);
+    tcase_add_test(tc, shutdown);
+    tcase_add_test(tc, http_routes);
+    tcase_add_test(tc, config_parse);
+    tcase_add_test(tc, ids_and_tokens);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("limits", setup_one_room);
+    tcase_add_test(tc, room_limit);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("history", setup_short_history);
+    tcase_add_test(tc, resume_too_old);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("queue", setup_small_queue);
+    tcase_add_test(tc, queue_overflow);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("idle", setup_short_idle);
+    tcase_add_test(tc, idle_and_ttl);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("addresses", setup_two_per_ip);
+    tcase_add_test(tc, connections_per_address);
+    suite_add_tcase(s, tc);
+    return s;
 }

@@ -1,0 +1,258 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+enum kind { K_INT, K_STR, K_LEVEL };
+
+struct key {
+    const char *name;
+    int kind;
+    size_t off;  /* into struct carcd_config */
+    size_t size; /* K_STR: buffer size */
+    long min, max;
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct carcd_config, f)
+#define LIM(f) (offsetof(struct carcd_config, limits) + offsetof(struct lobby_limits, f))
+
+static const struct key keys[] = {
+    {"listen", K_STR, OFF(listen), sizeof(((struct carcd_config *)0)->listen), 0, 0,
+     "address to listen on (127.0.0.1; 0.0.0.0 for every interface)"},
+    {"port", K_INT, OFF(port), 0, 0, 65535, "TCP port (8080; 0 picks a free one)"},
+    {"data-dir", K_STR, OFF(data_dir), sizeof(((struct carcd_config *)0)->data_dir), 0, 0,
+     "data directory, created if missing (./data)"},
+    {"web-root", K_STR, OFF(web_root), sizeof(((struct carcd_config *)0)->web_root), 0, 0,
+     "static files served at / (server/www)"},
+    {"log-level", K_LEVEL, OFF(log_level), 0, 0, 3, "error, warn, info or debug (info)"},
+    {"ping-interval", K_INT, OFF(ping_interval), 0, 0, 3600,
+     "seconds of silence before a websocket ping (30; 0 = off)"},
+    {"shutdown-grace", K_INT, OFF(shutdown_grace), 0, 0, 60000,
+     "milliseconds to let clients close on SIGINT/SIGTERM (2000)"},
+    {"max-message-bytes", K_INT, LIM(message_bytes), 0, 256, 16384,
+     "largest inbound message; larger closes with 1009 (16384)"},
+    {"rate", K_INT, LIM(rate), 0, 1, 100000, "messages per second per connection (20)"},
+    {"burst", K_INT, LIM(burst), 0, 1, 100000, "message burst per connection (40)"},
+    {"flood-rate", K_INT, LIM(flood_rate), 0, 1, 100000,
+     "messages per second that close the connection with 1008 (40)"},
+    {"flood-burst", K_INT, LIM(flood_burst), 0, 1, 100000, "burst before 1008 (80)"},
+    {"chat-rate", K_INT, LIM(chat_rate), 0, 1, 100000,
+     "chat messages per minute per connection (30)"},
+    {"chat-burst", K_INT, LIM(chat_burst), 0, 1, 100000, "chat burst (5)"},
+    {"queue-messages", K_INT, LIM(queue_messages), 0, 4, 1000000,
+     "outbound queue per connection, messages; over closes with 4001 (256)"},
+    {"queue-bytes", K_INT, LIM(queue_bytes), 0, 65536, 1 << 30,
+     "outbound queue per connection, bytes (1048576)"},
+    {"max-conns-per-ip", K_INT, LIM(conns_per_ip), 0, 1, 1000000,
+     "websocket connections per address; over closes with 1008 (64)"},
+    {"max-rooms", K_INT, LIM(max_rooms), 0, 1, 10000000, "rooms per server (10000)"},
+    {"idle-timeout", K_INT, LIM(idle_timeout), 0, 0, 1000000,
+     "seconds without a message before close 4002 (600; 0 = never)"},
+    {"history", K_INT, LIM(history), 0, 1, 4096, "deltas kept per room for resume and sync (32)"},
+    {"room-ttl", K_INT, LIM(room_ttl), 0, 0, 100000000,
+     "seconds a room with nobody connected is kept (3600; 0 = forever)"},
+    {"list-max", K_INT, LIM(list_max), 0, 1, 100000, "rooms in one list answer (200)"},
+};
+
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+void lobby_limits_defaults(struct lobby_limits *l)
+{
+    l->message_bytes = 16384;
+    l->rate = 20;
+    l->burst = 40;
+    l->flood_rate = 40;
+    l->flood_burst = 80;
+    l->chat_rate = 30;
+    l->chat_burst = 5;
+    l->queue_messages = 256;
+    l->queue_bytes = 1 << 20;
+    l->conns_per_ip = 64;
+    l->max_rooms = 10000;
+    l->idle_timeout = 600;
+    l->history = 32;
+    l->room_ttl = 3600;
+    l->list_max = 200;
+}
+
+void config_defaults(struct carcd_config *c)
+{
+    memset(c, 0, sizeof *c);
+    strcpy(c->listen, "127.0.0.1");
+    c->port = 8080;
+    strcpy(c->data_dir, "./data");
+    strcpy(c->web_root, "server/www");
+    c->log_level = LOG_INFO;
+    c->ping_interval = 30;
+    c->shutdown_grace = 2000;
+    lobby_limits_defaults(&c->limits);
+}
+
+int config_set(struct carcd_config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    const struct key *k = NULL;
+    for (int i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].name, key) == 0)
+            k = &keys[i];
+    if (k == NULL) {
+        snprintf(err, errlen, "unknown setting '%s' (see --help)", key);
+        return -1;
+    }
+    char *field = (char *)c + k->off;
+    switch (k->kind) {
+    case K_STR:
+        if (value[0] == '\0' || strlen(value) >= k->size) {
+            snprintf(err, errlen, "%s: value must be 1 to %zu bytes", key, k->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    case K_LEVEL: {
+        int lv = log_level_find(value);
+        if (lv < 0) {
+            snprintf(err, errlen, "%s: '%s' is not error, warn, info or debug", key, value);
+            return -1;
+        }
+        *(int *)(void *)field = lv;
+        return 0;
+    }
+    default: {
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (errno != 0 || end == value || *end != '\0' || v < k->min || v > k->max) {
+            snprintf(err, errlen, "%s: '%s' is not an integer from %ld to %ld", key, value, k->min,
+                     k->max);
+            return -1;
+        }
+        *(int *)(void *)field = (int)v;
+        return 0;
+    }
+    }
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+int config_file(struct carcd_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024], msg[256];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash != NULL)
+            *hash = '\0';
+        char *s = trim(line);
+        if (*s == '\0')
+            continue;
+        char *eq = strchr(s, '=');
+        if (eq == NULL) {
+            snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        if (config_set(c, trim(s), trim(eq + 1), msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+void config_usage(FILE *out)
+{
+    fprintf(out, "usage: carcd [--config FILE] [--KEY VALUE | --KEY=VALUE]...\n"
+                 "\n"
+                 "The Carcassonne game server: HTTP and WebSocket (/ws) on one port.\n"
+                 "A config file holds `KEY = VALUE` lines with the same keys; flags override it.\n"
+                 "\n"
+                 "  -c, --config FILE        read settings from FILE\n"
+                 "  -h, --help               print this help\n"
+                 "      --version            print the version\n");
+    for (int i = 0; i < NKEYS; i++)
+        fprintf(out, "      --%-19s %s\n", keys[i].name, keys[i].help);
+}
+
+/* Split argv[*i] into key and value; advances *i past a separate value. */
+static int flag_kv(int argc, char **argv, int *i, char *key, size_t keylen, const char **value,
+                   char *err, size_t errlen)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "-c") == 0)
+        a = "--config";
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+        return -1;
+    }
+    a += 2;
+    const char *eq = strchr(a, '=');
+    size_t n = eq != NULL ? (size_t)(eq - a) : strlen(a);
+    if (n >= keylen) {
+        snprintf(err, errlen, "unknown flag '--%s'", a);
+        return -1;
+    }
+    memcpy(key, a, n);
+    key[n] = '\0';
+    if (eq != NULL) {
+        *value = eq + 1;
+        return 0;
+    }
+    if (*i + 1 >= argc) {
+        snprintf(err, errlen, "--%s needs a value", key);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 0;
+}
+
+int config_load(struct carcd_config *c, int argc, char **argv, FILE *out, char *err, size_t errlen)
+{
+    config_defaults(c);
+    const char *file = NULL;
+    char key[64];
+    const char *value;
+    /* First pass: help, version and the config file. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            config_usage(out);
+            return 1;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            fprintf(out, "carcd 0.1\n");
+            return 1;
+        }
+        if (flag_kv(argc, argv, &i, key, sizeof key, &value, err, errlen) != 0)
+            return -1;
+        if (strcmp(key, "config") == 0)
+            file = value;
+    }
+    if (file != NULL && config_file(c, file, err, errlen) != 0)
+        return -1;
+    for (int i = 1; i < argc; i++) {
+        if (flag_kv(argc, argv, &i, key, sizeof key, &value, err, errlen) != 0)
+            return -1;
+        if (strcmp(key, "config") != 0 && config_set(c, key, value, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,57 @@
+/* config.h: carcd's settings, from defaults, a config file and flags.
+ *
+ * One table names every setting; the same key is a flag (`--port 8080` or
+ * `--port=8080`) and a config file line (`port = 8080`). Flags override the
+ * file whatever their order. `carcd --help` prints the table. */
+#ifndef CARCD_CONFIG_H
+#define CARCD_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The limits the lobby, rooms and sessions enforce (DESIGN section 4). */
+struct lobby_limits {
+    int message_bytes;           /* largest inbound message; larger: close 1009 */
+    int rate, burst;             /* messages per second and burst; over: error rate_limited */
+    int flood_rate, flood_burst; /* over this: close 1008 */
+    int chat_rate, chat_burst;   /* chat messages per minute and burst; over: rate_limited */
+    int queue_messages;          /* outbound queue bound per connection, messages ... */
+    int queue_bytes;             /* ... and bytes; over: close 4001 */
+    int conns_per_ip;            /* websocket connections per peer address; over: close 1008 */
+    int max_rooms;               /* rooms on the server; over: error limit_reached */
+    int idle_timeout;            /* seconds without a message before close 4002; 0: never */
+    int history;                 /* deltas kept per room for resume and sync */
+    int room_ttl;                /* seconds a room with nobody connected is kept; 0: forever */
+    int list_max;                /* rooms in one `rooms` answer */
+};
+
+struct carcd_config {
+    char listen[64]; /* address to bind; "0.0.0.0" or "*" for every interface */
+    int port;        /* 0: the kernel picks one (printed at start) */
+    char data_dir[256];
+    char web_root[256];
+    int log_level;      /* enum log_level */
+    int ping_interval;  /* seconds between websocket pings of a quiet connection; 0: off */
+    int shutdown_grace; /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
+    struct lobby_limits limits;
+};
+
+void config_defaults(struct carcd_config *c);
+void lobby_limits_defaults(struct lobby_limits *l);
+
+/* Set one key from text. Returns 0, or -1 with a sentence in err. */
+int config_set(struct carcd_config *c, const char *key, const char *value, char *err,
+               size_t errlen);
+
+/* Read `key = value` lines ('#' starts a comment, blank lines are skipped).
+ * Returns 0, or -1 with "FILE:LINE: reason" in err. */
+int config_file(struct carcd_config *c, const char *path, char *err, size_t errlen);
+
+/* Defaults, then the file named by --config/-c (if any), then the other
+ * flags. Returns 0 to run, 1 when --help or --version was printed on out, -1
+ * with a sentence in err for a bad flag, value or file. */
+int config_load(struct carcd_config *c, int argc, char **argv, FILE *out, char *err, size_t errlen);
+
+void config_usage(FILE *out);
+
+#endif

@@ -1,0 +1,171 @@
+/* main.c: carcd, the Carcassonne game server process: settings, one libuv
+ * loop, the lobby, the network adapter, signals and a graceful shutdown. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <uv.h>
+
+#include "api.h"
+#include "config.h"
+#include "lobby.h"
+#include "log.h"
+#include "net.h"
+
+struct server {
+    uv_loop_t loop;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t tick;  /* lobby_tick, once a second */
+    uv_timer_t drain; /* shutdown: wait for clients to close */
+    struct carcd_config cfg;
+    struct lobby *lobby;
+    struct api api;
+    struct net *net;
+    uint64_t deadline;
+    int stopping, stopped;
+};
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char keep = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = keep;
+            if (keep == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* Let the process hold as many sockets as the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct server *sv = t->data;
+    lobby_tick(sv->lobby, uv_now(&sv->loop));
+}
+
+/* The last step inside the loop: lws lets go, our handles close, uv_run returns. */
+static void server_finish(struct server *sv)
+{
+    if (sv->stopped)
+        return;
+    sv->stopped = 1;
+    log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
+    net_stop(sv->net);
+    uv_close((uv_handle_t *)&sv->tick, NULL);
+    uv_close((uv_handle_t *)&sv->drain, NULL);
+    uv_close((uv_handle_t *)&sv->sigint, NULL);
+    uv_close((uv_handle_t *)&sv->sigterm, NULL);
+}
+
+static void on_drain(uv_timer_t *t)
+{
+    struct server *sv = t->data;
+    if (sv->lobby->nsessions == 0 || uv_now(&sv->loop) >= sv->deadline)
+        server_finish(sv);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    struct server *sv = h->data;
+    if (sv->stopping) {
+        server_finish(sv); /* a second signal: do not wait */
+        return;
+    }
+    sv->stopping = 1;
+    log_info("signal %d: closing connections (1001) and stopping", signum);
+    lobby_shutdown(sv->lobby);
+    sv->deadline = uv_now(&sv->loop) + (uint64_t)sv->cfg.shutdown_grace;
+    uv_timer_start(&sv->drain, on_drain, 0, 20);
+}
+
+static int url_host(const char *listen, char *out, size_t size)
+{
+    if (strcmp(listen, "0.0.0.0") == 0 || strcmp(listen, "*") == 0)
+        return snprintf(out, size, "0.0.0.0");
+    if (strchr(listen, ':') != NULL)
+        return snprintf(out, size, "[%s]", listen);
+    return snprintf(out, size, "%s", listen);
+}
+
+int main(int argc, char **argv)
+{
+    static struct server sv;
+    char err[512];
+    int rc = config_load(&sv.cfg, argc, argv, stdout, err, sizeof err);
+    if (rc == 1)
+        return 0;
+    if (rc != 0) {
+        fprintf(stderr, "carcd: %s\n", err);
+        return 2;
+    }
+    log_level_set(sv.cfg.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
+    if (make_dirs(sv.cfg.data_dir) != 0) {
+        fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", sv.cfg.data_dir,
+                strerror(errno));
+        return 1;
+    }
+
+    if (uv_loop_init(&sv.loop) != 0) {
+        fprintf(stderr, "carcd: cannot start the event loop\n");
+        return 1;
+    }
+    sv.lobby = lobby_new(&sv.cfg.limits);
+    if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
+        fprintf(stderr, "carcd: out of memory\n");
+        return 1;
+    }
+    sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
+    int status = 0;
+    if (sv.net == NULL || net_port(sv.net) < 0) {
+        status = 1;
+    } else {
+        uv_timer_init(&sv.loop, &sv.tick);
+        uv_timer_init(&sv.loop, &sv.drain);
+        uv_signal_init(&sv.loop, &sv.sigint);
+        uv_signal_init(&sv.loop, &sv.sigterm);
+        sv.tick.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
+        uv_timer_start(&sv.tick, on_tick, 1000, 1000);
+        uv_signal_start(&sv.sigint, on_signal, SIGINT);
+        uv_signal_start(&sv.sigterm, on_signal, SIGTERM);
+        char host[80];
+        url_host(sv.cfg.listen, host, sizeof host);
+        printf("carcd listening on http://%s:%d/\n", host, net_port(sv.net));
+        fflush(stdout);
+        log_info("web root %s, data %s", sv.cfg.web_root, sv.cfg.data_dir);
+    }
+    uv_run(&sv.loop, UV_RUN_DEFAULT);
+    net_free(sv.net);
+    lobby_free(sv.lobby);
+    api_fini(&sv.api);
+    int lc = uv_loop_close(&sv.loop);
+    if (lc != 0) {
+        fprintf(stderr, "carcd: the event loop still had handles at exit (%s)\n", uv_strerror(lc));
+        status = 1;
+    }
+    if (status == 0)
+        log_info("stopped");
+    return status;
+}

@@ -1,0 +1,467 @@
+/* net.c: libwebsockets 4.1 on carcd's libuv loop (foreign loop). The one file
+ * of carcd that includes libwebsockets.h: everything below the transport
+ * (lobby, rooms, HTTP routes) is plain C called from here. */
+#include "net.h"
+
+#include <libwebsockets.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sbuf.h"
+#include "session.h"
+
+_Static_assert(LWS_PRE <= SBUF_PRE, "SBUF_PRE must leave room for the lws frame header");
+_Static_assert(offsetof(struct sbuf, data) == offsetof(struct sbuf, pre) + SBUF_PRE,
+               "an sbuf's headroom must sit right before its text");
+
+#define HTTP_CHUNK 16384
+
+struct net {
+    uv_loop_t *loop;
+    struct lobby *lobby;
+    struct api *api;
+    struct lws_context *ctx;
+    struct lws_vhost *vh;
+    int port;
+    int stopping; /* lws_context_destroy has begun: the sinks do nothing */
+    lws_retry_bo_t retry;
+    char iface[64];
+};
+
+enum conn_kind { CONN_NONE = 0, CONN_HTTP, CONN_WS };
+
+/* Per-connection memory, allocated and zeroed by lws for the protocol. */
+struct conn {
+    int kind;
+    int close_started;                /* ws_close_now() has run */
+    lws_sorted_usec_list_t close_sul; /* a deferred ws_close_now() */
+    struct session s;                 /* CONN_WS */
+    struct {                          /* CONN_HTTP: the reply being written */
+        struct api_reply reply;
+        size_t off;
+        int pending;
+    } http;
+};
+
+static struct net *net_of(struct lws *wsi)
+{
+    return lws_context_user(lws_get_context(wsi));
+}
+
+static uint64_t net_now(const struct net *n)
+{
+    return uv_now(n->loop);
+}
+
+/* ---- the session sink ---- */
+
+static struct net *sink_net(struct session *s)
+{
+    return net_of(s->conn);
+}
+
+static void sink_wake(struct session *s)
+{
+    if (!sink_net(s)->stopping)
+        lws_callback_on_writable(s->conn);
+}
+
+/* Start lws's polite close: the close frame with our code and reason goes out
+ * when the socket is writable (lws waits 5 s for that, then drops the
+ * connection), then lws waits for the client's close.
+ *
+ * Debian 12's lws 4.1.6 is built with _DEBUG, and with libuv its service
+ * loop closes a connection whose callback returned -1 twice in a row
+ * ("close_and_handled uv repeat test"): the second call kills it before the
+ * close frame is written. A timeout kills without a close frame too. Only
+ * LWS_TO_KILL_SYNC goes straight to the polite close, so every close with a
+ * code goes through here, and no websocket callback returns -1 for one. */
+static void ws_close_now(struct lws *wsi, struct session *s)
+{
+    struct conn *c = lws_container_of(s, struct conn, s);
+    if (c->close_started)
+        return;
+    c->close_started = 1;
+    lws_close_reason(wsi, (enum lws_close_status)s->close_code, (unsigned char *)s->close_reason,
+                     strlen(s->close_reason));
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+}
+
+static void close_deferred(lws_sorted_usec_list_t *sul)
+{
+    struct conn *c = lws_container_of(sul, struct conn, close_sul);
+    ws_close_now(c->s.conn, &c->s); /* may free c: nothing after this */
+}
+
+static void sink_close(struct session *s)
+{
+    struct lws *wsi = s->conn;
+    struct net *n = sink_net(s);
+    if (n->stopping)
+        return;
+    if (!s->close_flush) {
+        /* Whatever is queued (the queue may be full because the client does
+         * not read: this must not wait for a writable callback), but not from
+         * inside this call: closing a connection that is already half closed
+         * runs its CLOSED callback at once, and we may be in the middle of a
+         * room's broadcast. */
+        struct conn *c = lws_container_of(s, struct conn, s);
+        lws_sul_schedule(n->ctx, 0, &c->close_sul, close_deferred, 1);
+        return;
+    }
+    /* After the queue drains (WRITEABLE); a client that does not read is cut
+     * off after 5 s. */
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 5);
+    lws_callback_on_writable(wsi);
+}
+
+static const struct session_sink ws_sink = {sink_wake, sink_close};
+
+/* ---- websocket ---- */
+
+static int ws_path_ok(struct lws *wsi)
+{
+    char uri[64];
+    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+    return n > 0 && strcmp(uri, "/ws") == 0;
+}
+
+static void peer_address(struct lws *wsi, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (lws_get_peer_simple(wsi, buf, size) == NULL)
+        buf[0] = '\0';
+    /* Dual-stack sockets show IPv4 peers as ::ffff:a.b.c.d. */
+    if (strncmp(buf, "::ffff:", 7) == 0 && strchr(buf + 7, ':') == NULL)
+        memmove(buf, buf + 7, strlen(buf + 7) + 1);
+}
+
+static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
+{
+    char peer[64];
+    peer_address(wsi, peer, sizeof peer);
+    c->kind = CONN_WS;
+    session_init(&c->s, &ws_sink, wsi, &n->lobby->lim, net_now(n));
+    lobby_session_open(n->lobby, &c->s, peer, net_now(n));
+    return 0;
+}
+
+static int ws_receive(struct net *n, struct lws *wsi, struct conn *c, const void *in, size_t len)
+{
+    struct session *s = &c->s;
+    if (s->closing)
+        return 0; /* input after a close request is ignored */
+    size_t remaining = lws_remaining_packet_payload(wsi);
+    int final = lws_is_final_fragment(wsi) && remaining == 0;
+    if (lws_is_first_fragment(wsi) && lws_frame_is_binary(wsi))
+        s->rx_skip = 1;
+    if (s->rx_skip) {
+        if (final) {
+            session_rx_reset(s);
+            session_send_text(
+                s,
+                proto_encode_error(CARC_E_INVAL, "binary frames are not accepted: send text", ""));
+        }
+        return 0;
+    }
+    int r = session_rx_append(s, in, len, remaining, final);
+    if (r < 0) {
+        log_info("session %lu from %s closed: message too big", s->id, s->peer);
+        session_close(s, SESSION_CLOSE_TOO_BIG, "message too big", 0);
+        return 0;
+    }
+    if (r == 1) {
+        lobby_session_message(n->lobby, s, s->rx, s->rxlen, net_now(n));
+        session_rx_reset(s);
+    }
+    return 0;
+}
+
+/* One frame per writable callback. */
+static int ws_writeable(struct lws *wsi, struct conn *c)
+{
+    struct session *s = &c->s;
+    struct sbuf *b = session_peek(s);
+    if (s->closing) {
+        if (!s->close_flush)
+            return 0; /* close_deferred() is on its way */
+        if (b == NULL) {
+            ws_close_now(wsi, s);
+            return 0;
+        }
+    }
+    if (b == NULL)
+        return 0;
+    int w = lws_write(wsi, (unsigned char *)b->data, b->len, LWS_WRITE_TEXT);
+    if (w < (int)b->len)
+        return -1;
+    session_pop(s);
+    if (session_peek(s) != NULL || s->closing)
+        lws_callback_on_writable(wsi);
+    return 0;
+}
+
+static void ws_closed(struct net *n, struct conn *c)
+{
+    if (c->kind != CONN_WS)
+        return;
+    lws_sul_cancel(&c->close_sul);
+    lobby_session_close(n->lobby, &c->s);
+    session_fini(&c->s);
+    c->kind = CONN_NONE;
+}
+
+/* ---- HTTP ---- */
+
+static const char *method_name(struct lws *wsi)
+{
+    char *uri;
+    int len;
+    switch (lws_http_get_uri_and_method(wsi, &uri, &len)) {
+    case LWSHUMETH_GET:
+        return "GET";
+    case LWSHUMETH_HEAD:
+        return "HEAD";
+    case LWSHUMETH_POST:
+        return "POST";
+    default:
+        return "OTHER";
+    }
+}
+
+static int http_done(struct lws *wsi, struct conn *c)
+{
+    api_reply_free(&c->http.reply);
+    c->http.pending = 0;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path)
+{
+    struct api_reply *r = &c->http.reply;
+    api_reply_free(r);
+    c->kind = CONN_HTTP;
+    api_route(n->api, method_name(wsi), path, r);
+
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    if (r->file[0] != '\0') {
+        /* lws streams the file and adds the status line, the type, the length
+         * and the vhost's security headers; we add only cache-control. */
+        if (r->cache_control != NULL &&
+            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                        (const unsigned char *)r->cache_control,
+                                        (int)strlen(r->cache_control), &p, end))
+            return -1;
+        int rc = lws_serve_http_file(wsi, r->file, r->content_type, (const char *)start,
+                                     (int)(p - start));
+        api_reply_free(r);
+        if (rc < 0)
+            return -1;
+        if (rc > 0 && lws_http_transaction_completed(wsi))
+            return -1;
+        return 0;
+    }
+    if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
+                                    (lws_filepos_t)r->len, &p, end))
+        return -1;
+    if (r->cache_control != NULL &&
+        lws_add_http_header_by_name(
+            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)r->cache_control,
+            (int)strlen(r->cache_control), &p, end))
+        return -1;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    c->http.off = 0;
+    c->http.pending = 1;
+    if (r->len == 0)
+        return http_done(wsi, c);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+static int http_writeable(struct lws *wsi, struct conn *c)
+{
+    if (!c->http.pending)
+        return 0;
+    static unsigned char buf[LWS_PRE + HTTP_CHUNK];
+    struct api_reply *r = &c->http.reply;
+    size_t left = r->len - c->http.off, chunk = left < HTTP_CHUNK ? left : HTTP_CHUNK;
+    int final = chunk == left;
+    memcpy(buf + LWS_PRE, r->body + c->http.off, chunk);
+    if (lws_write(wsi, buf + LWS_PRE, chunk, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) !=
+        (int)chunk)
+        return -1;
+    c->http.off += chunk;
+    if (final)
+        return http_done(wsi, c);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* ---- the protocol callback ---- */
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    struct net *n = net_of(wsi);
+    struct conn *c = user;
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        /* Upgrades only at /ws, and none while shutting down. */
+        return !ws_path_ok(wsi) || n->lobby->shutting_down;
+    case LWS_CALLBACK_ESTABLISHED:
+        return ws_established(n, wsi, c);
+    case LWS_CALLBACK_RECEIVE:
+        return ws_receive(n, wsi, c, in, len);
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return c->kind == CONN_WS ? ws_writeable(wsi, c) : 0;
+    case LWS_CALLBACK_CLOSED:
+        ws_closed(n, c);
+        return 0;
+    case LWS_CALLBACK_HTTP:
+        return http_request(n, wsi, c, in != NULL ? (const char *)in : "/");
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return http_writeable(wsi, c);
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (c != NULL && c->kind == CONN_HTTP) {
+            api_reply_free(&c->http.reply);
+            c->kind = CONN_NONE;
+        }
+        break;
+    case LWS_CALLBACK_WSI_DESTROY:
+        if (c != NULL)
+            ws_closed(n, c);
+        break;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols protocols[] = {
+    {"carcd", callback, sizeof(struct conn), 16384, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* Added by lws to every HTTP response of the vhost (lws_add_http_header_status). */
+static const struct lws_protocol_vhost_options hdr_csp = {
+    NULL, NULL, "content-security-policy:",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"};
+static const struct lws_protocol_vhost_options hdr_nosniff = {&hdr_csp, NULL,
+                                                              "x-content-type-options:", "nosniff"};
+static const struct lws_protocol_vhost_options hdr_frame = {&hdr_nosniff, NULL,
+                                                            "x-frame-options:", "deny"};
+static const struct lws_protocol_vhost_options hdr_referrer = {&hdr_frame, NULL,
+                                                               "referrer-policy:", "no-referrer"};
+static const struct lws_protocol_vhost_options hdr_coop = {
+    &hdr_referrer, NULL, "cross-origin-opener-policy:", "same-origin"};
+
+static void lws_log(int level, const char *line)
+{
+    /* lws lines end with a newline already. */
+    fprintf(stderr, "carcd: lws %s: %s",
+            level == LLL_ERR    ? "error"
+            : level == LLL_WARN ? "warn"
+                                : "info",
+            line);
+}
+
+static int lws_levels(int level)
+{
+    int l = LLL_ERR;
+    if (level >= LOG_WARN)
+        l |= LLL_WARN;
+    if (level >= LOG_DEBUG)
+        l |= LLL_NOTICE | LLL_INFO;
+    return l;
+}
+
+struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
+                      const struct carcd_config *c)
+{
+    struct net *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        srv_oom("net");
+    n->loop = loop;
+    n->lobby = lb;
+    n->api = api;
+    lws_set_log_level(lws_levels(c->log_level), lws_log);
+
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    void *loops[1] = {loop};
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                   LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info.foreign_loops = loops;
+    info.user = n;
+    info.server_string = "carcd";
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
+    n->ctx = lws_create_context(&info);
+    if (n->ctx == NULL) {
+        fprintf(stderr, "carcd: cannot create the libwebsockets context\n");
+        free(n);
+        return NULL;
+    }
+
+    if (c->ping_interval > 0) {
+        n->retry.secs_since_valid_ping = (uint16_t)c->ping_interval;
+        n->retry.secs_since_valid_hangup = (uint16_t)(c->ping_interval * 2 + 10);
+        info.retry_and_idle_policy = &n->retry;
+    }
+    /* lws takes an interface name or an address, not a host name. */
+    snprintf(n->iface, sizeof n->iface, "%s",
+             strcmp(c->listen, "localhost") == 0 ? "127.0.0.1" : c->listen);
+    int any = strcmp(c->listen, "0.0.0.0") == 0 || strcmp(c->listen, "*") == 0;
+    info.iface = any ? NULL : n->iface;
+    if (strchr(c->listen, ':') == NULL)
+        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    info.port = c->port;
+    info.protocols = protocols;
+    info.headers = &hdr_coop;
+    info.vhost_name = "carcd";
+    info.keepalive_timeout = 5;
+    n->vh = lws_create_vhost(n->ctx, &info);
+    /* An address that is not on this host still gives a vhost, listening on
+     * port 0: refuse that too. */
+    if (n->vh != NULL && lws_get_vhost_listen_port(n->vh) <= 0)
+        n->vh = NULL;
+    if (n->vh == NULL) {
+        fprintf(stderr, "carcd: cannot listen on %s port %d (in use, or not an address here)\n",
+                c->listen, c->port);
+        n->stopping = 1;
+        lws_context_destroy(n->ctx);
+        return n; /* the caller runs the loop to let lws close, then net_free */
+    }
+    n->port = lws_get_vhost_listen_port(n->vh);
+    return n;
+}
+
+int net_port(const struct net *n)
+{
+    return n->vh != NULL ? n->port : -1;
+}
+
+void net_stop(struct net *n)
+{
+    if (n == NULL || n->stopping)
+        return;
+    n->stopping = 1;
+    lws_context_destroy(n->ctx);
+}
+
+void net_free(struct net *n)
+{
+    if (n == NULL)
+        return;
+    /* lws 4.1.6 on a foreign loop frees the rest of the context only on a
+     * second destroy, after the loop has let its handles close. */
+    if (n->ctx != NULL)
+        lws_context_destroy(n->ctx);
+    free(n);
+}

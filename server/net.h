@@ -1,0 +1,34 @@
+/* net.h: the network adapter: libwebsockets on carcd's libuv loop. The only
+ * file that includes libwebsockets.h is net.c.
+ *
+ * HTTP requests go to api.c; websocket connections at /ws (subprotocol
+ * "carcd" or none) become sessions of the lobby. Each session's queue is
+ * drained one frame per writable callback. */
+#ifndef CARCD_NET_H
+#define CARCD_NET_H
+
+#include <uv.h>
+
+#include "api.h"
+#include "config.h"
+#include "lobby.h"
+
+struct net;
+
+/* Listen on c->listen:c->port on loop. Returns NULL after printing why on
+ * stderr (address in use, bad address). lb and api must outlive the net. */
+struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
+                      const struct carcd_config *c);
+
+/* The port actually bound (the kernel's choice when c->port was 0). */
+int net_port(const struct net *n);
+
+/* Stop the adapter from inside the loop: every remaining connection closes
+ * (the lobby sees each one go), lws releases its handles. Call once, after
+ * the lobby's sessions have had their chance to close (lobby_shutdown). */
+void net_stop(struct net *n);
+
+/* After uv_run() has returned: free what is left. n may be NULL. */
+void net_free(struct net *n);
+
+#endif

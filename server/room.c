@@ -1,0 +1,468 @@
+#include "room.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rand.h"
+
+/* ---- the public document and deltas ---- */
+
+static void room__view(const struct room *r, struct proto_room_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->room = r->id;
+    v->phase = r->phase;
+    v->sets = r->sets;
+    v->no_farmers = r->no_farmers;
+    v->escape_rule = r->escape_rule;
+    v->host = r->host;
+    v->nseats = r->nseats;
+    for (int i = 0; i < r->nseats; i++) {
+        memcpy(v->seats[i].name, r->seats[i].name, sizeof v->seats[i].name);
+        v->seats[i].taken = r->seats[i].taken;
+        v->seats[i].connected = r->seats[i].s != NULL;
+    }
+    v->game = r->game;
+}
+
+/* The document of r now; prev (the document at r->seq, or NULL) lets the
+ * builder share what did not change. */
+static struct proto_state *room__build(const struct room *r, const struct proto_state *prev)
+{
+    struct proto_room_view v;
+    room__view(r, &v);
+    struct proto_state *st = proto_state_build_next(prev, &v);
+    if (st == NULL)
+        srv_oom("building a state document");
+    return st;
+}
+
+static void room__hist_push(struct room *r, long long seq, struct sbuf *b)
+{
+    if (seq - r->hist_first + 1 > r->hist_cap) {
+        sbuf_unref(r->hist[r->hist_first % r->hist_cap]);
+        r->hist[r->hist_first % r->hist_cap] = NULL;
+        r->hist_first++;
+    }
+    r->hist[seq % r->hist_cap] = sbuf_ref(b);
+}
+
+/* Queue b to every connected member but skip. */
+static void room__broadcast(struct room *r, struct sbuf *b, const struct session *skip)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].s != NULL && r->seats[i].s != skip)
+            session_send(r->seats[i].s, b);
+    for (struct session *s = r->spectators; s != NULL; s = s->rnext)
+        if (s != skip)
+            session_send(s, b);
+}
+
+/* The room changed: build the new document, encode one delta against the
+ * previous one, keep it and send it to everyone but skip. Returns its seq. */
+static long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
+                               const struct carc_move *mv, const struct session *skip)
+{
+    struct proto_state *to = room__build(r, r->state);
+    long long seq = r->seq + 1;
+    struct sbuf *b = sbuf_take(proto_delta_encode(r->state, to, seq, ex, nex, r->game, mv));
+    proto_state_free(r->state);
+    r->state = to;
+    r->seq = seq;
+    room__hist_push(r, seq, b);
+    room__broadcast(r, b, skip);
+    sbuf_unref(b);
+    return seq;
+}
+
+static void room__seat_changed(struct room *r, int i, const char *name, const struct session *skip)
+{
+    struct proto_extra_event ev = {PROTO_EV_SEAT, i, name, r->seats[i].taken,
+                                   r->seats[i].s != NULL};
+    room__publish(r, &ev, 1, NULL, skip);
+}
+
+/* What s is missing after seq `from`: the kept deltas, or a fresh state. */
+static void room__catch_up(struct room *r, struct session *s, long long from, const char *ref)
+{
+    if (from >= 0 && from <= r->seq && from + 1 >= r->hist_first) {
+        for (long long q = from + 1; q <= r->seq; q++)
+            session_send(s, r->hist[q % r->hist_cap]);
+        return;
+    }
+    session_send_text(s, proto_state_encode(r->state, r->seq, ref));
+}
+
+/* ---- membership ---- */
+
+static void spectator_add(struct room *r, struct session *s)
+{
+    s->room = r;
+    s->seat = -1;
+    s->rprev = NULL;
+    s->rnext = r->spectators;
+    if (r->spectators != NULL)
+        r->spectators->rprev = s;
+    r->spectators = s;
+    r->nspectators++;
+}
+
+static void spectator_remove(struct room *r, struct session *s)
+{
+    if (s->rprev != NULL)
+        s->rprev->rnext = s->rnext;
+    else
+        r->spectators = s->rnext;
+    if (s->rnext != NULL)
+        s->rnext->rprev = s->rprev;
+    s->rnext = s->rprev = NULL;
+    s->room = NULL;
+    r->nspectators--;
+}
+
+static void seat_attach(struct room *r, int i, struct session *s)
+{
+    r->seats[i].s = s;
+    s->room = r;
+    s->seat = i;
+}
+
+static void seat_detach(struct room *r, struct session *s)
+{
+    r->seats[s->seat].s = NULL;
+    s->room = NULL;
+    s->seat = -1;
+}
+
+int room_taken(const struct room *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nseats; i++)
+        n += r->seats[i].taken;
+    return n;
+}
+
+int room_members(const struct room *r)
+{
+    int n = r->nspectators;
+    for (int i = 0; i < r->nseats; i++)
+        n += r->seats[i].s != NULL;
+    return n;
+}
+
+/* ---- life cycle ---- */
+
+struct room *room_new(const char *id, const struct proto_msg *c, int history)
+{
+    struct room *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        srv_oom("room_new");
+    snprintf(r->id, sizeof r->id, "%s", id);
+    memcpy(r->password, c->u.create.password, sizeof r->password);
+    r->password[sizeof r->password - 1] = '\0';
+    r->private_room = c->u.create.private_room;
+    r->phase = PROTO_PHASE_LOBBY;
+    r->sets = c->u.create.sets | (1u << CARC_SET_BASE);
+    r->no_farmers = c->u.create.no_farmers;
+    r->escape_rule = c->u.create.escape_rule;
+    r->nseats = c->u.create.seats;
+    r->host = 0;
+    r->hist_cap = history > 0 ? history : 1;
+    r->hist = calloc((size_t)r->hist_cap, sizeof *r->hist);
+    if (r->hist == NULL)
+        srv_oom("room history");
+    r->hist_first = 1;
+    r->state = room__build(r, NULL);
+    return r;
+}
+
+void room_free(struct room *r)
+{
+    if (r == NULL)
+        return;
+    for (int i = 0; i < r->hist_cap; i++)
+        sbuf_unref(r->hist[i]);
+    free(r->hist);
+    proto_state_free(r->state);
+    free(r->game);
+    free(r);
+}
+
+static void game_config(const struct room *r, struct carc_config *cfg, int nplayers)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->nplayers = nplayers;
+    cfg->sets = r->sets;
+    cfg->no_farmers = r->no_farmers;
+    cfg->escape_rule = r->escape_rule;
+    cfg->start = -1;
+}
+
+int room_settings_check(const struct proto_msg *c, struct carc_error *err)
+{
+    struct carc_config cfg = {0};
+    cfg.nplayers = c->u.create.seats;
+    cfg.sets = c->u.create.sets | (1u << CARC_SET_BASE);
+    cfg.no_farmers = c->u.create.no_farmers;
+    cfg.escape_rule = c->u.create.escape_rule;
+    cfg.start = -1;
+    struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
+    if (g == NULL)
+        srv_oom("room_settings_check");
+    int rc = carc_game_init(g, &cfg, err);
+    free(g);
+    return rc;
+}
+
+void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref)
+{
+    struct room_seat *seat = &r->seats[0];
+    snprintf(seat->name, sizeof seat->name, "%s", name);
+    rand_token(seat->token);
+    seat->taken = 1;
+    r->host = 0;
+    seat_attach(r, 0, s);
+    struct proto_state *st = room__build(r, r->state);
+    proto_state_free(r->state);
+    r->state = st;
+    session_send_text(s, proto_encode_joined(r->id, 0, seat->token, ref));
+    session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+}
+
+/* Compare two NUL-terminated secrets without an early exit on the first
+ * difference (the length of the stored one is not secret). */
+static int secret_equal(const char *given, const char *stored, size_t size)
+{
+    unsigned diff = 0;
+    size_t i = 0;
+    for (; i < size && stored[i] != '\0'; i++)
+        diff |= (unsigned char)(given[i] ^ stored[i]);
+    return diff == 0 && given[i] == '\0';
+}
+
+int room_join(struct room *r, struct session *s, const char *name, const char *password,
+              const char *ref, struct carc_error *err)
+{
+    if (r->password[0] != '\0' && !secret_equal(password, r->password, sizeof r->password))
+        return carc_error_set(err, CARC_E_PASSWORD, NULL);
+    int i = 0;
+    while (i < r->nseats && r->seats[i].taken)
+        i++;
+    if (i == r->nseats)
+        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    struct room_seat *seat = &r->seats[i];
+    snprintf(seat->name, sizeof seat->name, "%s", name);
+    rand_token(seat->token);
+    seat->taken = 1;
+    seat_attach(r, i, s);
+    room__seat_changed(r, i, seat->name, s);
+    session_send_text(s, proto_encode_joined(r->id, i, seat->token, ref));
+    session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+    return 0;
+}
+
+void room_watch(struct room *r, struct session *s, long long seq, const char *ref)
+{
+    spectator_add(r, s);
+    session_send_text(s, proto_encode_watching(r->id, ref));
+    room__catch_up(r, s, seq, NULL);
+}
+
+int room_token_seat(const struct room *r, const char *token)
+{
+    int found = -1;
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].taken && secret_equal(token, r->seats[i].token, sizeof r->seats[i].token))
+            found = i;
+    return found;
+}
+
+void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref)
+{
+    struct room_seat *seat = &r->seats[i];
+    if (seat->s != s) {
+        struct session *old = seat->s;
+        seat_attach(r, i, s);
+        if (old != NULL) {
+            /* Newest connection wins; the seat stays connected: no delta. */
+            old->room = NULL;
+            old->seat = -1;
+            session_close(old, SESSION_CLOSE_TAKEOVER, "seat taken over by a newer connection", 1);
+        } else {
+            room__seat_changed(r, i, seat->name, s);
+        }
+    }
+    session_send_text(s, proto_encode_joined(r->id, i, NULL, ref));
+    room__catch_up(r, s, seq, NULL);
+}
+
+void room_detach(struct room *r, struct session *s)
+{
+    if (s->seat < 0) {
+        spectator_remove(r, s);
+        return;
+    }
+    int i = s->seat;
+    seat_detach(r, s);
+    room__seat_changed(r, i, r->seats[i].name, NULL);
+}
+
+void room_leave(struct room *r, struct session *s, const char *ref)
+{
+    if (s->seat >= 0 && r->phase == PROTO_PHASE_LOBBY) {
+        int i = s->seat;
+        struct room_seat *seat = &r->seats[i];
+        char name[PROTO_NAME_MAX];
+        memcpy(name, seat->name, sizeof name);
+        seat_detach(r, s);
+        memset(seat, 0, sizeof *seat);
+        if (r->host == i) {
+            for (int j = 0; j < r->nseats; j++)
+                if (r->seats[j].taken) {
+                    r->host = j;
+                    break;
+                }
+        }
+        if (room_taken(r) > 0)
+            room__seat_changed(r, i, name, NULL);
+    } else {
+        room_detach(r, s);
+    }
+    session_send_text(s, proto_encode_left(ref));
+}
+
+int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
+               struct carc_error *err)
+{
+    int n = room_taken(r);
+    if (n < 2)
+        return carc_error_set(err, CARC_E_NOT_ENOUGH, NULL);
+    struct carc_config cfg;
+    game_config(r, &cfg, n);
+    cfg.seed = seed;
+    if (deck != NULL && deck_len > 0) {
+        cfg.deck = deck;
+        cfg.deck_len = deck_len;
+    }
+    /* Zeroed: carc_game_init leaves the scratch marks (g->mark) as they are
+     * and feature_walk reads them before writing, so a recycled allocation
+     * holding an older game's stamps could make a tile go uncounted. */
+    struct carc_game *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        srv_oom("room_start");
+    int rc = carc_game_init(g, &cfg, err);
+    if (rc != 0) {
+        free(g);
+        return rc;
+    }
+    /* Drop the empty seats, keeping the order. */
+    int map[CARC_MAX_PLAYERS], k = 0;
+    for (int i = 0; i < r->nseats; i++) {
+        map[i] = -1;
+        if (!r->seats[i].taken)
+            continue;
+        map[i] = k;
+        if (k != i) {
+            r->seats[k] = r->seats[i];
+            memset(&r->seats[i], 0, sizeof r->seats[i]);
+        }
+        if (r->seats[k].s != NULL)
+            r->seats[k].s->seat = k;
+        k++;
+    }
+    r->host = map[r->host] >= 0 ? map[r->host] : 0;
+    r->nseats = n;
+    r->game = g;
+    r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
+    struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0};
+    room__publish(r, &ev, 1, NULL, NULL);
+    return 0;
+}
+
+int room_play(struct room *r, struct session *s, const struct proto_msg *m, struct carc_error *err)
+{
+    struct carc_game *g = r->game;
+    if (s->seat != g->current)
+        return carc_error_set(err, CARC_E_TURN, NULL);
+    struct carc_move mv = {0};
+    mv.player = s->seat;
+    mv.tile = m->u.play.tile;
+    mv.x = m->u.play.x;
+    mv.y = m->u.play.y;
+    mv.rot = m->u.play.rot;
+    mv.seg = -1;
+    mv.large = m->u.play.large;
+    /* Feature names are read on the tile they belong to; a wrong tile is
+     * left for the engine to report (wrong_tile). */
+    if (m->u.play.feature[0] != '\0' && mv.tile == g->tile) {
+        mv.seg = carc_tile_seg_find(mv.tile, m->u.play.feature);
+        if (mv.seg < 0)
+            return carc_error_set(err, CARC_E_FEATURE, "tile %s has no feature \"%s\"",
+                                  carc_tiles[mv.tile].id, m->u.play.feature);
+    }
+    if (m->u.play.escape) {
+        int at = carc_game_tile_at(g, m->u.play.ex, m->u.play.ey);
+        if (at == 0)
+            return carc_error_set(err, CARC_E_ESCAPE, "no tile lies at (%d,%d)", m->u.play.ex,
+                                  m->u.play.ey);
+        int t = g->placed[at - 1].type;
+        mv.eseg = carc_tile_seg_find(t, m->u.play.efeature);
+        if (mv.eseg < 0)
+            return carc_error_set(err, CARC_E_ESCAPE, "tile %s at (%d,%d) has no feature \"%s\"",
+                                  carc_tiles[t].id, m->u.play.ex, m->u.play.ey, m->u.play.efeature);
+        mv.escape = 1;
+        mv.ex = m->u.play.ex;
+        mv.ey = m->u.play.ey;
+    }
+    int rc = carc_game_play(g, &mv, err);
+    if (rc != 0)
+        return rc;
+    if (g->phase == CARC_PHASE_OVER)
+        r->phase = PROTO_PHASE_OVER;
+    long long seq = room__publish(r, NULL, 0, &mv, NULL);
+    session_send_text(s, proto_encode_ack(seq, m->id));
+    return 0;
+}
+
+void room_chat(struct room *r, struct session *s, const char *text)
+{
+    const char *name = s->seat >= 0 ? r->seats[s->seat].name : "spectator";
+    struct sbuf *b = sbuf_take(proto_encode_chat(s->seat, name, text));
+    room__broadcast(r, b, NULL);
+    sbuf_unref(b);
+}
+
+void room_sync(struct room *r, struct session *s, long long seq, const char *ref)
+{
+    room__catch_up(r, s, seq, ref);
+}
+
+void room_evict(struct room *r, int send_left)
+{
+    for (int i = 0; i < r->nseats; i++) {
+        struct session *s = r->seats[i].s;
+        if (s == NULL)
+            continue;
+        seat_detach(r, s);
+        if (send_left)
+            session_send_text(s, proto_encode_left(""));
+    }
+    while (r->spectators != NULL) {
+        struct session *s = r->spectators;
+        spectator_remove(r, s);
+        if (send_left)
+            session_send_text(s, proto_encode_left(""));
+    }
+}
+
+void room_summary(const struct room *r, struct proto_room_summary *out)
+{
+    out->room = r->id;
+    out->seats = r->nseats;
+    out->taken = room_taken(r);
+    out->phase = r->phase;
+    out->sets = r->sets;
+    out->password = r->password[0] != '\0';
+    out->host = r->seats[r->host].taken ? r->seats[r->host].name : NULL;
+}

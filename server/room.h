@@ -1,0 +1,138 @@
+/* room.h: one game room: seats, spectators, the engine's game, the public
+ * state document and the deltas that lead to it.
+ *
+ * Every change to the public state goes through one path: mutate the room,
+ * build the new document, encode ONE delta (seq + 1) against the previous
+ * document, keep it in the history ring and queue the same shared buffer to
+ * every connected member. A room never sees the transport: it queues to
+ * sessions (session.h).
+ *
+ * The room_* actions are called by the lobby's command table after it has
+ * checked who sent the message and the room's phase (lobby.c); they do not
+ * check those again. Each returns 0 (replies queued), or a negative CARC_E_*
+ * code with err filled, in which case nothing changed and nothing was queued:
+ * the caller answers with an `error`. Passwords and tokens given are buffers
+ * of the sizes in struct proto_msg. */
+#ifndef CARCD_ROOM_H
+#define CARCD_ROOM_H
+
+#include <stdint.h>
+
+#include "game.h"
+#include "msg.h"
+#include "sbuf.h"
+#include "session.h"
+#include "state.h"
+
+struct lobby;
+
+struct room_seat {
+    char name[PROTO_NAME_MAX];
+    char token[PROTO_TOKEN_MAX]; /* secret; never broadcast or logged */
+    int taken;
+    struct session *s; /* the connected session, or NULL */
+};
+
+struct room {
+    char id[PROTO_ROOM_MAX];
+    char password[PROTO_PASSWORD_MAX]; /* "" = none */
+    int private_room;                  /* left out of `list` and /api/rooms */
+    int phase;                         /* enum proto_phase */
+    unsigned sets;
+    int no_farmers, escape_rule;
+    int nseats, host;
+    struct room_seat seats[CARC_MAX_PLAYERS];
+    struct session *spectators; /* doubly linked through session.rnext/rprev */
+    int nspectators;
+    int empty; /* nobody connected since empty_since (ms); kept by the lobby */
+    uint64_t empty_since;
+
+    struct carc_game *game;    /* NULL in the lobby; engine player i is seat i */
+    struct proto_state *state; /* the document at seq */
+    long long seq;
+    struct sbuf **hist; /* the deltas of seqs hist_first..seq, hist[seq % hist_cap] */
+    int hist_cap;
+    long long hist_first;
+
+    /* Owned by the lobby. */
+    struct room *hnext;         /* hash chain */
+    struct room *newer, *older; /* creation order */
+};
+
+/* A new room in the lobby phase at seq 0, with no seat taken. c is a decoded
+ * `create` message (its name is not used here). history: deltas to keep.
+ * Never NULL (out of memory aborts). */
+struct room *room_new(const char *id, const struct proto_msg *c, int history);
+/* Free r; it must have no members (room_evict first). */
+void room_free(struct room *r);
+
+/* Check a `create` message's game settings against the engine (sets, seat
+ * count for those sets). 0 or a CARC_E_* code with err. */
+int room_settings_check(const struct proto_msg *c, struct carc_error *err);
+
+/* The creator takes seat 0 and is the host: `joined` with the token, then
+ * `state` seq 0. No delta (nobody else is there). */
+void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref);
+
+/* Take the first free seat: everyone else gets a delta; s gets `joined` with
+ * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL. */
+int room_join(struct room *r, struct session *s, const char *name, const char *password,
+              const char *ref, struct carc_error *err);
+
+/* Watch as a spectator: `watching`, then the deltas after seq, or `state`
+ * when seq < 0 or too old. */
+void room_watch(struct room *r, struct session *s, long long seq, const char *ref);
+
+/* The seat whose token this is, or -1 (CARC_E_TOKEN for the caller). token
+ * must be a buffer of PROTO_TOKEN_MAX bytes (as in struct proto_msg). */
+int room_token_seat(const struct room *r, const char *token);
+
+/* s takes back seat i (from room_token_seat): `joined` (no token), then the
+ * deltas after seq, or a state when seq < 0 or too old. A session already on
+ * that seat is detached and closed with 4000 (no delta: the seat stays
+ * connected); else everyone else gets a delta. s must be in no room, or on
+ * that very seat. */
+void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref);
+
+/* s leaves: in the lobby its seat is freed (the host passes to the next taken
+ * seat), during or after a game the seat is kept for `resume`. s gets `left`. */
+void room_leave(struct room *r, struct session *s, const char *ref);
+
+/* The connection of s is gone: its seat shows disconnected, or the spectator
+ * is dropped. Nothing is sent to s. */
+void room_detach(struct room *r, struct session *s);
+
+/* Start the game (host, lobby phase): empty seats are dropped keeping the
+ * order, the engine deals from seed (or from deck when deck_len > 0).
+ * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
+int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
+               struct carc_error *err);
+
+/* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
+ * CARC_E_TURN, CARC_E_FEATURE, CARC_E_ESCAPE or any engine code. */
+int room_play(struct room *r, struct session *s, const struct proto_msg *m, struct carc_error *err);
+
+/* Everyone in the room (s included) gets `chat`. */
+void room_chat(struct room *r, struct session *s, const char *text);
+
+/* The deltas after seq, or a `state` (with ref) when they are not kept. */
+void room_sync(struct room *r, struct session *s, long long seq, const char *ref);
+
+/* Detach every member (players' sessions and spectators) without telling
+ * them; used before freeing a room. Each member gets `left` when send_left. */
+void room_evict(struct room *r, int send_left);
+
+/* Seats taken, and sessions connected (players and spectators). */
+int room_taken(const struct room *r);
+int room_members(const struct room *r);
+
+/* A lobby room whose last seat was freed: the lobby deletes it. */
+static inline int room_is_dead(const struct room *r)
+{
+    return r->phase == PROTO_PHASE_LOBBY && room_taken(r) == 0;
+}
+
+/* The room's line in `rooms` (pointers borrowed from r). */
+void room_summary(const struct room *r, struct proto_room_summary *out);
+
+#endif
