@@ -1,0 +1,355 @@
+/* carc-bot: an example bot that plays carcd's protocol v1 over a WebSocket.
+ *
+ *   carc-bot --url ws://127.0.0.1:8080/ws --room ID [--name Bot]
+ *   carc-bot --url ws://127.0.0.1:8080/ws --create [--seats 2] [--sets base,...] [--start-when N]
+ *
+ * It joins (or creates and hosts) a room and plays to the end of the game,
+ * choosing greedily: for every legal placement and every meeple or escape
+ * option the state offers, it rebuilds the position in a local carc_game
+ * (proto_client_game), plays the option there and takes the one with the best
+ * immediate score change for itself; ties go to the option whose end-of-game
+ * value (the board scored as if the game ended now) improves most on its
+ * opponents'. As host it starts the game when --start-when seats (default all)
+ * are taken. It prints the room id (`room ID`), then `final scores: ...`, and
+ * exits 0 when the game is over; 1 on errors, 2 on usage. All JSON goes
+ * through protocol/client.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "botlib.h"
+#include "client.h"
+#include "game.h"
+#include "ws.h"
+
+#define MAX_LEGAL 1024 /* CARC_MAX_FRONTIER positions x 4 rotations */
+
+struct bot {
+    struct ws_conn ws;
+    struct proto_client_doc *doc;
+    struct carc_game *g, *try, *end; /* position, one option played, that option finished */
+    struct proto_client_legal *legal;
+    uint64_t rng;
+    int host, start_when, start_sent;
+    long long acted_seq; /* the doc seq we last played for */
+    int play_id;         /* id of our last play */
+    int refused;         /* plays refused in a row */
+    int quiet;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: carc-bot --url ws://HOST:PORT/ws (--room ID | --create) [options]\n"
+                 "  --name NAME       player name (default Bot)\n"
+                 "  --create          create a room and host it; prints `room ID`\n"
+                 "  --seats N         seats of the created room (2-6, default 2)\n"
+                 "  --sets A,B        sets of the created room (default base)\n"
+                 "  --start-when N    start when N seats are taken (default: all)\n"
+                 "  --password P      password of the room to join\n"
+                 "  --seed S          seed for breaking ties\n"
+                 "  --random          play random legal moves instead of greedy ones\n"
+                 "  --quiet           print only the room id and the final scores\n");
+}
+
+/* Value of an option: immediate own gain first, then end-of-game value gained
+ * over the best opponent. Returns 0 and *value, or -1 when the engine refuses. */
+static int option_value(struct bot *b, const struct carc_move *m, int me, long long *value)
+{
+    struct carc_error err = {0};
+    *b->try = *b->g;
+    if (carc_game_play(b->try, m, &err) < 0)
+        return -1;
+    long long gain = b->try->players[me].score - b->g->players[me].score;
+    *b->end = *b->try;
+    if (b->end->phase != CARC_PHASE_OVER)
+        carc_game_finish(b->end);
+    long long mine = 0, best_other = -1000000;
+    for (int p = 0; p < b->g->nplayers; p++) {
+        long long proj = b->end->players[p].score - b->g->players[p].score;
+        if (p == me)
+            mine = proj;
+        else if (proj > best_other)
+            best_other = proj;
+    }
+    if (b->g->nplayers < 2)
+        best_other = 0;
+    *value = gain * 100000 + (mine - best_other);
+    return 0;
+}
+
+/* The greedy move as a `play` message, or NULL (no document, no option the
+ * engine accepts, out of memory). */
+static char *greedy_play(struct bot *b, const char *id)
+{
+    struct carc_error err = {0};
+    if (proto_client_game(b->doc, b->g, &err) != 0) {
+        fprintf(stderr, "carc-bot: cannot rebuild the position: %s\n", err.text);
+        return NULL;
+    }
+    int n = proto_client_legal(b->doc, b->legal, MAX_LEGAL);
+    if (n > MAX_LEGAL)
+        n = MAX_LEGAL;
+    int me = proto_client_current(b->doc), tile = proto_client_tile(b->doc);
+    struct proto_client_seat seat;
+    if (proto_client_seat_get(b->doc, me, &seat) < 0)
+        return NULL;
+    long long best = 0;
+    int found = 0, ties = 0;
+    struct carc_move pick = {0};
+    const struct proto_client_spot *pick_escape = NULL;
+    for (int i = 0; i < n; i++) {
+        const struct proto_client_legal *l = &b->legal[i];
+        /* Options: no meeple, a meeple on each spot (normal, then large), an escape
+         * of each knight. */
+        int nopt = 1 + 2 * l->nmeeples + l->nescapes;
+        for (int o = 0; o < nopt; o++) {
+            struct carc_move m = {
+                .player = me, .tile = tile, .x = l->x, .y = l->y, .rot = l->rot, .seg = -1};
+            const struct proto_client_spot *e = NULL;
+            if (o >= 1 && o <= 2 * l->nmeeples) {
+                int k = (o - 1) / 2, large = (o - 1) % 2;
+                if ((large && seat.large <= 0) || (!large && seat.meeples <= 0))
+                    continue;
+                m.seg = l->meeples[k].seg;
+                m.large = large;
+            } else if (o > 2 * l->nmeeples) {
+                e = &l->escapes[o - 1 - 2 * l->nmeeples];
+                m.escape = 1;
+                m.ex = e->x;
+                m.ey = e->y;
+                m.eseg = e->seg;
+            }
+            long long v;
+            if (option_value(b, &m, me, &v) < 0)
+                continue;
+            /* Reservoir choice among equal best values. */
+            if (!found || v > best) {
+                best = v;
+                pick = m;
+                pick_escape = e;
+                found = 1;
+                ties = 1;
+            } else if (v == best && bot_rand(&b->rng) % (unsigned)++ties == 0) {
+                pick = m;
+                pick_escape = e;
+            }
+        }
+    }
+    if (!found)
+        return NULL;
+    if (!b->quiet)
+        printf("turn %d: %s at %d,%d rot %d%s%s value %lld\n", proto_client_turn(b->doc),
+               carc_tiles[tile].id, pick.x, pick.y, pick.rot * 90, pick.seg >= 0 ? " meeple " : "",
+               pick.seg >= 0 ? carc_tiles[tile].segs[pick.seg].name : "", best / 100000);
+    return proto_client_encode_play(tile, pick.x, pick.y, pick.rot, pick.seg, pick.large,
+                                    pick_escape, id);
+}
+
+static void print_scores(struct bot *b)
+{
+    printf("final scores:");
+    int n = proto_client_nseats(b->doc);
+    for (int i = 0; i < n; i++) {
+        struct proto_client_seat s;
+        proto_client_seat_get(b->doc, i, &s);
+        printf("%s %s %d", i ? "," : "", s.name, s.score);
+    }
+    printf(" (we are seat %d)\n", proto_client_seat(b->doc));
+    fflush(stdout);
+}
+
+/* After the document changed: start, play, or finish. Returns 1 when the game
+ * is over, 0 to go on, -1 on a send error. */
+static int act(struct bot *b, int use_random)
+{
+    int phase = proto_client_phase(b->doc);
+    if (phase == PROTO_PHASE_OVER) {
+        print_scores(b);
+        return 1;
+    }
+    if (phase == PROTO_PHASE_LOBBY && b->host && !b->start_sent) {
+        int taken = 0, n = proto_client_nseats(b->doc);
+        for (int i = 0; i < n; i++) {
+            struct proto_client_seat s;
+            if (proto_client_seat_get(b->doc, i, &s) == 0 && s.taken)
+                taken++;
+        }
+        if (taken >= (b->start_when > 0 ? b->start_when : n)) {
+            b->start_sent = 1;
+            return bot_send_take(&b->ws, proto_client_encode_simple(PROTO_T_START, "\"start\"")) < 0
+                       ? -1
+                       : 0;
+        }
+        return 0;
+    }
+    long long seq = proto_client_doc_seq(b->doc);
+    if (!proto_client_my_turn(b->doc) || seq == b->acted_seq)
+        return 0;
+    char id[32];
+    snprintf(id, sizeof id, "%d", ++b->play_id);
+    char *msg = use_random || b->refused > 0
+                    ? bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id)
+                    : greedy_play(b, id);
+    if (msg == NULL)
+        msg = bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id);
+    b->acted_seq = seq;
+    return bot_send_take(&b->ws, msg) < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *url = NULL, *room = NULL, *name = "Bot", *sets_arg = "base", *password = NULL;
+    int create = 0, seats = 2, use_random = 0;
+    static struct bot b;
+    b.rng = 0x9E3779B97F4A7C15ull;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int used = 1;
+        if (strcmp(a, "--url") == 0 && v)
+            url = v;
+        else if (strcmp(a, "--room") == 0 && v)
+            room = v;
+        else if (strcmp(a, "--name") == 0 && v)
+            name = v;
+        else if (strcmp(a, "--seats") == 0 && v)
+            seats = atoi(v);
+        else if (strcmp(a, "--sets") == 0 && v)
+            sets_arg = v;
+        else if (strcmp(a, "--start-when") == 0 && v)
+            b.start_when = atoi(v);
+        else if (strcmp(a, "--password") == 0 && v)
+            password = v;
+        else if (strcmp(a, "--seed") == 0 && v)
+            b.rng = strtoull(v, NULL, 0) | 1;
+        else {
+            used = 0;
+            if (strcmp(a, "--create") == 0)
+                create = 1;
+            else if (strcmp(a, "--random") == 0)
+                use_random = 1;
+            else if (strcmp(a, "--quiet") == 0)
+                b.quiet = 1;
+            else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                usage(stdout);
+                return 0;
+            } else {
+                fprintf(stderr, "carc-bot: unknown or incomplete option %s\n", a);
+                usage(stderr);
+                return 2;
+            }
+        }
+        i += used;
+    }
+    if (url == NULL || (create == (room != NULL)) || seats < 2 || seats > 6) {
+        usage(stderr);
+        return 2;
+    }
+    unsigned sets = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", sets_arg);
+    for (char *s = strtok(buf, ","); s != NULL; s = strtok(NULL, ",")) {
+        int k = carc_set_find(s);
+        if (k < 0) {
+            fprintf(stderr, "carc-bot: unknown set %s\n", s);
+            return 2;
+        }
+        sets |= 1u << k;
+    }
+    b.host = create;
+    b.acted_seq = -1;
+    b.doc = proto_client_doc_new();
+    b.g = malloc(sizeof *b.g);
+    b.try = malloc(sizeof *b.try);
+    b.end = malloc(sizeof *b.end);
+    b.legal = malloc(MAX_LEGAL * sizeof *b.legal);
+    if (!b.doc || !b.g || !b.try || !b.end || !b.legal) {
+        fprintf(stderr, "carc-bot: out of memory\n");
+        return 1;
+    }
+    if (ws_connect(&b.ws, url, NULL) < 0) {
+        fprintf(stderr, "carc-bot: %s\n", b.ws.err);
+        return 1;
+    }
+    char *hello;
+    if (create) {
+        hello = proto_client_encode_create(name, seats, sets | 1u, "\"hello\"");
+    } else if (password != NULL) {
+        struct proto_msg m = {.type = PROTO_T_JOIN};
+        snprintf(m.id, sizeof m.id, "\"hello\"");
+        snprintf(m.u.join.room, sizeof m.u.join.room, "%s", room);
+        snprintf(m.u.join.name, sizeof m.u.join.name, "%s", name);
+        snprintf(m.u.join.password, sizeof m.u.join.password, "%s", password);
+        hello = proto_client_encode(&m);
+    } else {
+        hello = proto_client_encode_join(room, name, "\"hello\"");
+    }
+    if (bot_send_take(&b.ws, hello) < 0) {
+        fprintf(stderr, "carc-bot: %s\n", b.ws.err);
+        return 1;
+    }
+    int status = 1;
+    for (;;) {
+        const char *text;
+        size_t len;
+        int rc = ws_recv(&b.ws, &text, &len, 600000);
+        if (rc == WS_AGAIN) {
+            fprintf(stderr, "carc-bot: nothing heard for 10 minutes\n");
+            break;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "carc-bot: connection ended (%s, close code %d)\n",
+                    rc == WS_CLOSED ? "closed" : b.ws.err, b.ws.close_code);
+            break;
+        }
+        struct proto_client_event ev;
+        int hr = proto_client_handle(b.doc, text, len, &ev);
+        if (hr < 0 && ev.type != PROTO_S_DELTA) {
+            fprintf(stderr, "carc-bot: unreadable message (%s): %.200s\n", carc_err_name(hr), text);
+            continue;
+        }
+        if (ev.type == PROTO_S_JOINED) {
+            proto_client_seat_set(b.doc, ev.seat);
+            printf("room %s\n", ev.room);
+            if (!b.quiet)
+                printf("seat %d\n", ev.seat);
+            fflush(stdout);
+            continue;
+        }
+        if (ev.type == PROTO_S_ERROR) {
+            fprintf(stderr, "carc-bot: error %s: %s (ref %s)\n", ev.code_name, ev.message, ev.ref);
+            if (strcmp(ev.ref, "\"hello\"") == 0 || strcmp(ev.ref, "\"start\"") == 0)
+                break;
+            if (ev.ref_num == b.play_id && ++b.refused < 20) {
+                b.acted_seq = -1; /* try again, at random this time */
+                if (act(&b, use_random) < 0)
+                    break;
+            }
+            continue;
+        }
+        if (hr < 0 || ev.gap) { /* lost track: ask for what we missed, or a snapshot */
+            long long seq = proto_client_doc_seq(b.doc);
+            bot_send_take(&b.ws, proto_client_encode_sync(seq >= 0 ? seq : 0, NULL));
+            continue;
+        }
+        if (ev.type == PROTO_S_ACK)
+            b.refused = 0;
+        if (!ev.applied)
+            continue;
+        int r = act(&b, use_random);
+        if (r < 0) {
+            fprintf(stderr, "carc-bot: %s\n", b.ws.err);
+            break;
+        }
+        if (r == 1) {
+            status = 0;
+            break;
+        }
+    }
+    ws_close(&b.ws, 1000);
+    proto_client_doc_free(b.doc);
+    free(b.g);
+    free(b.try);
+    free(b.end);
+    free(b.legal);
+    return status;
+}

@@ -1,0 +1,636 @@
+/* carc-load: a load benchmark for carcd on loopback.
+ *
+ *   carc-load --carcd build/carcd [--rooms 100] [--seconds 60]   start a server of its own
+ *   carc-load --url ws://127.0.0.1:PORT/ws --pid PID [...]      use a running one
+ *
+ * N rooms x 6 clients (sets base + inns-cathedrals). Each room is created by
+ * its first client, joined by five more, and started; then the clients play
+ * random legal moves as fast as the server answers, one game per room, all
+ * rooms at once on one epoll loop. It prints:
+ *   moves/s: X          moves played (placed tiles) per second of play
+ *   p50_ms: X, p99_ms: X  move-to-all-six latency: from sending `play` until
+ *                       all six clients of the room have received its delta
+ *   rss_per_room_kib: X server VmRSS growth from before the first room to all
+ *                       games started, divided by N (rooms with their six
+ *                       connections and running games)
+ * and a few more lines of detail. Exit 0 when every game finished, 1 when a
+ * room failed or the time ran out, 2 on usage. Only loopback addresses are
+ * accepted. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "botlib.h"
+#include "client.h"
+#include "ws.h"
+
+#define SEATS 6
+#define RING 16 /* moves in flight per room (one at a time in practice) */
+#define MAX_LEGAL 1024
+
+struct room;
+
+struct lclient {
+    struct ws_conn ws;
+    struct room *room;
+    int idx;       /* seat */
+    long long seq; /* last delta seq seen */
+};
+
+struct pending {
+    long long seq;
+    uint64_t sent_ns;
+    int got; /* clients that received the delta */
+};
+
+struct room {
+    struct lclient c[SEATS];
+    struct proto_client_doc *doc; /* the room's document, as client 0 sees it */
+    char id[PROTO_ROOM_MAX];
+    long long acted_seq;
+    struct pending ring[RING];
+    int moves, refused, done, failed, started;
+    uint64_t rng;
+    uint64_t next_ns; /* with --rate: not before this time */
+};
+
+static struct room *rooms;
+static int nrooms = 100;
+static uint64_t room_interval_ns; /* with --rate: between two moves of one room */
+static double *lat_ms;
+static size_t nlat, caplat;
+static long total_moves, total_errors;
+static struct proto_client_legal legal_scratch[MAX_LEGAL];
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: carc-load (--carcd PATH [--carcd-arg ARG]... | --url ws://127.0.0.1:PORT/ws"
+            " --pid PID)\n"
+            "                 [--rooms N] [--rate R] [--seconds S] [--no-spread]\n"
+            "  --rooms N     rooms of six clients (default 100)\n"
+            "  --rate R      pace the rooms to R moves per second in all (default: as fast\n"
+            "                as the server answers)\n"
+            "  --seconds S   give up after S seconds of play (default 120)\n"
+            "  --no-spread   all clients from 127.0.0.1 (default: one loopback source\n"
+            "                address per room, 127.0.0.2 and up)\n");
+}
+
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kib;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(double p)
+{
+    if (nlat == 0)
+        return 0;
+    size_t i = (size_t)(p * (double)(nlat - 1) + 0.5);
+    return lat_ms[i];
+}
+
+static void add_latency(double ms)
+{
+    if (nlat == caplat) {
+        caplat = caplat ? caplat * 2 : 4096;
+        lat_ms = realloc(lat_ms, caplat * sizeof *lat_ms);
+        if (lat_ms == NULL) {
+            fprintf(stderr, "carc-load: out of memory\n");
+            exit(1);
+        }
+    }
+    lat_ms[nlat++] = ms;
+}
+
+/* ---- the server, when we start it ---- */
+
+static pid_t child = -1;
+static char data_dir[64];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void stop_server(void)
+{
+    if (child > 0) {
+        int status;
+        kill(child, SIGTERM);
+        waitpid(child, &status, 0);
+        child = -1;
+    }
+    if (data_dir[0]) {
+        nftw(data_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        data_dir[0] = '\0';
+    }
+}
+
+/* Start carcd on 127.0.0.1, port 0, a temporary data dir and limits wide
+ * enough for the run; read its startup line. Returns 0 and the URL, or -1. */
+static int start_server(const char *carcd, char **extra, int nextra, char *url, size_t urlsize)
+{
+    snprintf(data_dir, sizeof data_dir, "/tmp/carc-load-XXXXXX");
+    if (mkdtemp(data_dir) == NULL) {
+        data_dir[0] = '\0';
+        perror("carc-load: mkdtemp");
+        return -1;
+    }
+    char conf[96];
+    snprintf(conf, sizeof conf, "%s/carcd.conf", data_dir);
+    FILE *f = fopen(conf, "w");
+    if (f == NULL) {
+        perror("carc-load: config");
+        return -1;
+    }
+    /* Six clients per room from one address each (or all from one). */
+    fprintf(f, "max-conns-per-ip = %d\nmax-rooms = %d\nlog-level = warn\n", SEATS * nrooms + 64,
+            nrooms + 64);
+    fclose(f);
+    int fds[2];
+    if (pipe(fds) < 0)
+        return -1;
+    char *args[64];
+    int n = 0;
+    args[n++] = (char *)carcd;
+    args[n++] = "--listen";
+    args[n++] = "127.0.0.1";
+    args[n++] = "--port";
+    args[n++] = "0";
+    args[n++] = "--data-dir";
+    args[n++] = data_dir;
+    args[n++] = "--config";
+    args[n++] = conf;
+    for (int i = 0; i < nextra && n < 62; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    child = fork();
+    if (child < 0)
+        return -1;
+    if (child == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execv(carcd, args);
+        perror("carc-load: exec carcd");
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *in = fdopen(fds[0], "r");
+    char line[512];
+    while (in && fgets(line, sizeof line, in)) {
+        const char *p = strstr(line, "carcd listening on http://");
+        if (p == NULL)
+            continue;
+        p += strlen("carcd listening on http://");
+        size_t hl = strcspn(p, "/\n");
+        snprintf(url, urlsize, "ws://%.*s/ws", (int)hl, p);
+        /* Keep reading the server's output in the background, so it never blocks on a full
+         * pipe: hand it to a child that copies it to stderr. */
+        if (fork() == 0) {
+            while (fgets(line, sizeof line, in))
+                fputs(line, stderr);
+            _exit(0);
+        }
+        fclose(in);
+        return 0;
+    }
+    fprintf(stderr, "carc-load: carcd did not print its startup line\n");
+    if (in)
+        fclose(in);
+    return -1;
+}
+
+/* ---- rooms ---- */
+
+static int is_loopback(const char *url)
+{
+    return strncmp(url, "ws://127.", 9) == 0 || strncmp(url, "ws://localhost:", 15) == 0 ||
+           strncmp(url, "ws://[::1]:", 11) == 0;
+}
+
+/* Blocking read of messages on c until one of type `want` arrives; everything
+ * read on the way is handled by the document of the room (client 0) or just
+ * counted. Returns 0, or -1 with a message. */
+static int wait_for(struct lclient *c, int want, struct proto_client_event *ev)
+{
+    for (;;) {
+        const char *text;
+        size_t len;
+        int rc = ws_recv(&c->ws, &text, &len, 10000);
+        if (rc < 0) {
+            fprintf(stderr, "carc-load: room %s seat %d: %s\n", c->room->id, c->idx,
+                    rc == WS_AGAIN    ? "timed out"
+                    : rc == WS_CLOSED ? "closed"
+                                      : c->ws.err);
+            return -1;
+        }
+        proto_client_handle(c->idx == 0 ? c->room->doc : NULL, text, len, ev);
+        if (ev->type == PROTO_S_DELTA || ev->type == PROTO_S_STATE)
+            c->seq = ev->seq;
+        if (ev->type == want)
+            return 0;
+        if (ev->type == PROTO_S_ERROR) {
+            fprintf(stderr, "carc-load: room %s seat %d: error %s: %s\n", c->room->id, c->idx,
+                    ev->code_name, ev->message);
+            return -1;
+        }
+    }
+}
+
+static int room_setup(struct room *r, int ri, const char *url, int spread)
+{
+    char src[32];
+    snprintf(src, sizeof src, "127.0.%d.%d", 1 + ri / 250, 2 + ri % 250);
+    r->doc = proto_client_doc_new();
+    r->acted_seq = -1;
+    r->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)ri * 0x100000001B3ull);
+    if (r->doc == NULL)
+        return -1;
+    proto_client_seat_set(r->doc, 0);
+    for (int i = 0; i < SEATS; i++) {
+        struct lclient *c = &r->c[i];
+        c->room = r;
+        c->idx = i;
+        c->seq = -1;
+        if (ws_connect(&c->ws, url, spread ? src : NULL) < 0) {
+            fprintf(stderr, "carc-load: room %d: connect: %s\n", ri, c->ws.err);
+            return -1;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "P%d", i);
+        struct proto_client_event ev;
+        char *msg =
+            i == 0 ? proto_client_encode_create(
+                         name, SEATS, (1u << CARC_SET_BASE) | (1u << CARC_SET_INNS_CATHEDRALS), "1")
+                   : proto_client_encode_join(r->id, name, "1");
+        if (bot_send_take(&c->ws, msg) < 0 || wait_for(c, PROTO_S_JOINED, &ev) < 0)
+            return -1;
+        if (ev.seat != i) {
+            fprintf(stderr, "carc-load: room %s: expected seat %d, got %d\n", r->id, i, ev.seat);
+            return -1;
+        }
+        if (i == 0)
+            snprintf(r->id, sizeof r->id, "%s", ev.room);
+        if (wait_for(c, PROTO_S_STATE, &ev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The current player plays when the room's document and its own connection
+ * have both reached the latest seq. */
+static void room_maybe_play(struct room *r)
+{
+    if (r->done || !r->started || proto_client_phase(r->doc) != PROTO_PHASE_PLAYING)
+        return;
+    long long seq = proto_client_doc_seq(r->doc);
+    int cur = proto_client_current(r->doc);
+    if (seq == r->acted_seq || cur < 0 || cur >= SEATS || r->c[cur].seq < seq)
+        return;
+    uint64_t now = bot_now_ns();
+    if (room_interval_ns > 0) {
+        if (now < r->next_ns)
+            return; /* run_until calls again */
+        r->next_ns = (r->next_ns ? r->next_ns : now) + room_interval_ns;
+        if (r->next_ns < now)
+            r->next_ns = now; /* fell behind: no burst to catch up */
+    }
+    char *msg = bot_random_play(r->doc, &r->rng, legal_scratch, MAX_LEGAL, NULL);
+    struct pending *p = &r->ring[(seq + 1) % RING];
+    p->seq = seq + 1;
+    p->got = 0;
+    p->sent_ns = now;
+    r->acted_seq = seq;
+    if (bot_send_take(&r->c[cur].ws, msg) < 0) {
+        fprintf(stderr, "carc-load: room %s: send: %s\n", r->id, r->c[cur].ws.err);
+        r->failed = r->done = 1;
+    }
+}
+
+/* The seq of a delta from the head of its text, as carcd writes it
+ * ({"v":1,"type":"delta","seq":N,...}), without parsing the rest: five of a
+ * room's six clients need nothing more, and parsing every delta six times
+ * would make this tool, not the server, the bottleneck. 0 when the text does
+ * not start that way (then it is parsed in full). */
+static int quick_delta_seq(const char *text, size_t len, long long *seq)
+{
+    static const char head[] = "{\"v\":1,\"type\":\"delta\",\"seq\":";
+    size_t n = sizeof head - 1;
+    if (len < n + 1 || memcmp(text, head, n) != 0 || text[n] < '0' || text[n] > '9')
+        return 0;
+    *seq = strtoll(text + n, NULL, 10);
+    return 1;
+}
+
+/* One message for client c. */
+static void client_message(struct lclient *c, const char *text, size_t len)
+{
+    struct room *r = c->room;
+    struct proto_client_event ev;
+    long long qseq;
+    if (c->idx != 0 && quick_delta_seq(text, len, &qseq)) {
+        memset(&ev, 0, sizeof ev);
+        ev.type = PROTO_S_DELTA;
+        ev.seq = qseq;
+    } else if (proto_client_handle(c->idx == 0 ? r->doc : NULL, text, len, &ev) < 0 &&
+               c->idx == 0) {
+        ev.gap = 1; /* the document was dropped: ask again */
+    }
+    if (ev.type == PROTO_S_ERROR) {
+        total_errors++;
+        fprintf(stderr, "carc-load: room %s seat %d: error %s: %s\n", r->id, c->idx, ev.code_name,
+                ev.message);
+        if (++r->refused > 20) {
+            r->failed = r->done = 1;
+            return;
+        }
+        r->acted_seq = -1; /* another random move */
+        room_maybe_play(r);
+        return;
+    }
+    if (ev.type != PROTO_S_DELTA && ev.type != PROTO_S_STATE)
+        return;
+    if (c->idx == 0 && ev.gap) {
+        long long s = proto_client_doc_seq(r->doc);
+        bot_send_take(&c->ws, proto_client_encode_sync(s >= 0 ? s : 0, NULL));
+        return;
+    }
+    if (ev.seq > c->seq)
+        c->seq = ev.seq;
+    if (ev.type == PROTO_S_DELTA) {
+        struct pending *p = &r->ring[ev.seq % RING];
+        if (p->seq == ev.seq && ++p->got == SEATS) {
+            add_latency((double)(bot_now_ns() - p->sent_ns) / 1e6);
+            p->seq = -1;
+        }
+        if (c->idx == 0 && ev.turn_over) {
+            r->moves++;
+            total_moves++;
+        }
+    }
+    if (c->idx == 0 && ev.applied) {
+        int phase = proto_client_phase(r->doc);
+        if (phase == PROTO_PHASE_PLAYING)
+            r->started = 1;
+        if (phase == PROTO_PHASE_OVER) {
+            r->done = 1;
+            return;
+        }
+    }
+    room_maybe_play(r);
+}
+
+/* Handle the messages c has buffered, then read everything the socket has.
+ * Returns -1 when the connection ended. */
+static int client_readable(struct lclient *c)
+{
+    for (;;) {
+        const char *text;
+        size_t len;
+        int op;
+        while ((op = ws_next(&c->ws, &text, &len)) > 0)
+            if (op == 1)
+                client_message(c, text, len);
+        if (op == WS_CLOSED || op == WS_ERROR)
+            return -1;
+        int rc = ws_fill(&c->ws);
+        if (rc == WS_AGAIN)
+            return 0;
+        if (rc < 0)
+            return -1;
+    }
+}
+
+static void client_service(int ep, struct lclient *c)
+{
+    if (c->ws.fd < 0 || client_readable(c) == 0)
+        return;
+    struct room *r = c->room;
+    if (!r->done) {
+        fprintf(stderr, "carc-load: room %s seat %d: connection ended (close %d)\n", r->id, c->idx,
+                c->ws.close_code);
+        r->failed = r->done = 1;
+    }
+    epoll_ctl(ep, EPOLL_CTL_DEL, c->ws.fd, NULL);
+    ws_close(&c->ws, 0);
+}
+
+/* One epoll_wait (at most timeout_ms) and the work it reports. */
+static void pump(int ep, int timeout_ms)
+{
+    struct epoll_event evs[256];
+    int n = epoll_wait(ep, evs, 256, timeout_ms);
+    if (n < 0 && errno != EINTR) {
+        perror("carc-load: epoll_wait");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++)
+        client_service(ep, evs[i].data.ptr);
+}
+
+/* Run the loop until pred() over the rooms holds or the deadline passes.
+ * Returns 0 when it held. */
+static int run_until(int ep, int (*pred)(void), uint64_t deadline)
+{
+    while (!pred()) {
+        if (bot_now_ns() >= deadline)
+            return -1;
+        pump(ep, room_interval_ns ? 1 : 100);
+        if (room_interval_ns) /* paced: rooms whose time has come */
+            for (int i = 0; i < nrooms; i++)
+                room_maybe_play(&rooms[i]);
+    }
+    return 0;
+}
+
+static int all_started(void)
+{
+    for (int i = 0; i < nrooms; i++)
+        if (!rooms[i].started && !rooms[i].done)
+            return 0;
+    return 1;
+}
+
+static int all_done(void)
+{
+    for (int i = 0; i < nrooms; i++)
+        if (!rooms[i].done)
+            return 0;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *url_arg = NULL, *carcd = NULL;
+    char *extra[32];
+    int nextra = 0, spread = 1;
+    pid_t pid = -1;
+    double seconds = 120, rate = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--no-spread") == 0) {
+            spread = 0;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (v == NULL) {
+            usage(stderr);
+            return 2;
+        }
+        if (strcmp(a, "--url") == 0)
+            url_arg = v;
+        else if (strcmp(a, "--pid") == 0)
+            pid = atoi(v);
+        else if (strcmp(a, "--carcd") == 0)
+            carcd = v;
+        else if (strcmp(a, "--carcd-arg") == 0 && nextra < 32)
+            extra[nextra++] = argv[i + 1];
+        else if (strcmp(a, "--rooms") == 0)
+            nrooms = atoi(v);
+        else if (strcmp(a, "--seconds") == 0)
+            seconds = atof(v);
+        else if (strcmp(a, "--rate") == 0)
+            rate = atof(v);
+        else {
+            fprintf(stderr, "carc-load: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+    }
+    if ((carcd == NULL) == (url_arg == NULL) || nrooms < 1 || nrooms > 10000 || seconds <= 0 ||
+        rate < 0) {
+        usage(stderr);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    char url[256];
+    if (carcd != NULL) {
+        if (start_server(carcd, extra, nextra, url, sizeof url) < 0) {
+            stop_server();
+            return 1;
+        }
+        pid = child;
+    } else {
+        snprintf(url, sizeof url, "%s", url_arg);
+    }
+    if (!is_loopback(url)) {
+        fprintf(stderr, "carc-load: only loopback servers may be loaded: %s\n", url);
+        stop_server();
+        return 2;
+    }
+    if (strncmp(url, "ws://127.", 9) != 0)
+        spread = 0;
+    rooms = calloc((size_t)nrooms, sizeof *rooms);
+    int ep = epoll_create1(0);
+    if (rooms == NULL || ep < 0) {
+        fprintf(stderr, "carc-load: out of memory\n");
+        stop_server();
+        return 1;
+    }
+    long rss0 = pid > 0 ? rss_kib(pid) : -1;
+    uint64_t t_setup = bot_now_ns();
+    int status = 0;
+    for (int i = 0; i < nrooms; i++) {
+        if (room_setup(&rooms[i], i, url, spread) < 0) {
+            status = 1;
+            nrooms = i;
+            break;
+        }
+        /* From now on the room's clients are read by the loop: what they have buffered
+         * already, then whatever the socket brings. */
+        for (int j = 0; j < SEATS; j++) {
+            struct lclient *c = &rooms[i].c[j];
+            ws_set_nonblocking(&c->ws);
+            struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+            epoll_ctl(ep, EPOLL_CTL_ADD, c->ws.fd, &e);
+            client_service(ep, c);
+        }
+        pump(ep, 0); /* keep the earlier rooms' queues short */
+    }
+    long rss_lobby = pid > 0 ? rss_kib(pid) : -1;
+    double setup_s = (double)(bot_now_ns() - t_setup) / 1e9;
+    /* Start every room, and wait until each has seen its game begin. */
+    for (int i = 0; i < nrooms; i++)
+        if (bot_send_take(&rooms[i].c[0].ws, proto_client_encode_simple(PROTO_T_START, NULL)) < 0)
+            rooms[i].failed = rooms[i].done = 1;
+    uint64_t t0 = bot_now_ns();
+    if (rate > 0) { /* each room moves every N/rate seconds, the rooms evenly staggered */
+        room_interval_ns = (uint64_t)((double)nrooms / rate * 1e9);
+        for (int i = 0; i < nrooms; i++)
+            rooms[i].next_ns = t0 + room_interval_ns * (uint64_t)i / (uint64_t)nrooms;
+    }
+    run_until(ep, all_started, t0 + 30000000000ull);
+    long rss_started = pid > 0 ? rss_kib(pid) : -1;
+    /* The moves played while we waited for the last room to start are counted too. */
+    int ok = run_until(ep, all_done, t0 + (uint64_t)(seconds * 1e9)) == 0;
+    double play_s = (double)(bot_now_ns() - t0) / 1e9;
+    long rss_end = pid > 0 ? rss_kib(pid) : -1;
+
+    int finished = 0, failed = 0;
+    for (int i = 0; i < nrooms; i++) {
+        finished += rooms[i].done && !rooms[i].failed;
+        failed += rooms[i].failed;
+    }
+    qsort(lat_ms, nlat, sizeof *lat_ms, cmp_double);
+    printf("rooms: %d x %d clients, sets base+inns-cathedrals, %s, %s\n", nrooms, SEATS, url,
+           rate > 0 ? "paced" : "as fast as the server answers");
+    printf("setup_s: %.2f\n", setup_s);
+    printf("games_finished: %d of %d (failed %d)\n", finished, nrooms, failed);
+    printf("moves: %ld in %.2f s, refused: %ld\n", total_moves, play_s, total_errors);
+    printf("moves/s: %.0f\n", play_s > 0 ? (double)total_moves / play_s : 0.0);
+    printf("p50_ms: %.3f\n", percentile(0.50));
+    printf("p99_ms: %.3f\n", percentile(0.99));
+    printf("max_ms: %.3f\n", nlat ? lat_ms[nlat - 1] : 0.0);
+    if (pid > 0 && rss0 > 0) {
+        printf("server_rss_kib: %ld before, %ld lobby, %ld started, %ld at the end\n", rss0,
+               rss_lobby, rss_started, rss_end);
+        printf("rss_per_room_lobby_kib: %.1f\n", (double)(rss_lobby - rss0) / nrooms);
+        printf("rss_per_room_kib: %.1f\n", (double)(rss_started - rss0) / nrooms);
+    } else {
+        printf("rss_per_room_kib: unknown (no --pid)\n");
+    }
+    fflush(stdout);
+    for (int i = 0; i < nrooms; i++) {
+        for (int j = 0; j < SEATS; j++)
+            ws_close(&rooms[i].c[j].ws, 1000);
+        proto_client_doc_free(rooms[i].doc);
+    }
+    free(rooms);
+    free(lat_ms);
+    close(ep);
+    stop_server();
+    if (!ok || failed > 0)
+        status = 1;
+    return status;
+}

@@ -1,0 +1,669 @@
+"""harness.py: carcd under test, and a WebSocket client that checks what it hears.
+
+Server starts build/carcd (or $CARC_BUILD/carcd) on an ephemeral loopback port with a temporary
+data directory, reads the port from its startup line and stops it with SIGTERM.
+
+Client wraps one websocket-client connection. Every message it receives is validated against
+protocol/schema/server/<type>.json (a failure raises at once and is counted in SCHEMA_ERRORS), and
+`state`/`delta` messages are folded into `client.doc`/`client.seq`, so a client always knows the
+public state document it has built from its first snapshot and the patches since.
+"""
+
+import itertools
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import jsonpatch
+import jsonschema
+import websocket
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+BUILD = os.path.join(ROOT, os.environ.get("CARC_BUILD", "build"))
+CARCD = os.path.join(BUILD, "carcd")
+REPLAY = os.path.join(BUILD, "carc-replay")
+SCHEMA_DIR = os.path.join(ROOT, "protocol", "schema")
+
+ALL_SETS = ["base", "inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]
+
+# Every server message seen by any Client, and the schema failures among them.
+STATS = {"messages": 0, "types": set()}
+SCHEMA_ERRORS = []
+# CARC_IT_SCHEMA=0 skips schema validation (while debugging something else).
+VALIDATE = os.environ.get("CARC_IT_SCHEMA", "1") != "0"
+
+STARTUP_RE = re.compile(r"carcd listening on http://([^/:\s]+|\[[^\]]+\]):(\d+)/")
+
+
+class Closed(Exception):
+    """The server closed the connection: code (None when the TCP connection just ended)."""
+
+    def __init__(self, code, reason=""):
+        super().__init__("connection closed: %s %s" % (code, reason))
+        self.code = code
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Schemas
+
+class Schemas:
+    """protocol/schema/{client,server}/*.json, with $refs between them resolved locally."""
+
+    def __init__(self, root=SCHEMA_DIR):
+        self.server = {}
+        self.client = {}
+        self.store = {}
+        for side, table in (("server", self.server), ("client", self.client)):
+            d = os.path.join(root, side)
+            if not os.path.isdir(d):
+                continue
+            for name in sorted(os.listdir(d)):
+                if not name.endswith(".json"):
+                    continue
+                path = os.path.join(d, name)
+                with open(path) as f:
+                    doc = json.load(f)
+                table[name[:-5]] = (path, doc)
+                self.store["file://" + path] = doc
+                if isinstance(doc, dict) and "$id" in doc:
+                    self.store[doc["$id"]] = doc
+        # Shared definitions beside the two folders (common.json, defs/...).
+        for dirpath, _, files in os.walk(root):
+            for name in files:
+                path = os.path.join(dirpath, name)
+                if name.endswith(".json") and "file://" + path not in self.store:
+                    with open(path) as f:
+                        doc = json.load(f)
+                    self.store["file://" + path] = doc
+                    if isinstance(doc, dict) and "$id" in doc:
+                        self.store[doc["$id"]] = doc
+        self._validators = {}
+
+    def validator(self, side, mtype):
+        key = (side, mtype)
+        if key not in self._validators:
+            table = self.server if side == "server" else self.client
+            if mtype not in table:
+                self._validators[key] = None
+            else:
+                path, doc = table[mtype]
+                cls = jsonschema.validators.validator_for(doc)
+                cls.check_schema(doc)
+                base = doc.get("$id", "file://" + path) if isinstance(doc, dict) else "file://" + path
+                resolver = jsonschema.RefResolver(base, doc, store=self.store)
+                self._validators[key] = cls(doc, resolver=resolver)
+        return self._validators[key]
+
+    def check(self, side, msg):
+        """None when msg validates against its type's schema, else a description."""
+        mtype = msg.get("type") if isinstance(msg, dict) else None
+        if not isinstance(mtype, str):
+            return "message without a string type: %r" % (msg,)
+        v = self.validator(side, mtype)
+        if v is None:
+            return "no schema %s/%s.json" % (side, mtype)
+        errs = sorted(v.iter_errors(msg), key=lambda e: list(e.path))
+        if errs:
+            e = errs[0]
+            return "%s/%s.json: %s at %s" % (side, mtype, e.message, "/".join(map(str, e.path)))
+        return None
+
+
+SCHEMAS = Schemas()
+
+
+# ---------------------------------------------------------------------------------------------
+# The server process
+
+# The shared server's limits, written to its config file so that tests know them (the
+# defaults of `carcd --help`, spelled out). Tests that need other limits start their own server.
+LIMITS = {
+    "rate": 20, "burst": 40,              # messages per second per connection: rate_limited
+    "flood-rate": 40, "flood-burst": 80,  # close 1008
+    "chat-rate": 30, "chat-burst": 5,     # chats per minute
+    "history": 32,                        # deltas kept for resume and sync
+    "max-conns-per-ip": 64,
+    "queue-messages": 256, "queue-bytes": 1048576,
+}
+DELTA_HISTORY = LIMITS["history"]
+
+
+def _die_with_parent():
+    """In the child before exec: SIGTERM when the test runner dies (killed by a timeout), so
+    no carcd outlives its suite."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class Server:
+    """carcd on 127.0.0.1, port 0, a fresh data directory. config: settings for its config
+    file (`key = value` lines); extra: more command-line arguments."""
+
+    def __init__(self, config=None, extra=()):
+        self.extra = list(extra)
+        self.config = dict(LIMITS if config is None else config)
+        self.proc = None
+        self.host = None
+        self.port = None
+        self.lines = []
+        self.tmp = None
+
+    @property
+    def ws_url(self):
+        return "ws://%s:%d/ws" % (self.host, self.port)
+
+    @property
+    def http_url(self):
+        return "http://%s:%d/" % (self.host, self.port)
+
+    def start(self, timeout=15):
+        if not os.access(CARCD, os.X_OK):
+            raise RuntimeError("%s is not built" % CARCD)
+        self.tmp = tempfile.TemporaryDirectory(prefix="carcd-it-")
+        args = [CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", self.tmp.name]
+        if self.config:
+            cfg = os.path.join(self.tmp.name, "carcd.conf")
+            with open(cfg, "w") as f:
+                f.writelines("%s = %s\n" % kv for kv in self.config.items())
+            args += ["--config", cfg]
+        args += self.extra
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, errors="replace", preexec_fn=_die_with_parent)
+        found = threading.Event()
+
+        def reader():
+            for line in self.proc.stdout:
+                self.lines.append(line.rstrip("\n"))
+                if not found.is_set():
+                    m = STARTUP_RE.search(line)
+                    if m:
+                        self.host = m.group(1).strip("[]")
+                        self.port = int(m.group(2))
+                        found.set()
+        self._reader = threading.Thread(target=reader, daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + timeout
+        while not found.wait(0.05):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                self._reader.join(2)
+                raise RuntimeError("carcd did not start (%s):\n%s"
+                                   % (" ".join(args), "\n".join(self.lines[-40:])))
+        return self
+
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=20):
+        """SIGTERM, wait; returns the exit status (killed: -9)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                self._reader.join(2)
+                self.cleanup()
+                return -9
+        self._reader.join(5)
+        self.cleanup()
+        return self.proc.returncode
+
+    def cleanup(self):
+        if self.tmp is not None:
+            self.tmp.cleanup()
+            self.tmp = None
+
+    def log(self, n=60):
+        return "\n".join(self.lines[-n:])
+
+
+# ---------------------------------------------------------------------------------------------
+# A client
+
+_ids = itertools.count(1)
+
+
+class Client:
+    """One WebSocket connection to the server. Receives `welcome` on connect."""
+
+    def __init__(self, server, timeout=10.0, welcome=True, validate=True, name=None):
+        self.server = server
+        self.name = name
+        self.validate = validate
+        self.ws = websocket.create_connection(server.ws_url, timeout=timeout,
+                                              enable_multithread=False)
+        self.timeout = timeout
+        self.backlog = []      # received, not yet taken by wait_for
+        self.doc = None        # public state built from the last `state` and later deltas
+        self.seq = None
+        self.deltas = []       # every delta message, in order of arrival
+        self.gaps = 0          # deltas that did not follow the last seq
+        self.closed = None     # Closed once the server closed us
+        self.room = None
+        self.seat = None
+        self.token = None
+        self.welcome = self.wait_type("welcome") if welcome else None
+
+    # -- sending
+
+    def send(self, msg):
+        self.ws.send(json.dumps(msg, separators=(",", ":")))
+
+    def send_raw(self, text):
+        self.ws.send(text)
+
+    def request(self, mtype, **fields):
+        """Send a message with a fresh id and return the first reply carrying that ref."""
+        mid = next(_ids)
+        msg = {"v": 1, "type": mtype, "id": mid}
+        msg.update(fields)
+        self.send(msg)
+        return self.wait_for(lambda m: m.get("ref") == mid)
+
+    def request_ok(self, mtype, expect, **fields):
+        r = self.request(mtype, **fields)
+        if r.get("type") != expect:
+            raise AssertionError("%s: expected %s, got %s" % (mtype, expect, r))
+        return r
+
+    # -- receiving
+
+    def _recv_one(self, timeout):
+        """One message from the wire (not the backlog), folded into the state."""
+        if self.closed is not None:
+            raise self.closed
+        self.ws.settimeout(timeout)
+        try:
+            op, frame = self.ws.recv_data_frame(control_frame=False)
+        except websocket.WebSocketTimeoutException:
+            raise
+        except (websocket.WebSocketConnectionClosedException, ConnectionError, OSError) as e:
+            self.closed = Closed(None, str(e))
+            raise self.closed
+        if op == websocket.ABNF.OPCODE_CLOSE:
+            data = frame.data or b""
+            code = int.from_bytes(data[:2], "big") if len(data) >= 2 else None
+            self.closed = Closed(code, data[2:].decode("utf-8", "replace"))
+            raise self.closed
+        if op != websocket.ABNF.OPCODE_TEXT:
+            raise AssertionError("server sent a non-text frame (opcode %d)" % op)
+        text = frame.data.decode("utf-8")
+        msg = json.loads(text)
+        STATS["messages"] += 1
+        STATS["types"].add(msg.get("type"))
+        if self.validate and VALIDATE:
+            problem = SCHEMAS.check("server", msg)
+            if problem is not None:
+                SCHEMA_ERRORS.append((problem, text[:300]))
+                raise AssertionError("schema: %s: %s" % (problem, text[:300]))
+        if msg.get("v") != 1:
+            raise AssertionError("message without v=1: %s" % text[:200])
+        self._fold(msg)
+        return msg
+
+    def _fold(self, msg):
+        t = msg.get("type")
+        if t == "state":
+            self.doc = msg["state"]
+            self.seq = msg["seq"]
+        elif t == "delta":
+            self.deltas.append(msg)
+            if self.doc is None or self.seq is None or msg["seq"] != self.seq + 1:
+                self.gaps += 1
+                return
+            self.doc = jsonpatch.apply_patch(self.doc, msg["patch"], in_place=False)
+            self.seq = msg["seq"]
+        elif t == "joined":
+            self.room = msg["room"]
+            self.seat = msg["seat"]
+            if msg.get("token"):
+                self.token = msg["token"]
+        elif t == "watching":
+            self.room = msg["room"]
+
+    def wait_for(self, pred, timeout=None):
+        """The first message (backlog first) for which pred is true; the others stay queued."""
+        for i, m in enumerate(self.backlog):
+            if pred(m):
+                return self.backlog.pop(i)
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting for a message; backlog: %s"
+                                     % [m.get("type") for m in self.backlog[-10:]])
+            try:
+                m = self._recv_one(left)
+            except websocket.WebSocketTimeoutException:
+                continue
+            if pred(m):
+                return m
+            self.backlog.append(m)
+
+    def wait_type(self, mtype, timeout=None):
+        return self.wait_for(lambda m: m.get("type") == mtype, timeout)
+
+    def wait_seq(self, seq, timeout=None):
+        """Read until the built state has reached seq."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while self.seq is None or self.seq < seq:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("%s: waited for seq %s, at %s" % (self.name, seq, self.seq))
+            try:
+                self.backlog.append(self._recv_one(left))
+            except websocket.WebSocketTimeoutException:
+                pass
+        return self.doc
+
+    def wait_doc(self, pred, timeout=None):
+        """Read until pred(built state) holds."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while self.doc is None or not pred(self.doc):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("%s: the state never got there" % self.name)
+            try:
+                self.backlog.append(self._recv_one(left))
+            except websocket.WebSocketTimeoutException:
+                pass
+        return self.doc
+
+    def quiet(self, wait=0.2):
+        """Read for `wait` seconds; return what arrived (also left in the backlog)."""
+        got = []
+        deadline = time.monotonic() + wait
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return got
+            try:
+                m = self._recv_one(left)
+            except websocket.WebSocketTimeoutException:
+                return got
+            got.append(m)
+            self.backlog.append(m)
+
+    def drain(self):
+        self.backlog = []
+
+    def wait_close(self, timeout=None):
+        """Read until the server closes us; returns the Closed (code may be None)."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("the server did not close the connection")
+            try:
+                self.backlog.append(self._recv_one(left))
+            except websocket.WebSocketTimeoutException:
+                pass
+            except Closed as c:
+                return c
+
+    def errors(self):
+        return [m for m in self.backlog if m.get("type") == "error"]
+
+    def close(self):
+        try:
+            self.ws.close(timeout=1)
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Rooms and games
+
+def fresh_state(server, room):
+    """A snapshot from a new spectator connection: (seq, state document)."""
+    with Client(server, name="fresh") as c:
+        c.request_ok("watch", "watching", room=room)
+        m = c.wait_type("state")
+        return m["seq"], m["state"]
+
+
+def create_room(server, names, sets=None, options=None, seats=None, **extra):
+    """Create a room with names[0] as host and seat the others. Returns the clients, in seats."""
+    host = Client(server, name=names[0])
+    fields = {"name": names[0], "seats": seats or len(names)}
+    if sets is not None:
+        fields["sets"] = sets
+    if options is not None:
+        fields["options"] = options
+    fields.update(extra)
+    host.request_ok("create", "joined", **fields)
+    host.wait_type("state")
+    clients = [host]
+    for n in names[1:]:
+        c = Client(server, name=n)
+        kw = {"password": extra["password"]} if "password" in extra else {}
+        c.request_ok("join", "joined", room=host.room, name=n, **kw)
+        c.wait_type("state")
+        clients.append(c)
+    # The last one's snapshot holds every seat: everyone catches up with it.
+    sync_all(clients, clients[-1].seq)
+    return clients
+
+
+def sync_all(clients, seq):
+    for c in clients:
+        c.wait_seq(seq)
+
+
+def random_move(rng, doc):
+    """A random legal play from doc["legal"] for the current player."""
+    seat = doc["seats"][doc["current"]]
+    legal = rng.choice(doc["legal"])
+    meeple = None
+    kinds = []
+    if seat.get("meeples", 0) > 0:
+        kinds.append("normal")
+    if seat.get("large", 0) > 0:
+        kinds.append("large")
+    if legal["meeples"] and kinds and rng.random() < 0.6:
+        meeple = {"feature": rng.choice(legal["meeples"]), "kind": rng.choice(kinds)}
+    escape = None
+    if meeple is None and legal.get("escapes") and rng.random() < 0.5:
+        escape = rng.choice(legal["escapes"])
+    return {"tile": doc["tile"], "x": legal["x"], "y": legal["y"], "rot": legal["rot"],
+            "meeple": meeple, "escape": escape}
+
+
+def record_from_game(doc, moves, deltas, seed=None):
+    """A game record for carc-replay: the moves as sent, and the draw order as seen in the
+    events (each placed tile and each discarded tile, in order); with seed, no deck."""
+    drawn = []
+    for d in deltas:
+        for ev in d["events"]:
+            if ev.get("type") == "placed":
+                drawn.append(ev["tile"])
+            elif ev.get("type") == "discard":
+                drawn.append(ev["tile"])
+    rec = {
+        "format": "carcassonne-game/1",
+        "sets": doc["sets"],
+        "options": doc["options"],
+        "players": [{"name": s["name"]} for s in doc["seats"]],
+        "start": doc["board"]["0,0"]["tile"],
+        "moves": [],
+    }
+    if seed is not None:
+        rec["seed"] = seed
+    else:
+        rec["deck"] = drawn
+    for m in moves:
+        mv = {"tile": m["tile"], "x": m["x"], "y": m["y"], "rot": m["rot"], "meeple": m["meeple"]}
+        if m.get("escape"):
+            mv["escape"] = m["escape"]
+        rec["moves"].append(mv)
+    return rec
+
+
+def replay(record):
+    """Run carc-replay on a record; returns its JSON lines."""
+    p = subprocess.run([REPLAY, "-"], input=json.dumps(record), capture_output=True, text=True,
+                       timeout=60)
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    if p.returncode != 0:
+        raise AssertionError("carc-replay exit %d: %s %s" % (p.returncode, lines[-1:], p.stderr))
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Raw sockets, for clients that misbehave below the WebSocket layer
+
+def raw_connect(server, rcvbuf=None, path="/ws"):
+    """A TCP socket that has completed the WebSocket handshake (nothing read past it)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.settimeout(5)
+    s.connect((server.host, server.port))
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    s.sendall(("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+               % (path, server.host, server.port, key)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        b = s.recv(1)
+        if not b:
+            raise AssertionError("handshake: connection closed")
+        head += b
+    if b" 101 " not in head.split(b"\r\n", 1)[0]:
+        raise AssertionError("handshake refused: %r" % head[:200])
+    return s
+
+
+def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
+    """One masked client frame."""
+    if isinstance(payload, str):
+        payload = payload.encode()
+    n = len(payload)
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return head + mask + body
+
+
+def raw_read_close(sock, timeout):
+    """Read server frames from a raw socket until a close frame (its code), the end of the
+    stream (None) or the timeout (AssertionError)."""
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while True:
+        while len(buf) >= 2:
+            n, i = buf[1] & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, i = int.from_bytes(buf[2:4], "big"), 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, i = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) < i + n:
+                break
+            op, payload, buf = buf[0] & 0x0F, buf[i:i + n], buf[i + n:]
+            if op == 8:
+                return int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError("no close frame from the server")
+        sock.settimeout(left)
+        try:
+            b = sock.recv(65536)
+        except (ConnectionResetError, BrokenPipeError):
+            return None
+        except socket.timeout:
+            continue
+        if not b:
+            return None
+        buf += b
+
+
+def raw_drain(sock, timeout):
+    """Read until EOF or reset (True) or until timeout passes with the socket open (False).
+    Returns (ended, bytes read)."""
+    total = 0
+    deadline = time.monotonic() + timeout
+    sock.setblocking(False)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False, total
+        r, _, _ = select.select([sock], [], [], min(left, 0.5))
+        if not r:
+            continue
+        try:
+            b = sock.recv(1 << 16)
+        except (ConnectionResetError, BrokenPipeError):
+            return True, total
+        except BlockingIOError:
+            continue
+        if not b:
+            return True, total
+        total += len(b)
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The suite's shared server: started on first use, stopped by run.py (which checks its exit).
+
+_shared = None
+
+
+def shared():
+    global _shared
+    if _shared is None:
+        _shared = Server().start()
+    return _shared
+
+
+def stop_shared():
+    """Stop the shared server if it ran; returns its exit status (None when never started)."""
+    global _shared
+    if _shared is None:
+        return None
+    global last_log
+    s, _shared = _shared, None
+    status = s.stop()
+    last_log = s.log(200)
+    return status
+
+
+last_log = ""

@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+"""The integration suite: carcd on an ephemeral loopback port, real WebSocket clients.
+
+    /usr/bin/python3 tests/integration/run.py [MODULE[.Class[.test]] ...]
+
+CARC_BUILD selects the build directory (default build; build/asan for the sanitizer build).
+Runs the modules below in order (or the named tests), stops the server with SIGTERM and checks
+that it exits 0, then prints unittest's report and a last line `N passed, N failed`.
+"""
+
+import faulthandler
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+try:
+    import harness as h  # noqa: E402
+except ImportError as e:  # websocket, jsonschema, jsonpatch: deploy/deps.sh installs them
+    print("tests/integration: %s (run deploy/deps.sh; use /usr/bin/python3)" % e, file=sys.stderr)
+    print("0 passed, 1 failed")
+    sys.exit(1)
+
+MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_coverage"]
+
+
+def main(argv):
+    names = argv or MODULES
+    # A hung test must not hang `make test`: dump every thread's stack and exit.
+    faulthandler.dump_traceback_later(float(os.environ.get("CARC_IT_TIMEOUT", "600")), exit=True)
+    loader = unittest.TestLoader()
+    suite = unittest.TestSuite(loader.loadTestsFromName(n) for n in names)
+    t0 = time.monotonic()
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stderr).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    passed = result.testsRun - failed - len(result.skipped)
+    status = h.stop_shared()
+    if status is not None and status != 0:
+        failed += 1  # counted as one more failed check
+        print("FAIL: carcd exited with status %s after SIGTERM; its last output:\n%s"
+              % (status, h.last_log), file=sys.stderr)
+    print("server messages validated: %d (types: %s); schema failures: %d; %.1f s"
+          % (h.STATS["messages"], ", ".join(sorted(t for t in h.STATS["types"] if t)),
+             len(h.SCHEMA_ERRORS), time.monotonic() - t0), file=sys.stderr)
+    for problem, text in h.SCHEMA_ERRORS[:10]:
+        print("  schema: %s: %s" % (problem, text), file=sys.stderr)
+    sys.stderr.flush()
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
