@@ -13,6 +13,7 @@ Suite *suite_record(void);   /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);   /* tests/test_replay.c: carc-replay, carc-sim, real games */
 Suite *suite_protocol(void); /* tests/test_protocol.c: protocol v1 messages, state, patches */
 Suite *suite_room(void);     /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_store(void);    /* tests/test_store.c: SQLite storage, recovery, faults */
 
 /* Path of the shared reference folder (RULES.md, games/): $CARC_SHARED or ../shared. */
 const char *test_shared_dir(void);
