@@ -68,8 +68,10 @@ SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))
 LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
 CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
-SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets)
-SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets)
+SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3)
+SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3)
+# The test runner links libcarcd.a, whose storage (server/store.c) needs these.
+CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3)
 # `make run RUN_ARGS="--port 0"` passes flags to carcd.
 RUN_ARGS ?=
 
@@ -89,8 +91,9 @@ server: $(CARCD)
 help:
 	@echo "make [all]          build libs, tools, carcd and the test runner into $(BUILD)/"
 	@echo "make deps           install missing Debian packages (deploy/deps.sh)"
-	@echo "make test           deps, build, run $(BUILD)/carc-tests, then make integration"
+	@echo "make test           deps, build, run $(BUILD)/carc-tests, then make integration and make e2e"
 	@echo "make integration    carcd + real WebSocket clients (tests/integration/run.py)"
+	@echo "make e2e            the browser client in headless Chromium (tests/e2e/, playwright-core)"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check the include rules of DESIGN.md section 1"
@@ -112,6 +115,7 @@ test: deps
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
 	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
 	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory e2e
 
 ASAN_BUILD := build/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -231,7 +235,7 @@ $(foreach t,$(TOOL_MAINS),$(eval $(call tool_rule,$(t))))
 # Tests that run the tools expect them built beside the runner.
 $(BUILD)/carc-tests: $(TEST_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) | $(TOOLS)
 	$(CC) $(CARC_LDFLAGS) $(TEST_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) $(JANSSON_LIBS) \
-	    $(CHECK_LIBS) -lm -o $@
+	    $(CHECK_LIBS) $(CORE_LIBS) -lm -o $@
 
 -include $(patsubst %.o,%.d,$(COMMON_OBJ) $(PROTO_OBJ) $(TOOL_HOBJ) $(TEST_OBJ) \
     $(call obj,$(TOOL_MAINS)) $(SERVER_CORE_OBJ) $(SERVER_PROC_OBJ))
@@ -276,3 +280,22 @@ bench-load: $(BUILD)/carc-load $(BUILD)/carcd
 	@set -e; $(foreach b,server-load server-load-paced,echo "== bench $(b): $(bench_$(b))"; $(bench_$(b));)
 
 -include $(patsubst %.o,%.d,$(BOT_HOBJ) $(call obj,$(BOT_MAINS)))
+
+# ---------------------------------------------------------------------------------------------
+# Browser client end-to-end tests (clients/web/, tests/e2e/)
+#   make e2e               headless Chromium (Debian's chromium, deploy/deps.sh) driven by
+#                          playwright-core, pinned in tests/e2e/package-lock.json and installed by
+#                          `npm ci` into tests/e2e/node_modules/ (ignored by git; no browser
+#                          download). Plays a whole game through the UI against a fresh carcd;
+#                          screenshots in $(BUILD)/artifacts/. Part of `make test`, after integration.
+E2E_DIR := tests/e2e
+NPM     ?= npm
+NODE    ?= node
+
+.PHONY: e2e
+$(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package.json $(E2E_DIR)/package-lock.json
+	cd $(E2E_DIR) && $(NPM) ci --no-audit --no-fund --ignore-scripts
+
+e2e: all $(E2E_DIR)/node_modules/.package-lock.json
+	@deploy/deps.sh
+	CARC_BUILD=$(BUILD) $(NODE) $(E2E_DIR)/run.mjs

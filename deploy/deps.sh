@@ -12,6 +12,7 @@ packages=(
     libjansson-dev                      # protocol/
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev   # server/
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
+    chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core
     "$@"
 )
 

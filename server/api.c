@@ -8,6 +8,7 @@
 #include "lobby.h"
 #include "msg.h"
 #include "sbuf.h"
+#include "store.h"
 
 int api_init(struct api *a, const struct lobby *lb, const char *web_root)
 {
@@ -123,7 +124,61 @@ static void reply_static(struct api *a, const char *path, struct api_reply *r)
     r->cache_control = "no-cache";
 }
 
+/* The value of ?page=N (1 when absent or bad). */
+static int query_page(const char *q)
+{
+    for (const char *p = q; p != NULL && *p != '\0';) {
+        if (strncmp(p, "page=", 5) == 0) {
+            long v = strtol(p + 5, NULL, 10);
+            return v >= 1 && v <= 1000000 ? (int)v : 1;
+        }
+        p = strchr(p, '&');
+        if (p != NULL)
+            p++;
+    }
+    return 1;
+}
+
+static int reply_games(struct api *a, const char *path, const char *query, struct api_reply *out)
+{
+    if (strcmp(path, "/api/games") == 0) {
+        out->status = 200;
+        out->content_type = "application/json";
+        out->cache_control = "no-store";
+        if (a->store != NULL) {
+            out->owned = store_games_page(a->store, query_page(query));
+        } else {
+            const char *empty = "{\"page\":1,\"per_page\":20,\"total\":0,\"games\":[]}";
+            out->owned = malloc(strlen(empty) + 1);
+            if (out->owned == NULL)
+                srv_oom("http reply");
+            strcpy(out->owned, empty);
+        }
+        out->body = out->owned;
+        out->len = strlen(out->body);
+        return 1;
+    }
+    if (strncmp(path, "/api/games/", 11) == 0 && path[11] != '\0') {
+        const char *rec = a->store != NULL ? store_game_record(a->store, path + 11) : NULL;
+        if (rec == NULL) {
+            reply_text(out, 404, "application/json",
+                       "{\"error\":\"no finished game with that id\"}");
+            return 1;
+        }
+        reply_text(out, 200, "application/json", rec);
+        out->cache_control = "max-age=3600";
+        return 1;
+    }
+    return 0;
+}
+
 void api_route(struct api *a, const char *method, const char *path, struct api_reply *out)
+{
+    api_route_query(a, method, path, NULL, out);
+}
+
+void api_route_query(struct api *a, const char *method, const char *path, const char *query,
+                     struct api_reply *out)
 {
     memset(out, 0, sizeof *out);
     if (strcmp(method, "GET") != 0) {
@@ -152,6 +207,8 @@ void api_route(struct api *a, const char *method, const char *path, struct api_r
         out->cache_control = "max-age=3600";
         return;
     }
+    if (reply_games(a, path, query, out))
+        return;
     if (strcmp(path, "/ws") == 0) {
         reply_text(out, 426, "text/plain; charset=utf-8",
                    "this is the websocket endpoint: connect with a websocket client\n");

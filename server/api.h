@@ -5,6 +5,9 @@
  *   GET /healthz      200 "ok"
  *   GET /api/rooms    the public rooms (JSON array, see PROTOCOL.md `rooms`)
  *   GET /api/tiles    the tile catalogue (JSON)
+ *   GET /api/games?page=N   finished games, newest first (JSON, see server/README.md)
+ *   GET /api/games/{id}     a finished game's record (DESIGN 3, seed included); 404 for
+ *                     a running or unknown game
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file under the web root ("/" and directories
  *                     serve index.html); 404 when missing or not allowed
@@ -15,11 +18,13 @@
 #include <stddef.h>
 
 struct lobby;
+struct store;
 
 struct api {
     const struct lobby *lobby;
     char web_root[256];
-    char *tiles; /* GET /api/tiles, built once */
+    char *tiles;               /* GET /api/tiles, built once */
+    const struct store *store; /* NULL: no storage, /api/games is empty */
 };
 
 struct api_reply {
@@ -39,6 +44,9 @@ void api_fini(struct api *a);
 /* Answer one request; path is the URL path without the query. Fills out
  * (free it with api_reply_free). Never fails: errors are replies too. */
 void api_route(struct api *a, const char *method, const char *path, struct api_reply *out);
+/* The same with the URL's query string (without '?', NULL or "" when none). */
+void api_route_query(struct api *a, const char *method, const char *path, const char *query,
+                     struct api_reply *out);
 void api_reply_free(struct api_reply *r);
 
 /* Content type of a file name by its extension ("application/octet-stream"

@@ -7,7 +7,7 @@
 
 #include "log.h"
 
-enum kind { K_INT, K_STR, K_LEVEL };
+enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF };
 
 struct key {
     const char *name;
@@ -28,7 +28,11 @@ static const struct key keys[] = {
     {"data-dir", K_STR, OFF(data_dir), sizeof(((struct carcd_config *)0)->data_dir), 0, 0,
      "data directory, created if missing (./data)"},
     {"web-root", K_STR, OFF(web_root), sizeof(((struct carcd_config *)0)->web_root), 0, 0,
-     "static files served at / (server/www)"},
+     "static files served at / (clients/web)"},
+    {"storage", K_ONOFF, OFF(storage), 0, 0, 1,
+     "on: rooms and games survive restarts in <data-dir>/carcd.db; off: memory only (on)"},
+    {"stale-room", K_INT, OFF(stale_room), 0, 0, 100000000,
+     "seconds after which an untouched stored room is closed at start (604800; 0 = never)"},
     {"log-level", K_LEVEL, OFF(log_level), 0, 0, 3, "error, warn, info or debug (info)"},
     {"ping-interval", K_INT, OFF(ping_interval), 0, 0, 3600,
      "seconds of silence before a websocket ping (30; 0 = off)"},
@@ -86,10 +90,12 @@ void config_defaults(struct carcd_config *c)
     strcpy(c->listen, "127.0.0.1");
     c->port = 8080;
     strcpy(c->data_dir, "./data");
-    strcpy(c->web_root, "server/www");
+    strcpy(c->web_root, "clients/web");
     c->log_level = LOG_INFO;
     c->ping_interval = 30;
     c->shutdown_grace = 2000;
+    c->storage = 1;
+    c->stale_room = 7 * 24 * 3600;
     lobby_limits_defaults(&c->limits);
 }
 
@@ -111,6 +117,13 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
             return -1;
         }
         strcpy(field, value);
+        return 0;
+    case K_ONOFF:
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+            snprintf(err, errlen, "%s: '%s' is not on or off", key, value);
+            return -1;
+        }
+        *(int *)(void *)field = strcmp(value, "on") == 0;
         return 0;
     case K_LEVEL: {
         int lv = log_level_find(value);

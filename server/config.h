@@ -33,6 +33,8 @@ struct carcd_config {
     int log_level;      /* enum log_level */
     int ping_interval;  /* seconds between websocket pings of a quiet connection; 0: off */
     int shutdown_grace; /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
+    int storage;        /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
+    int stale_room;     /* seconds: stored rooms untouched that long are not restored; 0: never */
     struct lobby_limits limits;
 };
 

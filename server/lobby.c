@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "rand.h"
+#include "store.h"
 
 #define IP_BUCKETS 1024u
 
@@ -94,8 +95,21 @@ static void room_delete(struct lobby *lb, struct room *r)
 
 static void room_reap_if_dead(struct lobby *lb, struct room *r)
 {
-    if (r != NULL && room_is_dead(r))
+    if (r != NULL && room_is_dead(r)) {
+        if (r->store != NULL)
+            store_room_forget(r->store, r, 1);
         room_delete(lb, r);
+    }
+}
+
+void lobby_store_set(struct lobby *lb, struct store *st)
+{
+    lb->store = st;
+}
+
+void lobby_room_add(struct lobby *lb, struct room *r)
+{
+    room_insert(lb, r);
 }
 
 /* ---- connections per address ---- */
@@ -191,6 +205,8 @@ void lobby_free(struct lobby *lb)
         return;
     while (lb->newest != NULL) {
         struct room *r = lb->newest;
+        if (r->store != NULL)
+            store_room_forget(r->store, r, 0);
         room_evict(r, 0);
         room_delete(lb, r);
     }
@@ -318,6 +334,8 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     struct lobby *lb = c->lb;
     if (lb->nrooms >= lb->lim.max_rooms)
         return carc_error_set(err, CARC_E_LIMIT, "the server has too many rooms; try later");
+    if (lb->store != NULL && store_failing(lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store rooms now; retry");
     int rc = room_settings_check(c->m, err);
     if (rc != 0)
         return rc;
@@ -326,6 +344,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
         rand_room_id(id);
     while (lobby_room_find(lb, id) != NULL);
     struct room *r = room_new(id, c->m, lb->lim.history);
+    r->store = lb->store;
     room_insert(lb, r);
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
     log_debug("room %s created by session %lu", r->id, c->s->id);
@@ -335,6 +354,8 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
 {
     const struct proto_msg *m = c->m;
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
     return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
 }
 
@@ -371,7 +392,9 @@ static int cmd_leave(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
 {
     struct lobby *lb = c->lb;
-    uint64_t seed = lb->fixed_seed ? lb->seed : rand_u64();
+    /* 53 bits: the seed goes into the game record (JSON), whose readers may hold
+     * integers as doubles. */
+    uint64_t seed = lb->fixed_seed ? lb->seed : rand_u64() >> 11;
     return room_start(c->r, seed, lb->deck, lb->deck_len, err);
 }
 
@@ -520,6 +543,8 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
 
 void lobby_tick(struct lobby *lb, uint64_t now)
 {
+    if (lb->store != NULL)
+        store_retry(lb->store);
     const struct lobby_limits *l = &lb->lim;
     if (l->idle_timeout > 0) {
         uint64_t limit = (uint64_t)l->idle_timeout * 1000;
@@ -543,6 +568,8 @@ void lobby_tick(struct lobby *lb, uint64_t now)
             r->empty = 1;
             r->empty_since = now;
         } else if (l->room_ttl > 0 && now - r->empty_since >= (uint64_t)l->room_ttl * 1000) {
+            if (r->store != NULL)
+                store_room_forget(r->store, r, 2);
             room_delete(lb, r);
         }
         r = next;

@@ -20,6 +20,7 @@
 #include "session.h"
 
 struct lobby_ip;
+struct store;
 
 struct lobby {
     struct lobby_limits lim;
@@ -38,6 +39,7 @@ struct lobby {
     unsigned nips;
 
     int shutting_down;
+    struct store *store; /* NULL: memory only (lobby_store_set) */
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
@@ -78,6 +80,12 @@ void lobby_shutdown(struct lobby *lb);
 char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message);
 
 struct room *lobby_room_find(const struct lobby *lb, const char *id);
+
+/* Keep every room in st from now on (rooms write before they tell, store.h).
+ * Set before any room exists. */
+void lobby_store_set(struct lobby *lb, struct store *st);
+/* Add a restored room (store_restore), as the newest. */
+void lobby_room_add(struct lobby *lb, struct room *r);
 
 /* Tests: deal every later game from this seed, and from this deck of tile
  * ids when n > 0 (the game ends when it is used up). Returns 0 or CARC_E_DECK

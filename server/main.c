@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <uv.h>
 
 #include "api.h"
@@ -14,6 +15,7 @@
 #include "lobby.h"
 #include "log.h"
 #include "net.h"
+#include "store.h"
 
 struct server {
     uv_loop_t loop;
@@ -22,6 +24,7 @@ struct server {
     uv_timer_t drain; /* shutdown: wait for clients to close */
     struct carcd_config cfg;
     struct lobby *lobby;
+    struct store *store; /* NULL with storage off */
     struct api api;
     struct net *net;
     uint64_t deadline;
@@ -72,6 +75,7 @@ static void server_finish(struct server *sv)
     sv->stopped = 1;
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
     net_stop(sv->net);
+    store_stop(sv->store);
     uv_close((uv_handle_t *)&sv->tick, NULL);
     uv_close((uv_handle_t *)&sv->drain, NULL);
     uv_close((uv_handle_t *)&sv->sigint, NULL);
@@ -133,10 +137,30 @@ int main(int argc, char **argv)
         return 1;
     }
     sv.lobby = lobby_new(&sv.cfg.limits);
+    if (sv.cfg.storage) {
+        sv.store = store_open(sv.cfg.data_dir, err, sizeof err);
+        if (sv.store == NULL) {
+            fprintf(stderr, "carcd: storage: %s\n", err);
+            lobby_free(sv.lobby);
+            uv_loop_close(&sv.loop);
+            return 1;
+        }
+        lobby_store_set(sv.lobby, sv.store);
+        if (store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)time(NULL) * 1000, err,
+                          sizeof err) < 0) {
+            fprintf(stderr, "carcd: storage: %s\n", err);
+            lobby_free(sv.lobby);
+            store_close(sv.store);
+            uv_loop_close(&sv.loop);
+            return 1;
+        }
+        store_start(sv.store, &sv.loop, sv.lobby);
+    }
     if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
         fprintf(stderr, "carcd: out of memory\n");
         return 1;
     }
+    sv.api.store = sv.store;
     sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
     int status = 0;
     if (sv.net == NULL || net_port(sv.net) < 0) {
@@ -156,9 +180,14 @@ int main(int argc, char **argv)
         fflush(stdout);
         log_info("web root %s, data %s", sv.cfg.web_root, sv.cfg.data_dir);
     }
+    if (status != 0)
+        store_stop(sv.store);
     uv_run(&sv.loop, UV_RUN_DEFAULT);
     net_free(sv.net);
+    if (sv.store != NULL && store_flush(sv.store, sv.lobby) != 0)
+        log_error("storage: the last changes could not be written");
     lobby_free(sv.lobby);
+    store_close(sv.store);
     api_fini(&sv.api);
     int lc = uv_loop_close(&sv.loop);
     if (lc != 0) {

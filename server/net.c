@@ -244,7 +244,12 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     struct api_reply *r = &c->http.reply;
     api_reply_free(r);
     c->kind = CONN_HTTP;
-    api_route(n->api, method_name(wsi), path, r);
+    /* The only query argument any route reads: ?page=N (GET /api/games). */
+    char query[32] = "", arg[24];
+    const char *page = lws_get_urlarg_by_name(wsi, "page=", arg, (int)sizeof arg);
+    if (page != NULL)
+        snprintf(query, sizeof query, "page=%s", page);
+    api_route_query(n->api, method_name(wsi), path, query, r);
 
     unsigned char buf[LWS_PRE + 2048];
     unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;

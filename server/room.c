@@ -4,7 +4,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "rand.h"
+#include "record_json.h"
+#include "store.h"
+
+/* ---- write before tell: messages wait for the batch of the room's change ---- */
+
+static int room__holding(const struct room *r)
+{
+    return r->store != NULL && r->wait_gen > store_done_gen(r->store);
+}
+
+/* The room changed: its next batch is where the change goes. Call before
+ * queueing what tells of it. */
+static void room__dirty(struct room *r)
+{
+    if (r->store != NULL)
+        r->wait_gen = store_room_dirty(r->store, r);
+}
+
+static void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt)
+{
+    if (r->nheld == r->held_cap) {
+        if (r->held_head > 0) {
+            memmove(r->held, r->held + r->held_head,
+                    (size_t)(r->nheld - r->held_head) * sizeof *r->held);
+            r->nheld -= r->held_head;
+            r->held_head = 0;
+        }
+        if (r->nheld == r->held_cap) {
+            int cap = r->held_cap ? r->held_cap * 2 : 16;
+            struct room_held *h = realloc(r->held, (size_t)cap * sizeof *h);
+            if (h == NULL)
+                srv_oom("room hold queue");
+            r->held = h;
+            r->held_cap = cap;
+        }
+    }
+    r->held[r->nheld++] =
+        (struct room_held){r->wait_gen, s, sbuf_ref(b), alt ? sbuf_ref(alt) : NULL};
+}
+
+/* Queue b to s now, or once the room's change is on disk. */
+static void room__send(struct room *r, struct session *s, struct sbuf *b)
+{
+    if (room__holding(r))
+        room__hold(r, s, b, NULL);
+    else
+        session_send(s, b);
+}
+
+static void room__send_text(struct room *r, struct session *s, char *text)
+{
+    struct sbuf *b = sbuf_take(text);
+    room__send(r, s, b);
+    sbuf_unref(b);
+}
+
+/* s is leaving the room: what was held for it is dropped. */
+static void room__unhold(struct room *r, const struct session *s)
+{
+    int k = r->held_head;
+    for (int i = r->held_head; i < r->nheld; i++) {
+        if (r->held[i].s == s) {
+            sbuf_unref(r->held[i].b);
+            sbuf_unref(r->held[i].alt);
+        } else {
+            r->held[k++] = r->held[i];
+        }
+    }
+    r->nheld = k;
+}
 
 /* ---- the public document and deltas ---- */
 
@@ -38,6 +109,16 @@ static struct proto_state *room__build(const struct room *r, const struct proto_
     return st;
 }
 
+static void room__hist_clear(struct room *r)
+{
+    for (int i = 0; i < r->hist_cap; i++) {
+        sbuf_unref(r->hist[i]);
+        r->hist[i] = NULL;
+    }
+    r->hist_first = r->seq + 1;
+    r->snap_below = r->seq + 1;
+}
+
 static void room__hist_push(struct room *r, long long seq, struct sbuf *b)
 {
     if (seq - r->hist_first + 1 > r->hist_cap) {
@@ -53,10 +134,10 @@ static void room__broadcast(struct room *r, struct sbuf *b, const struct session
 {
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].s != NULL && r->seats[i].s != skip)
-            session_send(r->seats[i].s, b);
+            room__send(r, r->seats[i].s, b);
     for (struct session *s = r->spectators; s != NULL; s = s->rnext)
         if (s != skip)
-            session_send(s, b);
+            room__send(r, s, b);
 }
 
 /* The room changed: build the new document, encode one delta against the
@@ -64,6 +145,7 @@ static void room__broadcast(struct room *r, struct sbuf *b, const struct session
 static long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
                                const struct carc_move *mv, const struct session *skip)
 {
+    room__dirty(r);
     struct proto_state *to = room__build(r, r->state);
     long long seq = r->seq + 1;
     struct sbuf *b = sbuf_take(proto_delta_encode(r->state, to, seq, ex, nex, r->game, mv));
@@ -86,12 +168,12 @@ static void room__seat_changed(struct room *r, int i, const char *name, const st
 /* What s is missing after seq `from`: the kept deltas, or a fresh state. */
 static void room__catch_up(struct room *r, struct session *s, long long from, const char *ref)
 {
-    if (from >= 0 && from <= r->seq && from + 1 >= r->hist_first) {
+    if (from >= 0 && from >= r->snap_below && from <= r->seq && from + 1 >= r->hist_first) {
         for (long long q = from + 1; q <= r->seq; q++)
-            session_send(s, r->hist[q % r->hist_cap]);
+            room__send(r, s, r->hist[q % r->hist_cap]);
         return;
     }
-    session_send_text(s, proto_state_encode(r->state, r->seq, ref));
+    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
 }
 
 /* ---- membership ---- */
@@ -110,6 +192,7 @@ static void spectator_add(struct room *r, struct session *s)
 
 static void spectator_remove(struct room *r, struct session *s)
 {
+    room__unhold(r, s);
     if (s->rprev != NULL)
         s->rprev->rnext = s->rnext;
     else
@@ -130,6 +213,7 @@ static void seat_attach(struct room *r, int i, struct session *s)
 
 static void seat_detach(struct room *r, struct session *s)
 {
+    room__unhold(r, s);
     r->seats[s->seat].s = NULL;
     s->room = NULL;
     s->seat = -1;
@@ -159,8 +243,12 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history)
     if (r == NULL)
         srv_oom("room_new");
     snprintf(r->id, sizeof r->id, "%s", id);
-    memcpy(r->password, c->u.create.password, sizeof r->password);
-    r->password[sizeof r->password - 1] = '\0';
+    if (c->u.create.password[0] != '\0') {
+        char pw[PROTO_PASSWORD_MAX];
+        memcpy(pw, c->u.create.password, sizeof pw);
+        pw[sizeof pw - 1] = '\0';
+        sha256_hex(pw, r->pw_hash);
+    }
     r->private_room = c->u.create.private_room;
     r->phase = PROTO_PHASE_LOBBY;
     r->sets = c->u.create.sets | (1u << CARC_SET_BASE);
@@ -184,8 +272,15 @@ void room_free(struct room *r)
     for (int i = 0; i < r->hist_cap; i++)
         sbuf_unref(r->hist[i]);
     free(r->hist);
+    for (int i = r->held_head; i < r->nheld; i++) {
+        sbuf_unref(r->held[i].b);
+        sbuf_unref(r->held[i].alt);
+    }
+    free(r->held);
     proto_state_free(r->state);
     free(r->game);
+    free(r->moves);
+    free(r->deck);
     free(r);
 }
 
@@ -218,33 +313,41 @@ int room_settings_check(const struct proto_msg *c, struct carc_error *err)
 void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref)
 {
     struct room_seat *seat = &r->seats[0];
+    char token[RAND_TOKEN_LEN + 1];
     snprintf(seat->name, sizeof seat->name, "%s", name);
-    rand_token(seat->token);
+    rand_token(token);
+    sha256_hex(token, seat->token_hash);
     seat->taken = 1;
     r->host = 0;
     seat_attach(r, 0, s);
+    room__dirty(r);
     struct proto_state *st = room__build(r, r->state);
     proto_state_free(r->state);
     r->state = st;
-    session_send_text(s, proto_encode_joined(r->id, 0, seat->token, ref));
-    session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+    room__send_text(r, s, proto_encode_joined(r->id, 0, token, ref));
+    room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
 }
 
-/* Compare two NUL-terminated secrets without an early exit on the first
- * difference (the length of the stored one is not secret). */
-static int secret_equal(const char *given, const char *stored, size_t size)
+/* Does the secret given (a NUL-terminated buffer of size bytes) hash to
+ * stored (hex)? Compared without an early exit. */
+static int secret_matches(const char *given, size_t size, const char *stored)
 {
+    char buf[PROTO_PASSWORD_MAX > PROTO_TOKEN_MAX ? PROTO_PASSWORD_MAX : PROTO_TOKEN_MAX];
+    size_t n = size < sizeof buf ? size : sizeof buf;
+    memcpy(buf, given, n);
+    buf[n - 1] = '\0';
+    char h[SHA256_HEX];
+    sha256_hex(buf, h);
     unsigned diff = 0;
-    size_t i = 0;
-    for (; i < size && stored[i] != '\0'; i++)
-        diff |= (unsigned char)(given[i] ^ stored[i]);
-    return diff == 0 && given[i] == '\0';
+    for (size_t i = 0; i < SHA256_HEX - 1; i++)
+        diff |= (unsigned char)(h[i] ^ stored[i]);
+    return diff == 0;
 }
 
 int room_join(struct room *r, struct session *s, const char *name, const char *password,
               const char *ref, struct carc_error *err)
 {
-    if (r->password[0] != '\0' && !secret_equal(password, r->password, sizeof r->password))
+    if (r->pw_hash[0] != '\0' && !secret_matches(password, PROTO_PASSWORD_MAX, r->pw_hash))
         return carc_error_set(err, CARC_E_PASSWORD, NULL);
     int i = 0;
     while (i < r->nseats && r->seats[i].taken)
@@ -252,20 +355,22 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     if (i == r->nseats)
         return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
     struct room_seat *seat = &r->seats[i];
+    char token[RAND_TOKEN_LEN + 1];
     snprintf(seat->name, sizeof seat->name, "%s", name);
-    rand_token(seat->token);
+    rand_token(token);
+    sha256_hex(token, seat->token_hash);
     seat->taken = 1;
     seat_attach(r, i, s);
     room__seat_changed(r, i, seat->name, s);
-    session_send_text(s, proto_encode_joined(r->id, i, seat->token, ref));
-    session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+    room__send_text(r, s, proto_encode_joined(r->id, i, token, ref));
+    room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
     return 0;
 }
 
 void room_watch(struct room *r, struct session *s, long long seq, const char *ref)
 {
     spectator_add(r, s);
-    session_send_text(s, proto_encode_watching(r->id, ref));
+    room__send_text(r, s, proto_encode_watching(r->id, ref));
     room__catch_up(r, s, seq, NULL);
 }
 
@@ -273,7 +378,7 @@ int room_token_seat(const struct room *r, const char *token)
 {
     int found = -1;
     for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].taken && secret_equal(token, r->seats[i].token, sizeof r->seats[i].token))
+        if (r->seats[i].taken && secret_matches(token, PROTO_TOKEN_MAX, r->seats[i].token_hash))
             found = i;
     return found;
 }
@@ -286,6 +391,7 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
         seat_attach(r, i, s);
         if (old != NULL) {
             /* Newest connection wins; the seat stays connected: no delta. */
+            room__unhold(r, old);
             old->room = NULL;
             old->seat = -1;
             session_close(old, SESSION_CLOSE_TAKEOVER, "seat taken over by a newer connection", 1);
@@ -293,7 +399,7 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
             room__seat_changed(r, i, seat->name, s);
         }
     }
-    session_send_text(s, proto_encode_joined(r->id, i, NULL, ref));
+    room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
     room__catch_up(r, s, seq, NULL);
 }
 
@@ -374,6 +480,17 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     r->host = map[r->host] >= 0 ? map[r->host] : 0;
     r->nseats = n;
     r->game = g;
+    r->seed = seed;
+    if (deck != NULL && deck_len > 0) {
+        r->deck = malloc((size_t)deck_len);
+        if (r->deck == NULL)
+            srv_oom("room deck");
+        memcpy(r->deck, deck, (size_t)deck_len);
+        r->deck_len = deck_len;
+    }
+    r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
+    if (r->moves == NULL)
+        srv_oom("room moves");
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
     struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
@@ -415,19 +532,36 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, stru
         mv.ex = m->u.play.ex;
         mv.ey = m->u.play.ey;
     }
+    if (r->store != NULL && store_failing(r->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store moves now; retry");
     int rc = carc_game_play(g, &mv, err);
     if (rc != 0)
         return rc;
+    if (r->nmoves < CARC_MAX_TILES)
+        r->moves[r->nmoves++] = mv;
     if (g->phase == CARC_PHASE_OVER)
         r->phase = PROTO_PHASE_OVER;
     long long seq = room__publish(r, NULL, 0, &mv, NULL);
-    session_send_text(s, proto_encode_ack(seq, m->id));
+    struct sbuf *ack = sbuf_take(proto_encode_ack(seq, m->id));
+    if (room__holding(r)) {
+        struct sbuf *alt = sbuf_take(proto_encode_error(
+            CARC_E_STORAGE, "the server could not store the move; it was undone", m->id));
+        room__hold(r, s, ack, alt);
+        sbuf_unref(alt);
+    } else {
+        session_send(s, ack);
+    }
+    sbuf_unref(ack);
     return 0;
 }
 
 void room_chat(struct room *r, struct session *s, const char *text)
 {
     const char *name = s->seat >= 0 ? r->seats[s->seat].name : "spectator";
+    if (r->store != NULL) {
+        store_chat(r->store, r, s->seat, name, text, 0);
+        room__dirty(r);
+    }
     struct sbuf *b = sbuf_take(proto_encode_chat(s->seat, name, text));
     room__broadcast(r, b, NULL);
     sbuf_unref(b);
@@ -463,6 +597,179 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
     out->taken = room_taken(r);
     out->phase = r->phase;
     out->sets = r->sets;
-    out->password = r->password[0] != '\0';
+    out->password = r->pw_hash[0] != '\0';
     out->host = r->seats[r->host].taken ? r->seats[r->host].name : NULL;
+}
+
+/* ---- storage ---- */
+
+int room_move_json(const struct room *r, int i, char *buf, size_t size)
+{
+    const struct carc_move *m = &r->moves[i];
+    const struct carc_tile *t = &carc_tiles[m->tile];
+    int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
+                     m->x, m->y, m->rot * 90);
+    if (m->seg >= 0)
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
+                      "{\"feature\":\"%s\",\"kind\":\"%s\"}", t->segs[m->seg].name,
+                      m->large ? "large" : "normal");
+    else
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "null");
+    if (m->escape) {
+        int at = r->game != NULL ? carc_game_tile_at(r->game, m->ex, m->ey) : 0;
+        if (at == 0)
+            return -1;
+        const struct carc_tile *et = &carc_tiles[r->game->placed[at - 1].type];
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
+                      ",\"escape\":{\"x\":%d,\"y\":%d,\"feature\":\"%s\"}", m->ex, m->ey,
+                      et->segs[m->eseg].name);
+    }
+    n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "}");
+    return n < (int)size ? n : -1;
+}
+
+char *room_record_json(const struct room *r)
+{
+    if (r->game == NULL)
+        return NULL;
+    struct carc_record *rec = calloc(1, sizeof *rec);
+    if (rec == NULL)
+        srv_oom("room record");
+    rec->sets = r->sets;
+    rec->no_farmers = r->no_farmers;
+    rec->escape_rule = r->escape_rule;
+    rec->nplayers = r->nseats;
+    for (int i = 0; i < r->nseats; i++)
+        snprintf(rec->names[i], sizeof rec->names[i], "%s", r->seats[i].name);
+    rec->start = carc_tile_find("BA.D");
+    rec->has_seed = 1;
+    rec->seed = r->seed;
+    if (r->deck != NULL) {
+        rec->has_deck = 1;
+        rec->deck_len = r->deck_len;
+        memcpy(rec->deck, r->deck, (size_t)r->deck_len);
+    }
+    rec->nmoves = r->nmoves;
+    memcpy(rec->moves, r->moves, (size_t)r->nmoves * sizeof *rec->moves);
+    char *out = NULL;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    if (proto_record_dump(rec, 0, &out, &perr) != 0)
+        log_error("room %s: cannot write its record: %s", r->id, perr.text);
+    free(rec);
+    return out;
+}
+
+/* Deal r's game again from its seed and play its first n moves. */
+static int room__replay(struct room *r, int n, struct carc_error *err)
+{
+    struct carc_config cfg;
+    game_config(r, &cfg, r->nseats);
+    cfg.seed = r->seed;
+    if (r->deck != NULL) {
+        cfg.deck = r->deck;
+        cfg.deck_len = r->deck_len;
+    }
+    struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
+    if (g == NULL)
+        srv_oom("room replay");
+    int rc = carc_game_init(g, &cfg, err);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        struct carc_move mv = r->moves[i];
+        mv.player = g->current;
+        rc = carc_game_play(g, &mv, err);
+    }
+    if (rc != 0) {
+        free(g);
+        return rc;
+    }
+    free(r->game);
+    r->game = g;
+    r->nmoves = r->moves_saved = r->moves_committed = n;
+    r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
+    return 0;
+}
+
+static void room__release(struct room *r, unsigned long gen)
+{
+    while (r->held_head < r->nheld && r->held[r->held_head].gen <= gen) {
+        struct room_held *h = &r->held[r->held_head++];
+        session_send(h->s, h->b);
+        sbuf_unref(h->b);
+        sbuf_unref(h->alt);
+    }
+    if (r->held_head == r->nheld)
+        r->held_head = r->nheld = 0;
+}
+
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
+{
+    if (ok) {
+        if (moves > r->moves_committed)
+            r->moves_committed = moves;
+        room__release(r, gen);
+        return;
+    }
+    /* Written again with the next batch that goes through. */
+    r->moves_saved = r->moves_committed;
+    r->finish_saved = 0;
+    if (r->store != NULL)
+        store_room_dirty(r->store, r);
+    if (r->game == NULL || r->nmoves <= r->moves_committed) {
+        /* No move to undo: the change stays in memory and is told now. */
+        room__release(r, gen);
+        return;
+    }
+    /* Undo the moves that are not on disk: nobody was told of them. */
+    for (int i = r->held_head; i < r->nheld; i++) {
+        if (r->held[i].alt != NULL)
+            session_send(r->held[i].s, r->held[i].alt);
+        sbuf_unref(r->held[i].b);
+        sbuf_unref(r->held[i].alt);
+    }
+    r->held_head = r->nheld = 0;
+    struct carc_error err = {0, ""};
+    if (room__replay(r, r->moves_committed, &err) != 0)
+        log_error("room %s: cannot replay its stored moves: %s", r->id, err.text);
+    log_warn("room %s: storage failed, back to move %d", r->id, r->moves_committed);
+    proto_state_free(r->state);
+    r->seq++;
+    r->state = room__build(r, NULL);
+    room__hist_clear(r);
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].s != NULL)
+            session_send_text(r->seats[i].s, proto_state_encode(r->state, r->seq, NULL));
+    for (struct session *s = r->spectators; s != NULL; s = s->rnext)
+        session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+}
+
+int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
+                 const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err)
+{
+    if (phase != PROTO_PHASE_LOBBY) {
+        if (nmoves < 0 || nmoves > CARC_MAX_TILES)
+            return carc_error_set(err, CARC_E_RECORD, "too many moves");
+        r->seed = seed;
+        if (deck != NULL && deck_len > 0) {
+            r->deck = malloc((size_t)deck_len);
+            if (r->deck == NULL)
+                srv_oom("room deck");
+            memcpy(r->deck, deck, (size_t)deck_len);
+            r->deck_len = deck_len;
+        }
+        r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
+        if (r->moves == NULL)
+            srv_oom("room moves");
+        if (nmoves > 0)
+            memcpy(r->moves, moves, (size_t)nmoves * sizeof *moves);
+        int rc = room__replay(r, nmoves, err);
+        if (rc != 0)
+            return rc;
+        r->finish_saved = r->phase == PROTO_PHASE_OVER;
+    }
+    r->seq = seq + 1;
+    proto_state_free(r->state);
+    r->state = room__build(r, NULL);
+    room__hist_clear(r);
+    return 0;
 }

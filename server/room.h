@@ -22,22 +22,32 @@
 #include "msg.h"
 #include "sbuf.h"
 #include "session.h"
+#include "sha256.h"
 #include "state.h"
 
 struct lobby;
+struct store;
 
 struct room_seat {
     char name[PROTO_NAME_MAX];
-    char token[PROTO_TOKEN_MAX]; /* secret; never broadcast or logged */
+    char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
     int taken;
     struct session *s; /* the connected session, or NULL */
 };
 
+/* A message held until batch `gen` is committed (write before tell). alt,
+ * when not NULL, goes to s instead if that commit fails (the mover's error). */
+struct room_held {
+    unsigned long gen;
+    struct session *s;
+    struct sbuf *b, *alt;
+};
+
 struct room {
     char id[PROTO_ROOM_MAX];
-    char password[PROTO_PASSWORD_MAX]; /* "" = none */
-    int private_room;                  /* left out of `list` and /api/rooms */
-    int phase;                         /* enum proto_phase */
+    char pw_hash[SHA256_HEX]; /* SHA-256 of the password; "" = none */
+    int private_room;         /* left out of `list` and /api/rooms */
+    int phase;                /* enum proto_phase */
     unsigned sets;
     int no_farmers, escape_rule;
     int nseats, host;
@@ -53,6 +63,26 @@ struct room {
     struct sbuf **hist; /* the deltas of seqs hist_first..seq, hist[seq % hist_cap] */
     int hist_cap;
     long long hist_first;
+    long long snap_below; /* resume/sync from a seq below this gets a state (restored rooms) */
+
+    /* The game as played: seed, the test deck if any, the moves in order. */
+    uint64_t seed;
+    uint8_t *deck; /* NULL unless dealt from an explicit deck */
+    int deck_len;
+    struct carc_move *moves; /* CARC_MAX_TILES, with the game */
+    int nmoves;
+
+    /* Storage (store.h); store NULL = memory only, nothing is held. */
+    struct store *store;
+    int dirty;                       /* in the store's batch being filled */
+    struct room *dnext;              /* that batch's list */
+    unsigned long wait_gen;          /* sends wait for this batch */
+    int moves_saved;                 /* moves handed to a batch */
+    int moves_committed;             /* moves known to be on disk */
+    int finish_saved;                /* the finished record was handed to a batch */
+    uint64_t created_ms, updated_ms; /* wall clock, set by the store */
+    struct room_held *held;          /* FIFO of held messages, held[held_head..nheld) */
+    int nheld, held_head, held_cap;
 
     /* Owned by the lobby. */
     struct room *hnext;         /* hash chain */
@@ -134,5 +164,27 @@ static inline int room_is_dead(const struct room *r)
 
 /* The room's line in `rooms` (pointers borrowed from r). */
 void room_summary(const struct room *r, struct proto_room_summary *out);
+
+/* ---- storage (store.c) ---- */
+
+/* Move i as a record move (DESIGN 3), JSON text into buf. -1 when too long. */
+int room_move_json(const struct room *r, int i, char *buf, size_t size);
+
+/* The game record of r (seed included): malloc'd JSON, or NULL when r has no
+ * game. */
+char *room_record_json(const struct room *r);
+
+/* The batch holding r's change up to gen is done. ok: release what waits for
+ * it; moves (the count that batch wrote) are committed. Failed: the moves not
+ * committed are undone (the game is rebuilt from the stored ones, everyone
+ * gets a fresh `state`, the mover `storage_error`). */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
+
+/* Restore a stored room: the seats are filled; when phase is not the lobby,
+ * deal from seed (or deck) and replay moves (record moves, players filled
+ * in). seq: the stored seq; the room resumes at seq + 1 and every resume
+ * from an older seq gets a snapshot. 0 or an engine code. */
+int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
+                 const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err);
 
 #endif

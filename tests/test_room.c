@@ -1104,7 +1104,7 @@ END_TEST
 START_TEST(http_routes)
 {
     struct api api;
-    ck_assert_int_eq(api_init(&api, lb, "server/www"), 0);
+    ck_assert_int_eq(api_init(&api, lb, "clients/web"), 0);
     struct api_reply r;
     api_route(&api, "GET", "/healthz", &r);
     ck_assert_int_eq(r.status, 200);
@@ -1127,10 +1127,10 @@ START_TEST(http_routes)
     api_reply_free(&r);
     api_route(&api, "GET", "/", &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.file, "server/www/index.html");
+    ck_assert_str_eq(r.file, "clients/web/index.html");
     ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");
     api_reply_free(&r);
-    api_route(&api, "GET", "/app.js", &r);
+    api_route(&api, "GET", "/js/main.js", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.content_type, "text/javascript; charset=utf-8");
     api_reply_free(&r);
@@ -1162,7 +1162,7 @@ START_TEST(config_parse)
     ck_assert_int_eq(c.limits.message_bytes, 16384);
     ck_assert_int_eq(c.limits.idle_timeout, 600);
     ck_assert_str_eq(c.data_dir, "./data");
-    ck_assert_str_eq(c.web_root, "server/www");
+    ck_assert_str_eq(c.web_root, "clients/web");
 
     char path[] = "/tmp/carcd-test-XXXXXX";
     int fd = mkstemp(path);

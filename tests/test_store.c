@@ -1,7 +1,545 @@
-/* Placeholder until the store suite lands: replace, do not keep. */
+/* test_store.c: carcd's storage (server/store.c) without a loop: the lobby
+ * is driven with fake sessions as in test_room.c, and batches are written
+ * with store_flush() where the server would run them on the thread pool.
+ *
+ * Covered: the schema and its version check, damaged files, an unwritable
+ * directory, tokens kept as hashes only, write before tell (nothing is sent
+ * before the commit; a failed commit undoes the move), and rooms stored and
+ * restored in the lobby, mid-game and finished. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "event_json.h"
+#include "lobby.h"
+#include "log.h"
+#include "room.h"
+#include "session.h"
+#include "sha256.h"
+#include "store.h"
 #include "tests.h"
+
+/* ---- a scratch data directory ---- */
+
+static char dir[64];
+static char dbpath[128];
+
+static void dir_setup(void)
+{
+    log_level_set(LOG_ERROR);
+    snprintf(dir, sizeof dir, "/tmp/carc-store-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(dbpath, sizeof dbpath, "%s/%s", dir, STORE_FILE);
+}
+
+static void dir_teardown(void)
+{
+    char p[160];
+    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s%s", dbpath, suffix[i]);
+        unlink(p);
+    }
+    chmod(dir, 0700);
+    rmdir(dir);
+}
+
+/* The bytes of a file (and its size), malloc'd; NULL when missing. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static int contains(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- fake clients ---- */
+
+struct fake {
+    struct session s;
+    char token[PROTO_TOKEN_MAX];
+    char room[PROTO_ROOM_MAX];
+    int seat;
+};
+
+static void fake_wake(struct session *s)
+{
+    (void)s;
+}
+
+static void fake_close(struct session *s)
+{
+    (void)s;
+}
+
+static const struct session_sink sink = {fake_wake, fake_close};
+static struct lobby *lb;
+static struct store *st;
+static uint64_t now = 1000000;
+static struct fake *fakes[16];
+static int nfakes;
+static char last[65536];
+
+static void world_open(void)
+{
+    struct lobby_limits l;
+    lobby_limits_defaults(&l);
+    l.rate = l.burst = l.flood_rate = l.flood_burst = 100000;
+    lb = lobby_new(&l);
+    char err[512];
+    st = store_open(dir, err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    lobby_store_set(lb, st);
+    ck_assert_int_ge(store_restore(st, lb, 0, 0, err, sizeof err), 0);
+}
+
+static void world_close(void)
+{
+    for (int i = 0; i < nfakes; i++) {
+        lobby_session_close(lb, &fakes[i]->s);
+        session_fini(&fakes[i]->s);
+        free(fakes[i]);
+    }
+    nfakes = 0;
+    ck_assert_int_eq(store_flush(st, lb), 0);
+    lobby_free(lb);
+    store_close(st);
+    lb = NULL;
+    st = NULL;
+}
+
+static const char *pop(struct fake *f)
+{
+    struct sbuf *b = session_peek(&f->s);
+    if (b == NULL)
+        return NULL;
+    snprintf(last, sizeof last, "%s", b->data);
+    session_pop(&f->s);
+    return last;
+}
+
+static const char *jstr(const char *text, const char *path)
+{
+    static char buf[4][256];
+    static int k;
+    char *out = buf[k++ & 3];
+    if (proto_json_path_string(text, strlen(text), path, out, 256) != 0)
+        snprintf(out, 256, "<missing %s>", path);
+    return out;
+}
+
+static const char *expect(struct fake *f, const char *type)
+{
+    const char *m = pop(f);
+    ck_assert_msg(m != NULL, "expected %s, the queue is empty", type);
+    ck_assert_msg(strcmp(jstr(m, "type"), type) == 0, "expected %s, got %s", type, m);
+    return m;
+}
+
+static void drain(struct fake *f)
+{
+    while (pop(f) != NULL)
+        ;
+}
+
+static struct fake *fake_new(void)
+{
+    struct fake *f = calloc(1, sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    f->seat = -1;
+    session_init(&f->s, &sink, f, &lb->lim, now);
+    fakes[nfakes++] = f;
+    lobby_session_open(lb, &f->s, "10.0.0.1", now);
+    expect(f, "welcome");
+    return f;
+}
+
+static void say(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct fake *f, const char *fmt, ...)
+{
+    char body[4096], msg[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "{\"v\":1,%s}", body);
+    lobby_session_message(lb, &f->s, msg, strlen(msg), now);
+    now += 10;
+}
+
+/* The commit of everything so far (the server does it once per loop turn). */
+static void commit(void)
+{
+    ck_assert_int_eq(store_flush(st, lb), 0);
+}
+
+static void take_seat(struct fake *f, const char *j)
+{
+    snprintf(f->token, sizeof f->token, "%s", jstr(j, "token"));
+    snprintf(f->room, sizeof f->room, "%s", jstr(j, "room"));
+    long long seat = 0;
+    proto_json_path_int(j, strlen(j), "seat", &seat);
+    f->seat = (int)seat;
+}
+
+static struct room *create(struct fake *f, const char *extra)
+{
+    say(f, "\"type\":\"create\",\"id\":1,\"name\":\"Ann\",\"seats\":%s", extra);
+    ck_assert_ptr_null(pop(f)); /* nothing before the commit */
+    commit();
+    take_seat(f, expect(f, "joined"));
+    expect(f, "state");
+    return lobby_room_find(lb, f->room);
+}
+
+static void join(struct fake *f, const char *room, const char *name, const char *pw)
+{
+    say(f, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"%s\",\"password\":\"%s\"", room, name, pw);
+    commit();
+    take_seat(f, expect(f, "joined"));
+    expect(f, "state");
+}
+
+static const char *const deck[] = {"BA.V", "BA.U", "BA.E", "BA.K", "BA.W",
+                                   "BA.J", "BA.D", "BA.L", "BA.B", "BA.H"};
+#define NDECK ((int)(sizeof deck / sizeof deck[0]))
+
+/* The first legal placement of the drawn tile, as a play message body. */
+static void play_first(struct room *r, struct fake *f)
+{
+    struct carc_placement p[CARC_MAX_FRONTIER * 4];
+    int n = carc_game_placements(r->game, r->game->tile, p, CARC_MAX_FRONTIER * 4);
+    ck_assert_int_gt(n, 0);
+    say(f,
+        "\"type\":\"play\",\"id\":7,\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":null",
+        carc_tiles[r->game->tile].id, p[0].x, p[0].y, p[0].rot * 90);
+}
+
+static struct room *game(struct fake **pa, struct fake **pb)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, deck, NDECK), 0);
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "2");
+    join(b, a->room, "Bob", "");
+    say(a, "\"type\":\"start\"");
+    commit();
+    drain(a);
+    drain(b);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    *pa = a;
+    *pb = b;
+    return r;
+}
+
+static struct fake *mover(struct room *r, struct fake *a, struct fake *b)
+{
+    return r->game->current == a->seat ? a : b;
+}
+
+/* ---- the file ---- */
+
+START_TEST(schema_created_and_version_checked)
+{
+    char err[512];
+    struct store *s = store_open(dir, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+    size_t n;
+    char *b = slurp(dbpath, &n);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_ge(n, 100);
+    ck_assert(memcmp(b, "SQLite format 3", 15) == 0);
+    /* PRAGMA user_version: header bytes 60..63, big-endian. */
+    ck_assert_int_eq(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63], STORE_SCHEMA);
+    /* Opening again keeps it. */
+    s = store_open(dir, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+    /* A newer schema is refused. */
+    int fd = open(dbpath, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    unsigned char v[4] = {0, 0, 0, STORE_SCHEMA + 1};
+    ck_assert_int_eq(pwrite(fd, v, 4, 60), 4);
+    close(fd);
+    s = store_open(dir, err, sizeof err);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
+    free(b);
+}
+END_TEST
+
+START_TEST(damaged_file_refused)
+{
+    FILE *f = fopen(dbpath, "wb");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 8192; i++)
+        fputc("garbage!"[i % 8], f);
+    fclose(f);
+    char err[512];
+    struct store *s = store_open(dir, err, sizeof err);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err, "not a carcd database") != NULL, "%s", err);
+    /* A real database whose pages were overwritten. */
+    unlink(dbpath);
+    s = store_open(dir, err, sizeof err);
+    ck_assert_ptr_nonnull(s);
+    store_close(s);
+    size_t n;
+    char *b = slurp(dbpath, &n);
+    ck_assert_uint_gt(n, 4096);
+    int fd = open(dbpath, O_WRONLY);
+    char junk[4096];
+    memset(junk, 0xA5, sizeof junk);
+    ck_assert_int_eq(pwrite(fd, junk, sizeof junk, 4096), (ssize_t)sizeof junk);
+    close(fd);
+    s = store_open(dir, err, sizeof err);
+    ck_assert_ptr_null(s);
+    free(b);
+}
+END_TEST
+
+START_TEST(unwritable_dir_refused)
+{
+    char err[512];
+    struct store *s;
+    if (geteuid() != 0) {
+        ck_assert_int_eq(chmod(dir, 0555), 0);
+        s = store_open(dir, err, sizeof err);
+        chmod(dir, 0700);
+    } else {
+        s = store_open("/proc", err, sizeof err); /* not even root creates files there */
+    }
+    ck_assert_ptr_null(s);
+    ck_assert_msg(err[0] != '\0', "no reason given");
+}
+END_TEST
+
+/* ---- rooms ---- */
+
+START_TEST(tokens_stored_as_hashes)
+{
+    world_open();
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "3, \"password\": \"sesame-secret\"");
+    join(b, a->room, "Bob", "sesame-secret");
+    ck_assert_ptr_nonnull(r);
+    say(a, "\"type\":\"chat\",\"text\":\"hello-durable\"");
+    ck_assert_ptr_null(pop(b)); /* chat too waits for its commit */
+    commit();
+    expect(b, "chat");
+    char ta[PROTO_TOKEN_MAX], tb[PROTO_TOKEN_MAX], room[PROTO_ROOM_MAX];
+    memcpy(ta, a->token, sizeof ta);
+    memcpy(tb, b->token, sizeof tb);
+    memcpy(room, a->room, sizeof room);
+    world_close();
+    const char *files[] = {"", "-wal"};
+    int found_hash = 0, found_chat = 0;
+    char ha[SHA256_HEX];
+    sha256_hex(ta, ha);
+    for (int i = 0; i < 2; i++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s%s", dbpath, files[i]);
+        size_t n;
+        char *buf = slurp(p, &n);
+        if (buf == NULL)
+            continue;
+        ck_assert_msg(!contains(buf, n, ta) && !contains(buf, n, tb), "a token is in %s", p);
+        ck_assert_msg(!contains(buf, n, "sesame-secret"), "the password is in %s", p);
+        found_hash |= contains(buf, n, ha);
+        found_chat |= contains(buf, n, "hello-durable");
+        free(buf);
+    }
+    ck_assert_msg(found_hash, "the token's hash is not stored");
+    ck_assert_msg(found_chat, "the chat line is not stored");
+    /* Back after a restart: the tokens still open the seats. */
+    world_open();
+    r = lobby_room_find(lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(room_token_seat(r, ta), 0);
+    ck_assert_int_eq(room_token_seat(r, tb), 1);
+    world_close();
+}
+END_TEST
+
+START_TEST(lobby_room_restored)
+{
+    world_open();
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "3, \"password\": \"pw\"");
+    join(b, a->room, "Bob", "pw");
+    char room[PROTO_ROOM_MAX], tb[PROTO_TOKEN_MAX];
+    memcpy(room, a->room, sizeof room);
+    memcpy(tb, b->token, sizeof tb);
+    long long seq = r->seq;
+    world_close();
+
+    world_open();
+    r = lobby_room_find(lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_LOBBY);
+    ck_assert_int_eq(r->nseats, 3);
+    ck_assert_int_eq(room_taken(r), 2);
+    ck_assert_str_eq(r->seats[1].name, "Bob");
+    ck_assert_int_gt(r->seq, seq); /* resumes from before the restart get a snapshot */
+    struct fake *b2 = fake_new();
+    say(b2, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", room, tb, seq);
+    commit();
+    expect(b2, "joined");
+    expect(b2, "state");
+    struct fake *c = fake_new();
+    say(c, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Cy\",\"password\":\"nope\"", room);
+    ck_assert_str_eq(jstr(expect(c, "error"), "code"), "wrong_password");
+    join(c, room, "Cy", "pw");
+    ck_assert_int_eq(room_taken(r), 3);
+    world_close();
+}
+END_TEST
+
+START_TEST(game_restored_mid_game_and_finished)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    /* Write before tell: the move is applied, but told only after the commit. */
+    struct fake *m = mover(r, a, b);
+    play_first(r, m);
+    ck_assert_ptr_null(pop(a));
+    ck_assert_ptr_null(pop(b));
+    commit();
+    expect(a, "delta");
+    expect(b, "delta");
+    expect(m, "ack");
+    for (int i = 0; i < 3; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    drain(a);
+    drain(b);
+    char room[PROTO_ROOM_MAX], ta[PROTO_TOKEN_MAX], tb[PROTO_TOKEN_MAX];
+    memcpy(room, a->room, sizeof room);
+    memcpy(ta, a->token, sizeof ta);
+    memcpy(tb, b->token, sizeof tb);
+    int turn = r->game->turn, cur = r->game->current, tile = r->game->tile;
+    int s0 = r->game->players[0].score, s1 = r->game->players[1].score;
+    world_close();
+
+    world_open();
+    r = lobby_room_find(lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    ck_assert_int_eq(r->game->turn, turn);
+    ck_assert_int_eq(r->game->current, cur);
+    ck_assert_int_eq(r->game->tile, tile);
+    ck_assert_int_eq(r->game->players[0].score, s0);
+    ck_assert_int_eq(r->game->players[1].score, s1);
+    ck_assert_ptr_null(store_game_record(st, room));
+    /* Both players resume with their tokens and play to the end. */
+    a = fake_new();
+    b = fake_new();
+    say(a, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", room, ta);
+    say(b, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", room, tb);
+    commit();
+    ck_assert_str_eq(jstr(expect(a, "joined"), "room"), room);
+    expect(b, "joined");
+    a->seat = 0;
+    b->seat = 1;
+    drain(a);
+    drain(b);
+    while (r->phase == PROTO_PHASE_PLAYING) {
+        play_first(r, mover(r, a, b));
+        commit();
+        drain(a);
+        drain(b);
+    }
+    ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
+    s0 = r->game->players[0].score;
+    s1 = r->game->players[1].score;
+    const char *rec = store_game_record(st, room);
+    ck_assert_ptr_nonnull(rec);
+    ck_assert(strstr(rec, "\"seed\":7") != NULL);
+    world_close();
+
+    /* Finished: a record, no longer a room. */
+    world_open();
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    rec = store_game_record(st, room);
+    ck_assert_ptr_nonnull(rec);
+    char *page = store_games_page(st, 1);
+    char want[64];
+    snprintf(want, sizeof want, "\"scores\":[%d,%d]", s0, s1);
+    ck_assert_msg(strstr(page, room) != NULL && strstr(page, want) != NULL, "%s", page);
+    free(page);
+    world_close();
+}
+END_TEST
+
+START_TEST(failed_commit_undoes_the_move)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    int turn = r->game->turn;
+    struct fake *m = mover(r, a, b);
+    struct fake *o = m == a ? b : a;
+    store_test_fail(st, 1);
+    play_first(r, m);
+    ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
+    ck_assert_int_eq(store_flush(st, lb), -1);
+    ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
+    expect(m, "state");
+    expect(o, "state");
+    ck_assert_ptr_null(pop(o));
+    ck_assert_int_eq(r->game->turn, turn); /* undone */
+    ck_assert(store_failing(st));
+    /* While the disk fails, moves are refused. */
+    play_first(r, m);
+    ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
+    /* The disk is back: the retry clears the failure and moves go through. */
+    commit();
+    ck_assert(!store_failing(st));
+    play_first(r, m);
+    commit();
+    expect(m, "delta");
+    expect(m, "ack");
+    ck_assert_int_eq(r->game->turn, turn + 1);
+    world_close();
+}
+END_TEST
 
 Suite *suite_store(void)
 {
-    return suite_create("store");
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_test(tc, schema_created_and_version_checked);
+    tcase_add_test(tc, damaged_file_refused);
+    tcase_add_test(tc, unwritable_dir_refused);
+    tcase_add_test(tc, tokens_stored_as_hashes);
+    tcase_add_test(tc, lobby_room_restored);
+    tcase_add_test(tc, game_restored_mid_game_and_finished);
+    tcase_add_test(tc, failed_commit_undoes_the_move);
+    suite_add_tcase(s, tc);
+    return s;
 }

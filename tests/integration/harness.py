@@ -149,10 +149,13 @@ def _die_with_parent():
 
 class Server:
     """carcd on 127.0.0.1, port 0, a fresh data directory. config: settings for its config
-    file (`key = value` lines); extra: more command-line arguments."""
+    file (`key = value` lines); extra: more command-line arguments; data_dir: use (and keep)
+    this data directory instead of a fresh temporary one, so that a restarted server finds what
+    the last one stored."""
 
-    def __init__(self, config=None, extra=()):
+    def __init__(self, config=None, extra=(), data_dir=None):
         self.extra = list(extra)
+        self.data_dir = data_dir
         self.config = dict(LIMITS if config is None else config)
         self.proc = None
         self.host = None
@@ -171,10 +174,13 @@ class Server:
     def start(self, timeout=15):
         if not os.access(CARCD, os.X_OK):
             raise RuntimeError("%s is not built" % CARCD)
-        self.tmp = tempfile.TemporaryDirectory(prefix="carcd-it-")
-        args = [CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", self.tmp.name]
+        self.lines = []
+        if self.data_dir is None:
+            self.tmp = tempfile.TemporaryDirectory(prefix="carcd-it-")
+        data = self.data_dir or self.tmp.name
+        args = [CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", data]
         if self.config:
-            cfg = os.path.join(self.tmp.name, "carcd.conf")
+            cfg = os.path.join(data, "carcd.conf")
             with open(cfg, "w") as f:
                 f.writelines("%s = %s\n" % kv for kv in self.config.items())
             args += ["--config", cfg]
@@ -227,6 +233,14 @@ class Server:
         self._reader.join(5)
         self.cleanup()
         return self.proc.returncode
+
+    def kill(self):
+        """SIGKILL (a crash), wait for it to be gone."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait()
+            self._reader.join(2)
 
     def cleanup(self):
         if self.tmp is not None:
