@@ -628,13 +628,8 @@ int room_move_json(const struct room *r, int i, char *buf, size_t size)
     return n < (int)size ? n : -1;
 }
 
-char *room_record_json(const struct room *r)
+void room_record_fill(const struct room *r, struct carc_record *rec)
 {
-    if (r->game == NULL)
-        return NULL;
-    struct carc_record *rec = calloc(1, sizeof *rec);
-    if (rec == NULL)
-        srv_oom("room record");
     rec->sets = r->sets;
     rec->no_farmers = r->no_farmers;
     rec->escape_rule = r->escape_rule;
@@ -649,6 +644,16 @@ char *room_record_json(const struct room *r)
         rec->deck_len = r->deck_len;
         memcpy(rec->deck, r->deck, (size_t)r->deck_len);
     }
+}
+
+char *room_record_json(const struct room *r)
+{
+    if (r->game == NULL)
+        return NULL;
+    struct carc_record *rec = calloc(1, sizeof *rec);
+    if (rec == NULL)
+        srv_oom("room record");
+    room_record_fill(r, rec);
     rec->nmoves = r->nmoves;
     memcpy(rec->moves, r->moves, (size_t)r->nmoves * sizeof *rec->moves);
     char *out = NULL;

@@ -26,6 +26,7 @@
 #include "state.h"
 
 struct lobby;
+struct carc_record;
 struct store;
 
 struct room_seat {
@@ -172,6 +173,8 @@ int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
 /* The game record of r (seed included): malloc'd JSON, or NULL when r has no
  * game. */
+/* Fill rec's settings, players, start, seed and deck from r (not its moves). */
+void room_record_fill(const struct room *r, struct carc_record *rec);
 char *room_record_json(const struct room *r);
 
 /* The batch holding r's change up to gen is done. ok: release what waits for

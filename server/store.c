@@ -800,20 +800,7 @@ static char *record_text(struct store *st, const char *id, const struct room *r,
     struct carc_record *rec = calloc(1, sizeof *rec);
     if (rec == NULL)
         srv_oom("restore");
-    rec->sets = r->sets;
-    rec->no_farmers = r->no_farmers;
-    rec->escape_rule = r->escape_rule;
-    rec->nplayers = r->nseats;
-    for (int i = 0; i < r->nseats; i++)
-        snprintf(rec->names[i], sizeof rec->names[i], "%s", r->seats[i].name);
-    rec->start = carc_tile_find("BA.D");
-    rec->has_seed = 1;
-    rec->seed = r->seed;
-    if (r->deck != NULL) {
-        rec->has_deck = 1;
-        rec->deck_len = r->deck_len;
-        memcpy(rec->deck, r->deck, (size_t)r->deck_len);
-    }
+    room_record_fill(r, rec); /* without moves: they are appended from the table below */
     char *head = NULL;
     struct proto_error perr;
     proto_error_init(&perr);
