@@ -23,13 +23,14 @@ int carc__board_check(const struct carc_game *g, int t, int x, int y, int rot, i
         return carc_error_set(err, CARC_E_ADJACENT, "(%d,%d) is off the board", x, y);
     if (carc__at(g, x, y) >= 0)
         return carc_error_set(err, CARC_E_TAKEN, "a tile already lies at (%d,%d)", x, y);
-    const struct carc_cell *c = &g->cells[CARC__CELL(x, y)];
+    unsigned cell = CARC__CELL(x, y);
     if (need_front) {
-        const struct carc_front *f = c->fpos ? &g->front[c->fpos - 1] : NULL;
+        int fi = carc__front_find(g, cell);
+        const struct carc_front *f = fi >= 0 ? &g->front[fi] : NULL;
         if (f == NULL || f->x != x || f->y != y)
             return carc_error_set(err, CARC_E_ADJACENT,
                                   "(%d,%d) touches no placed tile along an edge", x, y);
-    } else if (c->tile != 0) {
+    } else if (carc__cell_tile(g, cell)) {
         return carc_error_set(err, CARC_E_INVAL, "(%d,%d) is too far from the other tiles", x, y);
     }
     for (int d = 0; d < 4; d++) {
@@ -110,14 +111,14 @@ int carc__board_fits(const struct carc_game *g, int t)
 
 static void front_remove(struct carc_game *g, unsigned cell)
 {
-    int i = g->cells[cell].fpos - 1;
+    int i = carc__front_find(g, cell);
     if (i < 0)
         return;
-    g->cells[cell].fpos = 0;
+    g->cells[cell] = 0;
     int last = --g->nfront;
     if (i != last) {
         g->front[i] = g->front[last];
-        g->cells[g->front[i].cell].fpos = (uint8_t)(i + 1);
+        g->cells[g->front[i].cell] = carc__front_mark(i);
     }
 }
 
@@ -127,25 +128,30 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
 {
     int idx = g->ntiles++;
     g->placed[idx] = (struct carc_placed){(uint8_t)t, (uint8_t)rot, (int8_t)x, (int8_t)y,
-                                          (uint8_t)player};
+                                          (uint8_t)player, 0, g->nnodes};
+    for (int s = 0; s < carc_tiles[t].nsegs; s++)
+        g->node_tile[g->nnodes + s] = (uint8_t)idx;
+    g->nnodes = (uint16_t)(g->nnodes + carc_tiles[t].nsegs);
     unsigned cell = CARC__CELL(x, y);
     front_remove(g, cell);
-    g->cells[cell].tile = (uint8_t)(idx + 1);
+    g->cells[cell] = (uint8_t)(idx + 1);
     if (carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN))
         g->special[g->nspecial++] = (uint8_t)idx;
     uint8_t edges = edges_rot(t, rot);
     for (int d = 0; d < 4; d++) {
         int nx = x + carc__dx[d], ny = y + carc__dy[d];
         unsigned nc = CARC__CELL(nx, ny);
-        if (g->cells[nc].tile != 0)
+        if (carc__cell_tile(g, nc))
             continue;
         struct carc_front *f;
-        if (g->cells[nc].fpos == 0) {
-            f = &g->front[g->nfront++];
+        int fi = carc__front_find(g, nc);
+        if (fi < 0) {
+            fi = g->nfront++;
+            f = &g->front[fi];
             *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0};
-            g->cells[nc].fpos = (uint8_t)g->nfront;
+            g->cells[nc] = carc__front_mark(fi);
         } else {
-            f = &g->front[g->cells[nc].fpos - 1];
+            f = &g->front[fi];
         }
         int opp = (d + 2) & 3;
         f->need |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));

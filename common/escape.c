@@ -31,7 +31,7 @@ static int seg_roots(const struct carc_game *g, const struct carc_move *m, int s
             continue;
         int nb = carc__at(g, m->x + carc__dx[d], m->y + carc__dy[d]);
         if (nb >= 0)
-            out[n++] = carc_game_feature(g, carc__node(nb, carc__edge_seg(g, nb, (d + 2) & 3)));
+            out[n++] = carc_game_feature(g, carc__node(g, nb, carc__edge_seg(g, nb, (d + 2) & 3)));
     }
     return n;
 }
@@ -98,11 +98,11 @@ int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
         const struct carc_tile *E = idx >= 0 ? carc__tile_of(g, idx) : NULL;
         if (E == NULL || m->eseg < 0 || m->eseg >= E->nsegs)
             return carc_error_set(err, CARC_E_ESCAPE, "no such knight at (%d,%d)", m->ex, m->ey);
-        uint8_t mp = g->nodes[carc__node(idx, m->eseg)].meeple;
+        uint8_t mp = g->nodes[carc__node(g, idx, m->eseg)].meeple;
         if (E->segs[m->eseg].kind != CARC_SEG_CITY || (mp & ~CARC_MEEPLE_LARGE) != m->player + 1)
             return carc_error_set(err, CARC_E_ESCAPE, "no knight of yours stands on %s at (%d,%d)",
                                   E->segs[m->eseg].name, m->ex, m->ey);
-        v.roots[v.nroots++] = carc_game_feature(g, carc__node(idx, m->eseg));
+        v.roots[v.nroots++] = carc_game_feature(g, carc__node(g, idx, m->eseg));
     }
     city_grow(g, m, &v);
 
@@ -136,8 +136,8 @@ int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
     for (int i = 0; i < v.nroots; i++) {
         int n = v.roots[i];
         do {
-            int idx = n / CARC_MAX_SEGS;
-            const struct carc_seg *sg = &carc__tile_of(g, idx)->segs[n % CARC_MAX_SEGS];
+            int idx = g->node_tile[n];
+            const struct carc_seg *sg = &carc__tile_of(g, idx)->segs[carc__node_seg(g, n)];
             if ((any || (sg->flags & CARC_SF_SIEGE)) &&
                 cloister_near(g, m, g->placed[idx].x, g->placed[idx].y))
                 return 0;

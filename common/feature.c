@@ -66,7 +66,7 @@ void carc__tile_join(struct carc_game *g, int idx)
     const struct carc_tile *T = &carc_tiles[p->type];
     for (int s = 0; s < T->nsegs; s++) {
         const struct carc_seg *sg = &T->segs[s];
-        int n = carc__node(idx, s);
+        int n = carc__node(g, idx, s);
         struct carc_node *nd = &g->nodes[n];
         memset(nd, 0, sizeof *nd);
         nd->parent = nd->next = (uint16_t)n;
@@ -84,7 +84,7 @@ void carc__tile_join(struct carc_game *g, int idx)
         int opp = (d + 2) & 3;
         int s = carc__edge_seg(g, idx, d);
         if (s != CARC_SEG_NONE) {
-            int r = feature_union(g, carc__node(idx, s), carc__node(nb, carc__edge_seg(g, nb, opp)));
+            int r = feature_union(g, carc__node(g, idx, s), carc__node(g, nb, carc__edge_seg(g, nb, opp)));
             g->nodes[r].open = (uint16_t)(g->nodes[r].open - 2);
         }
         if (carc_tile_edge(p->type, p->rot, d) == CARC_EDGE_CITY)
@@ -92,7 +92,7 @@ void carc__tile_join(struct carc_game *g, int idx)
         for (int h = 2 * d; h < 2 * d + 2; h++) {
             int hs = carc__half_seg(g, idx, h);
             int ns = carc__half_seg(g, nb, carc__facing(h));
-            feature_union(g, carc__node(idx, hs), carc__node(nb, ns));
+            feature_union(g, carc__node(g, idx, hs), carc__node(g, nb, ns));
         }
     }
 }
@@ -129,14 +129,14 @@ unsigned carc__busy_segs(const struct carc_game *g, int t, int x, int y, int rot
             continue;
         int kind = carc_tile_edge(t, rot, d), opp = (d + 2) & 3;
         if (kind != CARC_EDGE_FIELD) {
-            roots[n] = carc_game_feature(g, carc__node(nb, carc__edge_seg(g, nb, opp)));
+            roots[n] = carc_game_feature(g, carc__node(g, nb, carc__edge_seg(g, nb, opp)));
             segs[n++] = carc_tiles[t].edge_seg[(d - rot) & 3];
         }
         if (kind == CARC_EDGE_CITY)
             continue;
         /* Both halves of a field edge face one field and belong to one segment. */
         for (int h = 2 * d; h < 2 * d + (kind == CARC_EDGE_FIELD ? 1 : 2); h++) {
-            roots[n] = carc_game_feature(g, carc__node(nb, carc__half_seg(g, nb, carc__facing(h))));
+            roots[n] = carc_game_feature(g, carc__node(g, nb, carc__half_seg(g, nb, carc__facing(h))));
             segs[n++] = carc_tiles[t].half_seg[(h - 2 * rot) & 7];
         }
     }

@@ -23,10 +23,17 @@ static int config_check(const struct carc_config *cfg, unsigned sets, int start,
         if (cfg->deck_len < 0 || cfg->deck_len > CARC_MAX_TILES - 1)
             return carc_error_set(err, CARC_E_DECK, "a deck holds at most %d tiles",
                                   CARC_MAX_TILES - 1);
-        for (int i = 0; i < cfg->deck_len; i++)
+        int segs = carc_tiles[start].nsegs;
+        for (int i = 0; i < cfg->deck_len; i++) {
             if (cfg->deck[i] >= carc_tiles_count || !(sets & (1u << carc_tiles[cfg->deck[i]].set)))
                 return carc_error_set(err, CARC_E_DECK, "deck[%d] is not a tile of the game's sets",
                                       i);
+            segs += carc_tiles[cfg->deck[i]].nsegs;
+        }
+        if (segs > CARC_MAX_NODES)
+            return carc_error_set(err, CARC_E_DECK,
+                                  "the tiles hold %d feature segments, more than %d", segs,
+                                  CARC_MAX_NODES);
     }
     return 0;
 }
@@ -159,7 +166,7 @@ static int move_check(const struct carc_game *g, const struct carc_move *m, int 
 static void escape_apply(struct carc_game *g, const struct carc_move *m)
 {
     int idx = carc__at(g, m->ex, m->ey);
-    int n = carc__node(idx, m->eseg);
+    int n = carc__node(g, idx, m->eseg);
     uint8_t mp = g->nodes[n].meeple;
     int large = (mp & CARC_MEEPLE_LARGE) != 0;
     int r = carc__find(g, n);
@@ -189,7 +196,7 @@ static void turn_apply(struct carc_game *g, const struct carc_move *m)
     int idx = carc__board_put(g, m->tile, m->x, m->y, m->rot, m->player);
     carc__tile_join(g, idx);
     if (m->seg >= 0)
-        carc__meeple_put(g, carc__node(idx, m->seg), m->player, m->large);
+        carc__meeple_put(g, carc__node(g, idx, m->seg), m->player, m->large);
     carc__score_turn(g, idx, m->player);
     if (m->escape)
         escape_apply(g, m);
@@ -220,14 +227,15 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
 {
     /* A tile next to the board extends a connected board, which cannot alias on
      * the wrapping grid; a free-standing one may leave gaps, so keep it near (0,0). */
-    const struct carc_cell *c = &g->cells[CARC__CELL(x, y)];
-    int adjacent = c->fpos && g->front[c->fpos - 1].x == x && g->front[c->fpos - 1].y == y;
+    int fi = carc__front_find(g, CARC__CELL(x, y));
+    int adjacent = fi >= 0 && g->front[fi].x == x && g->front[fi].y == y;
     if (!adjacent && (x < -40 || x > 40 || y < -40 || y > 40))
         return carc_error_set(err, CARC_E_INVAL,
                               "a setup tile away from the others stays within 40 of (0,0)");
     if (player < 0 || player >= g->nplayers)
         return carc_error_set(err, CARC_E_TURN, "no player %d", player);
-    if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255)
+    if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255 ||
+        (t >= 0 && t < carc_tiles_count && g->nnodes + carc_tiles[t].nsegs > CARC_MAX_NODES))
         return carc_error_set(err, CARC_E_INVAL, "the board is full");
     struct carc_move m = {player, t, x, y, rot, seg, large, 0, 0, 0, 0};
     int rc = move_check(g, &m, 0, err);

@@ -25,7 +25,9 @@
 #define CARC_MAX_TILES 128 /* tiles in one game, start tile included (all sets: 116) */
 #define CARC_GRID 128      /* board side; positions wrap, which cannot alias below 128 tiles */
 #define CARC_COORD_MAX 120 /* |x|, |y| of any position a move may name */
-#define CARC_MAX_NODES (CARC_MAX_TILES * CARC_MAX_SEGS)
+/* Feature segments of all placed tiles together: every tile of every set has
+ * 404 with the start tile; an explicit deck with more is refused (CARC_E_DECK). */
+#define CARC_MAX_NODES 512
 #define CARC_MAX_FRONTIER 256
 #define CARC_MAX_EVENTS 256
 #define CARC_MEEPLES 7 /* normal meeples in each supply */
@@ -112,9 +114,11 @@ struct carc_placed {
     uint8_t rot;
     int8_t x, y;
     uint8_t player; /* who placed it; 0xFF for the start tile */
+    uint8_t spare;  /* 0: names the byte that would be padding, so memcmp is exact */
+    uint16_t node;  /* node id of its segment 0; segment s is node + s */
 };
 
-/* One feature segment of a placed tile: node id = placed index * CARC_MAX_SEGS + segment.
+/* One feature segment of a placed tile: node id = carc_game_node(g, placed index, segment).
  * Union-find over nodes; only a root's summary fields are meaningful. */
 struct carc_node {
     uint16_t parent;
@@ -129,10 +133,13 @@ struct carc_node {
 };
 #define CARC_NF_DONE 0x80 /* root: completed and scored */
 
-struct carc_cell {
-    uint8_t tile; /* placed index + 1, or 0 */
-    uint8_t fpos; /* frontier index + 1, or 0 */
-};
+/* carc_game.cells: one byte a cell. 0: empty; 1..CARC_MAX_TILES: placed index
+ * + 1; CARC_CELL_FRONT + i (i < CARC_CELL_FRONT_DIRECT): frontier entry i;
+ * CARC_CELL_FRONT_FAR: a frontier entry at index CARC_CELL_FRONT_DIRECT or later
+ * (found by a scan from there). */
+#define CARC_CELL_FRONT (CARC_MAX_TILES + 1)
+#define CARC_CELL_FRONT_FAR 255
+#define CARC_CELL_FRONT_DIRECT (CARC_CELL_FRONT_FAR - CARC_CELL_FRONT)
 
 struct carc_front {
     uint16_t cell;
@@ -161,6 +168,7 @@ struct carc_game {
     uint16_t ntiles;
     uint16_t nfront;
     uint16_t nevents;
+    uint16_t nnodes; /* nodes handed out to placed tiles, in placement order */
     uint8_t nspecial;
     uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
     uint32_t stamp; /* scratch generation for distinct counting */
@@ -171,7 +179,8 @@ struct carc_game {
     struct carc_front front[CARC_MAX_FRONTIER];
     struct carc_event events[CARC_MAX_EVENTS];
     struct carc_node nodes[CARC_MAX_NODES];
-    struct carc_cell cells[CARC_GRID * CARC_GRID];
+    uint8_t node_tile[CARC_MAX_NODES]; /* placed index of each node */
+    uint8_t cells[CARC_GRID * CARC_GRID]; /* see CARC_CELL_FRONT */
 };
 
 /* Start a game: validates cfg, builds the draw pile (cfg->deck, or every tile of
@@ -219,9 +228,8 @@ void carc_game_finish(struct carc_game *g);
  * placed tile's own position is compared. */
 static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
 {
-    int i = g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))]
-                .tile;
-    if (i == 0 || g->placed[i - 1].x != x || g->placed[i - 1].y != y)
+    int i = g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))];
+    if (i == 0 || i > CARC_MAX_TILES || g->placed[i - 1].x != x || g->placed[i - 1].y != y)
         return 0;
     return i;
 }
@@ -230,6 +238,20 @@ static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
 static inline int carc_game_tiles_left(const struct carc_game *g)
 {
     return g->deck_len - g->deck_pos;
+}
+
+/* Node id of segment seg of placed tile idx. */
+static inline int carc_game_node(const struct carc_game *g, int idx, int seg)
+{
+    return g->placed[idx].node + seg;
+}
+
+/* Placed index of node n, and its segment there in *seg. */
+static inline int carc_game_node_tile(const struct carc_game *g, int n, int *seg)
+{
+    int idx = g->node_tile[n];
+    *seg = n - g->placed[idx].node;
+    return idx;
 }
 
 /* Root node of the feature that node n belongs to (no path compression). */

@@ -10,9 +10,15 @@
 static const int carc__dx[4] = {0, 1, 0, -1};
 static const int carc__dy[4] = {-1, 0, 1, 0};
 
-static inline int carc__node(int idx, int seg)
+static inline int carc__node(const struct carc_game *g, int idx, int seg)
 {
-    return idx * CARC_MAX_SEGS + seg;
+    return g->placed[idx].node + seg;
+}
+
+/* Segment of node n on its tile (g->node_tile[n]). */
+static inline int carc__node_seg(const struct carc_game *g, int n)
+{
+    return n - g->placed[g->node_tile[n]].node;
 }
 
 /* The half-edge across the border from slot h (Nw<->Sw, Ne<->Se, En<->Wn, Es<->Ws). */
@@ -24,10 +30,36 @@ static inline int carc__facing(int h)
 /* Placed index at (x, y), or -1 (real coordinates checked, so wrapping cannot alias). */
 static inline int carc__at(const struct carc_game *g, int x, int y)
 {
-    int i = g->cells[CARC__CELL(x, y)].tile - 1;
-    if (i < 0 || g->placed[i].x != x || g->placed[i].y != y)
+    int i = g->cells[CARC__CELL(x, y)] - 1;
+    if (i < 0 || i >= CARC_MAX_TILES || g->placed[i].x != x || g->placed[i].y != y)
         return -1;
     return i;
+}
+
+/* The cell holds a placed tile (of whatever position aliases there). */
+static inline int carc__cell_tile(const struct carc_game *g, unsigned cell)
+{
+    return g->cells[cell] != 0 && g->cells[cell] <= CARC_MAX_TILES;
+}
+
+/* Frontier index of the entry at cell, or -1. */
+static inline int carc__front_find(const struct carc_game *g, unsigned cell)
+{
+    int v = g->cells[cell];
+    if (v < CARC_CELL_FRONT)
+        return -1;
+    if (v < CARC_CELL_FRONT_FAR)
+        return v - CARC_CELL_FRONT;
+    for (int i = CARC_CELL_FRONT_DIRECT; i < g->nfront; i++)
+        if (g->front[i].cell == cell)
+            return i;
+    return -1;
+}
+
+/* The cell byte that says "frontier entry i". */
+static inline uint8_t carc__front_mark(int i)
+{
+    return (uint8_t)(i < CARC_CELL_FRONT_DIRECT ? CARC_CELL_FRONT + i : CARC_CELL_FRONT_FAR);
 }
 
 static inline const struct carc_tile *carc__tile_of(const struct carc_game *g, int idx)

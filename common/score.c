@@ -74,7 +74,7 @@ static int feature_walk(struct carc_game *g, int root, int give_back, struct car
     uint32_t st = ++g->stamp;
     int tiles = 0, n = root;
     do {
-        int idx = n / CARC_MAX_SEGS;
+        int idx = g->node_tile[n];
         if (g->mark[idx] != st) {
             g->mark[idx] = st;
             tiles++;
@@ -100,10 +100,10 @@ static int feature_walk(struct carc_game *g, int root, int give_back, struct car
 
 static void node_anchor(const struct carc_game *g, int node, int *x, int *y, int *seg)
 {
-    const struct carc_placed *p = &g->placed[node / CARC_MAX_SEGS];
+    const struct carc_placed *p = &g->placed[g->node_tile[node]];
     *x = p->x;
     *y = p->y;
-    *seg = node % CARC_MAX_SEGS;
+    *seg = carc__node_seg(g, node);
 }
 
 /* Herb tokens of an apothecary city: single majority, else the completing player. */
@@ -129,7 +129,7 @@ static void score_feature(struct carc_game *g, int root, int mover, int final)
     struct carc_node *R = &g->nodes[root];
     int x, y, seg, single;
     node_anchor(g, root, &x, &y, &seg);
-    int kind = carc__tile_of(g, root / CARC_MAX_SEGS)->segs[seg].kind;
+    int kind = carc__tile_of(g, g->node_tile[root])->segs[seg].kind;
     unsigned who = majority(R->strength, g->nplayers, &single);
     if (who == 0)
         return;
@@ -176,7 +176,7 @@ static int cloister_node(const struct carc_game *g, int idx)
     const struct carc_tile *T = carc__tile_of(g, idx);
     if (!(T->flags & CARC_TF_CLOISTER))
         return -1;
-    return carc__node(idx, T->nsegs - 1);
+    return carc__node(g, idx, T->nsegs - 1);
 }
 
 static void score_cloister(struct carc_game *g, int idx, int final)
@@ -188,7 +188,7 @@ static void score_cloister(struct carc_game *g, int idx, int final)
     const struct carc_placed *pl = &g->placed[idx];
     int p = (m & ~CARC_MEEPLE_LARGE) - 1;
     struct carc_event ev;
-    event_init(&ev, CARC_EV_SCORE, CARC_SEG_CLOISTER, pl->x, pl->y, n % CARC_MAX_SEGS);
+    event_init(&ev, CARC_EV_SCORE, CARC_SEG_CLOISTER, pl->x, pl->y, carc__node_seg(g, n));
     ev.tiles = (uint8_t)(1 + carc__neighbours8(g, pl->x, pl->y));
     ev.points = ev.tiles;
     give(&ev, 1u << p, ev.points, g->nplayers);
@@ -210,7 +210,7 @@ static void score_barn(struct carc_game *g, int idx, int mover)
     for (int d = -1; d < 4; d++) {
         int t = d < 0 ? idx : carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]);
         for (int s = 0; s < carc__tile_of(g, t)->nsegs; s++) {
-            uint8_t m = g->nodes[carc__node(t, s)].meeple;
+            uint8_t m = g->nodes[carc__node(g, t, s)].meeple;
             if (m)
                 strength[(m & ~CARC_MEEPLE_LARGE) - 1] += (m & CARC_MEEPLE_LARGE) ? 2 : 1;
         }
@@ -220,7 +220,7 @@ static void score_barn(struct carc_game *g, int idx, int mover)
     for (int s = 0; s < T->nsegs; s++) {
         if (!(T->segs[s].flags & CARC_SF_BARN))
             continue;
-        int r = carc__find(g, carc__node(idx, s)), dup = 0;
+        int r = carc__find(g, carc__node(g, idx, s)), dup = 0;
         for (int i = 0; i < nfarms; i++)
             dup |= farms[i] == r;
         if (!dup)
@@ -275,7 +275,7 @@ void carc__score_turn(struct carc_game *g, int idx, int mover)
         int k = T->segs[s].kind;
         if (k != CARC_SEG_CITY && k != CARC_SEG_ROAD)
             continue;
-        int r = carc__find(g, carc__node(idx, s));
+        int r = carc__find(g, carc__node(g, idx, s));
         struct carc_node *R = &g->nodes[r];
         if (R->open != 0 || (R->flags & CARC_NF_DONE))
             continue;
@@ -312,13 +312,13 @@ static void score_farm(struct carc_game *g, int root)
     uint32_t st = ++g->stamp;
     int cities = 0, besieged = 0, n = root;
     do {
-        int idx = n / CARC_MAX_SEGS;
+        int idx = g->node_tile[n];
         const struct carc_tile *T = carc__tile_of(g, idx);
-        uint8_t touches = T->segs[n % CARC_MAX_SEGS].touches;
+        uint8_t touches = T->segs[carc__node_seg(g, n)].touches;
         for (int s = 0; touches; s++, touches >>= 1) {
             if (!(touches & 1))
                 continue;
-            int c = carc__find(g, carc__node(idx, s));
+            int c = carc__find(g, carc__node(g, idx, s));
             if (g->mark[c] == st || !(g->nodes[c].flags & CARC_NF_DONE))
                 continue;
             g->mark[c] = st;
@@ -350,7 +350,7 @@ void carc__score_final(struct carc_game *g)
     for (int idx = 0; idx < g->ntiles; idx++) {
         const struct carc_tile *T = carc__tile_of(g, idx);
         for (int s = 0; s < T->nsegs; s++) {
-            int n = carc__node(idx, s);
+            int n = carc__node(g, idx, s);
             if (!g->nodes[n].meeple)
                 continue;
             int k = T->segs[s].kind;

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#define CARC_MAX_SEGS 10 /* segments on one tile, cloister included */
+#define CARC_MAX_SEGS 8 /* segments on one tile, cloister included (the most any tile has) */
 #define CARC_SEG_NONE 0xFF
 
 enum carc_set {

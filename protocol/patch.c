@@ -40,13 +40,12 @@ void proto__add(json_t *a, json_t *v, int *ok)
  * output is byte for byte json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) (the
  * tests check that on every message they see). */
 
-struct outbuf {
-    char *p;
-    size_t n, cap;
-    int ok;
-};
+#define outbuf proto__out
+#define out_put proto__out_put
+#define out_string proto__out_string
+#define out_value proto__out_value
 
-static void out_put(struct outbuf *b, const char *s, size_t n)
+void out_put(struct outbuf *b, const char *s, size_t n)
 {
     if (!b->ok)
         return;
@@ -64,7 +63,7 @@ static void out_put(struct outbuf *b, const char *s, size_t n)
     b->n += n;
 }
 
-static void out_string(struct outbuf *b, const char *s, size_t n)
+void out_string(struct outbuf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF"; /* jansson writes \u001F */
     size_t start = 0;
@@ -108,7 +107,7 @@ static void out_string(struct outbuf *b, const char *s, size_t n)
     out_put(b, "\"", 1);
 }
 
-static void out_value(struct outbuf *b, const json_t *v)
+void out_value(struct outbuf *b, const json_t *v)
 {
     char num[24];
     switch (json_typeof(v)) {
@@ -172,6 +171,41 @@ static void out_value(struct outbuf *b, const json_t *v)
         free(r);
     }
     }
+}
+
+void proto__out_int(struct outbuf *b, long long x)
+{
+    char num[24];
+    unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+    char *p = num + sizeof num;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (x < 0)
+        *--p = '-';
+    out_put(b, p, (size_t)(num + sizeof num - p));
+}
+
+int proto__out_init(struct outbuf *b, size_t cap)
+{
+    b->p = malloc(cap);
+    b->n = 0;
+    b->cap = cap;
+    b->ok = b->p != NULL;
+    if (!b->ok)
+        b->cap = 0;
+    return b->ok ? 0 : -1;
+}
+
+char *proto__out_finish(struct outbuf *b)
+{
+    if (!b->ok || b->p == NULL) {
+        free(b->p);
+        return NULL;
+    }
+    b->p[b->n] = '\0';
+    return b->p;
 }
 
 char *proto__dump(const json_t *v)

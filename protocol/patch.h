@@ -35,6 +35,24 @@ void proto__set(json_t *o, const char *key, json_t *v, int *ok);
 /* Append v to a, taking v; on failure clear *ok. */
 void proto__add(json_t *a, json_t *v, int *ok);
 
+/* A growing buffer of JSON text, written without building jansson values. The
+ * first failure (no memory) clears ok and makes later writes no-ops. */
+struct proto__out {
+    char *p;
+    size_t n, cap;
+    int ok;
+};
+/* Start with cap bytes; 0, or -1 (ok cleared) when out of memory. */
+int proto__out_init(struct proto__out *b, size_t cap);
+/* The NUL-terminated text (the caller frees it), or NULL after a failure (freed). */
+char *proto__out_finish(struct proto__out *b);
+void proto__out_put(struct proto__out *b, const char *s, size_t n);
+/* s[0..n) as a JSON string, escaped as jansson escapes it. */
+void proto__out_string(struct proto__out *b, const char *s, size_t n);
+void proto__out_int(struct proto__out *b, long long x);
+/* v in compact form, as proto__dump writes it. */
+void proto__out_value(struct proto__out *b, const json_t *v);
+
 /* Compact text of v (malloc'd), exactly as json_dumps(v, JSON_COMPACT |
  * JSON_ENCODE_ANY) writes it but faster; NULL when out of memory. */
 char *proto__dump(const json_t *v);

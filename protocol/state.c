@@ -1,10 +1,15 @@
 /* state.c: the public state document of a room, and deltas between two of
  * them (see state.h and PROTOCOL.md "The public state document").
  *
- * A document is built whole from a room view each time the room changes and
- * kept as a jansson value; a delta is the generic JSON diff of the previous
- * and the new document. Building whole and diffing keeps one source of truth
- * for what a client sees: the diff cannot disagree with a fresh snapshot. */
+ * A struct proto_state is a compact C copy of everything the document shows
+ * (a few KiB, no jansson values): the board as placed tiles with their
+ * meeples, the seats, counters and supplies, and the legal list already as
+ * JSON text (shared between consecutive documents while the game does not
+ * move). A snapshot is written as text from it on demand; a delta's patch is
+ * written by comparing two of them field by field, in the order and shape of
+ * the generic JSON diff (patch.h's proto__diff, kept as the tests' oracle):
+ * keys in byte order, scalars replaced, board cells added, meeples replaced,
+ * arrays replaced whole when their length changes or most elements differ. */
 #include "state.h"
 
 #include <jansson.h>
@@ -18,8 +23,45 @@
 #define MAX_LEGAL (CARC_MAX_FRONTIER * 4)
 #define MAX_KNIGHTS 16
 
+/* The legal list as JSON text, shared by reference count. */
+struct legal_text {
+    int refs;
+    size_t len;
+    char text[];
+};
+
+struct cell_view {
+    uint8_t type, rot;
+    int8_t x, y;
+    uint8_t meeple; /* carc_node.meeple of the tile's meeple, or 0 */
+    uint8_t seg;    /* its segment */
+};
+
+struct seat_view {
+    char name[PROTO_NAME_MAX]; /* valid UTF-8 ("?" replaces an invalid name) */
+    uint8_t null_name;         /* the seat is free: "name": null */
+    uint8_t taken, connected;
+    uint8_t meeples, large, herbs;
+    int32_t score;
+};
+
+/* What decides the legal list: while it is the same, the list is too. */
+struct legal_key {
+    const struct carc_game *g;
+    int moving, turn, deck_pos, ntiles, current, tile, meeples, large;
+};
+
 struct proto_state {
-    json_t *doc;
+    char room[PROTO_ROOM_MAX + 16];
+    uint8_t phase, farmers, escape_rule, nseats;
+    unsigned sets;
+    int host, turn, current, tile, tiles_left, herbs_left; /* current, tile: -1 for null */
+    struct seat_view seats[CARC_MAX_PLAYERS];
+    int ntiles;
+    struct cell_view board[CARC_MAX_TILES];
+    uint8_t remaining[256]; /* undrawn tiles by type */
+    struct legal_key lkey;
+    struct legal_text *legal;
 };
 
 static int has_set(unsigned sets, int set)
@@ -27,41 +69,45 @@ static int has_set(unsigned sets, int set)
     return (sets & (1u << set)) != 0;
 }
 
-static json_t *seats_new(const struct proto_room_view *v, int *ok)
+/* 1 when s is valid UTF-8 as jansson checks it (no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+static int utf8_valid(const char *s)
 {
-    const struct carc_game *g = v->game;
-    json_t *a = json_array();
-    for (int i = 0; i < v->nseats && i < CARC_MAX_PLAYERS; i++) {
-        const struct proto_seat *s = &v->seats[i];
-        struct carc_player p = {0, CARC_MEEPLES,
-                                (uint8_t)has_set(v->sets, CARC_SET_INNS_CATHEDRALS), 0};
-        if (g != NULL && i < g->nplayers)
-            p = g->players[i];
-        json_t *o = json_object();
-        proto__set(o, "name", s->name[0] != '\0' ? proto__string_or(s->name, "?") : json_null(),
-                   ok);
-        proto__set(o, "taken", json_boolean(s->taken), ok);
-        proto__set(o, "connected", json_boolean(s->connected), ok);
-        proto__set(o, "score", json_integer(p.score), ok);
-        proto__set(o, "meeples", json_integer(p.meeples), ok);
-        proto__set(o, "large", json_integer(p.large), ok);
-        proto__set(o, "herbs", json_integer(p.herbs), ok);
-        proto__add(a, o, ok);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != 0) {
+        unsigned c = *p, v;
+        int n;
+        if (c < 0x80) {
+            p++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            n = 1;
+            v = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            v = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            v = c & 0x07;
+        } else {
+            return 0;
+        }
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+            v = (v << 6) | (p[i] & 0x3F);
+        }
+        if ((n == 2 && v < 0x800) || (n == 3 && (v < 0x10000 || v > 0x10FFFF)) ||
+            (v >= 0xD800 && v <= 0xDFFF))
+            return 0;
+        p += n + 1;
     }
-    return a;
+    return 1;
 }
 
-/* Counts of the undrawn tiles by type, in catalogue order, zero counts left out. */
-static json_t *remaining_new(const struct carc_game *g, int *ok)
+static void copy_valid(char *dst, size_t size, const char *s, const char *fallback)
 {
-    int count[256] = {0};
-    json_t *o = json_object();
-    for (int i = g != NULL ? g->deck_pos : 0; g != NULL && i < g->deck_len; i++)
-        count[g->deck[i]]++;
-    for (int t = 0; t < carc_tiles_count && t < 256; t++)
-        if (count[t] > 0)
-            proto__set(o, carc_tiles[t].id, json_integer(count[t]), ok);
-    return o;
+    snprintf(dst, size, "%s", s != NULL && utf8_valid(s) ? s : fallback);
 }
 
 /* The meeple on placed tile idx (there is at most one: it came with the
@@ -70,7 +116,7 @@ static uint8_t meeple_at(const struct carc_game *g, int idx, int *seg)
 {
     const struct carc_tile *t = &carc_tiles[g->placed[idx].type];
     for (int s = 0; s < t->nsegs; s++) {
-        uint8_t mp = g->nodes[idx * CARC_MAX_SEGS + s].meeple;
+        uint8_t mp = g->nodes[carc_game_node(g, idx, s)].meeple;
         if (mp != 0) {
             *seg = s;
             return mp;
@@ -79,42 +125,10 @@ static uint8_t meeple_at(const struct carc_game *g, int idx, int *seg)
     return 0;
 }
 
-static json_t *meeple_new(const struct carc_game *g, int idx, int *ok)
+/* "x,y" without snprintf, which showed in profiles; returns its length. */
+static size_t cell_key(char *out, int x, int y)
 {
-    int s = 0;
-    uint8_t mp = meeple_at(g, idx, &s);
-    if (mp == 0)
-        return json_null();
-    json_t *o = json_object();
-    proto__set(o, "player", json_integer((mp & ~CARC_MEEPLE_LARGE) - 1), ok);
-    proto__set(o, "feature", json_string(carc_tiles[g->placed[idx].type].segs[s].name), ok);
-    proto__set(o, "kind", json_string(mp & CARC_MEEPLE_LARGE ? "large" : "normal"), ok);
-    return o;
-}
-
-/* 1 when cell (of an earlier document) says what placed tile idx says now. */
-static int cell_same(const struct carc_game *g, int idx, const json_t *cell)
-{
-    const struct carc_placed *p = &g->placed[idx];
-    const char *id = json_string_value(json_object_get(cell, "tile"));
-    const json_t *m = json_object_get(cell, "meeple");
-    if (id == NULL || strcmp(id, carc_tiles[p->type].id) != 0 ||
-        json_integer_value(json_object_get(cell, "rot")) != p->rot * 90)
-        return 0;
-    int s = 0;
-    uint8_t mp = meeple_at(g, idx, &s);
-    if (mp == 0 || !json_is_object(m))
-        return mp == 0 && json_is_null(m);
-    const char *feature = json_string_value(json_object_get(m, "feature"));
-    const char *kind = json_string_value(json_object_get(m, "kind"));
-    return json_integer_value(json_object_get(m, "player")) == (mp & ~CARC_MEEPLE_LARGE) - 1 &&
-           feature != NULL && strcmp(feature, carc_tiles[p->type].segs[s].name) == 0 &&
-           kind != NULL && strcmp(kind, mp & CARC_MEEPLE_LARGE ? "large" : "normal") == 0;
-}
-
-/* "x,y" without snprintf, which showed in profiles. */
-static void cell_key(char *out, int x, int y)
-{
+    char *start = out;
     int v[2] = {x, y};
     for (int k = 0; k < 2; k++) {
         int n = v[k];
@@ -129,30 +143,7 @@ static void cell_key(char *out, int x, int y)
         *out++ = (char)('0' + n % 10);
         *out++ = k == 0 ? ',' : '\0';
     }
-}
-
-/* Tiles keyed "x,y", in the order they were placed (clients rely on it). A
- * cell that the previous document already holds as it is now is shared with
- * it: cheaper to build, and the diff skips it by pointer. */
-static json_t *board_new(const struct carc_game *g, const json_t *prev, int *ok)
-{
-    json_t *o = json_object();
-    for (int i = 0; g != NULL && i < g->ntiles; i++) {
-        const struct carc_placed *p = &g->placed[i];
-        char key[16];
-        cell_key(key, p->x, p->y);
-        json_t *old = prev != NULL ? json_object_get(prev, key) : NULL;
-        if (old != NULL && cell_same(g, i, old)) {
-            proto__set(o, key, json_incref(old), ok);
-            continue;
-        }
-        json_t *cell = json_object();
-        proto__set(cell, "tile", json_string(carc_tiles[p->type].id), ok);
-        proto__set(cell, "rot", json_integer(p->rot * 90), ok);
-        proto__set(cell, "meeple", meeple_new(g, i, ok), ok);
-        proto__set(o, key, cell, ok);
-    }
-    return o;
+    return (size_t)(out - start - 1);
 }
 
 struct knight {
@@ -173,7 +164,7 @@ static int knights_find(const struct carc_game *g, struct knight *out)
     for (int i = 0; siege && i < g->ntiles; i++) {
         const struct carc_tile *t = &carc_tiles[g->placed[i].type];
         for (int s = 0; s < t->nsegs && n < MAX_KNIGHTS; s++) {
-            int node = i * CARC_MAX_SEGS + s;
+            int node = carc_game_node(g, i, s);
             uint8_t mp = g->nodes[node].meeple & ~CARC_MEEPLE_LARGE;
             if (t->segs[s].kind != CARC_SEG_CITY || mp != g->current + 1 ||
                 (g->nodes[carc_game_feature(g, node)].flags & CARC_NF_DONE))
@@ -184,50 +175,124 @@ static int knights_find(const struct carc_game *g, struct knight *out)
     return n;
 }
 
-static json_t *legal_new(const struct carc_game *g, int *ok)
+/* proto__out_put with the common case (it fits) inlined: small constant-size
+ * copies then compile to a few moves. */
+static inline void put_raw(struct proto__out *b, const char *s, size_t n)
 {
-    json_t *a = json_array();
-    struct carc_placement *pl = malloc(MAX_LEGAL * sizeof *pl);
-    if (pl == NULL) {
-        *ok = 0;
-        return a;
+    if (b->n + n < b->cap) {
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+    } else {
+        proto__out_put(b, s, n);
     }
-    const struct carc_tile *t = &carc_tiles[g->tile];
-    const struct carc_player *me = &g->players[g->current];
-    struct knight kn[MAX_KNIGHTS];
-    int nk = knights_find(g, kn);
-    int n = carc_game_placements(g, g->tile, pl, MAX_LEGAL);
-    for (int i = 0; i < n && i < MAX_LEGAL; i++) {
-        const struct carc_placement p = pl[i];
-        json_t *o = json_object(), *spots = json_array(), *escapes = json_array();
-        proto__set(o, "x", json_integer(p.x), ok);
-        proto__set(o, "y", json_integer(p.y), ok);
-        proto__set(o, "rot", json_integer(p.rot * 90), ok);
-        unsigned mask = me->meeples > 0 || me->large > 0
-                            ? carc_game_meeple_spots(g, g->tile, p.x, p.y, p.rot)
-                            : 0;
-        for (int s = 0; s < t->nsegs; s++)
-            if (mask & (1u << s))
-                proto__add(spots, json_string(t->segs[s].name), ok);
-        for (int k = 0; k < nk; k++) {
-            struct carc_move m = {g->current, g->tile, p.x,     p.y,     p.rot,    -1,
-                                  0,          1,       kn[k].x, kn[k].y, kn[k].seg};
-            if (carc_game_escape_check(g, &m, NULL) != 0)
-                continue;
-            const struct carc_tile *kt =
-                &carc_tiles[g->placed[carc_game_tile_at(g, kn[k].x, kn[k].y) - 1].type];
-            json_t *e = json_object();
-            proto__set(e, "x", json_integer(kn[k].x), ok);
-            proto__set(e, "y", json_integer(kn[k].y), ok);
-            proto__set(e, "feature", json_string(kt->segs[kn[k].seg].name), ok);
-            proto__add(escapes, e, ok);
+}
+
+/* lit must be a string literal (sizeof gives its length). */
+#define PUT(b, lit) put_raw((b), "" lit, sizeof(lit) - 1)
+
+/* A JSON string of s, which may need escapes (seat names, room ids). */
+static void put_string(struct proto__out *b, const char *s)
+{
+    proto__out_string(b, s, strlen(s));
+}
+
+/* A JSON string of a catalogue name (tile ids, segment and set names, wire
+ * enum names): printable ASCII without '"' or '\\', written as it is. */
+static void put_name(struct proto__out *b, const char *s)
+{
+    put_raw(b, "\"", 1);
+    put_raw(b, s, strlen(s));
+    put_raw(b, "\"", 1);
+}
+
+static void put_int(struct proto__out *b, long long x)
+{
+    char num[24];
+    unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+    char *p = num + sizeof num;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (x < 0)
+        *--p = '-';
+    put_raw(b, p, (size_t)(num + sizeof num - p));
+}
+
+/* The legal list of g's current tile as JSON text; NULL when out of memory. */
+static struct legal_text *legal_new(const struct carc_game *g, int moving)
+{
+    struct proto__out b;
+    if (proto__out_init(&b, 2048) != 0)
+        return NULL;
+    put_raw(&b, "[", 1);
+    struct carc_placement *pl = moving ? malloc(MAX_LEGAL * sizeof *pl) : NULL;
+    if (moving && pl == NULL)
+        b.ok = 0;
+    if (pl != NULL) {
+        const struct carc_tile *t = &carc_tiles[g->tile];
+        const struct carc_player *me = &g->players[g->current];
+        struct knight kn[MAX_KNIGHTS];
+        int nk = knights_find(g, kn);
+        int n = carc_game_placements(g, g->tile, pl, MAX_LEGAL);
+        for (int i = 0; i < n && i < MAX_LEGAL; i++) {
+            const struct carc_placement p = pl[i];
+            if (i > 0)
+                PUT(&b, ",");
+            PUT(&b, "{\"x\":");
+            put_int(&b, p.x);
+            PUT(&b, ",\"y\":");
+            put_int(&b, p.y);
+            PUT(&b, ",\"rot\":");
+            put_int(&b, p.rot * 90);
+            PUT(&b, ",\"meeples\":[");
+            unsigned mask = me->meeples > 0 || me->large > 0
+                                ? carc_game_meeple_spots(g, g->tile, p.x, p.y, p.rot)
+                                : 0;
+            int first = 1;
+            for (int s = 0; s < t->nsegs; s++)
+                if (mask & (1u << s)) {
+                    if (!first)
+                        put_raw(&b, ",", 1);
+                    first = 0;
+                    put_name(&b, t->segs[s].name);
+                }
+            PUT(&b, "],\"escapes\":[");
+            first = 1;
+            for (int k = 0; k < nk; k++) {
+                struct carc_move m = {g->current, g->tile, p.x,     p.y,     p.rot,    -1,
+                                      0,          1,       kn[k].x, kn[k].y, kn[k].seg};
+                if (carc_game_escape_check(g, &m, NULL) != 0)
+                    continue;
+                const struct carc_tile *kt =
+                    &carc_tiles[g->placed[carc_game_tile_at(g, kn[k].x, kn[k].y) - 1].type];
+                if (!first)
+                    PUT(&b, ",");
+                PUT(&b, "{\"x\":");
+                first = 0;
+                put_int(&b, kn[k].x);
+                PUT(&b, ",\"y\":");
+                put_int(&b, kn[k].y);
+                PUT(&b, ",\"feature\":");
+                put_name(&b, kt->segs[kn[k].seg].name);
+                put_raw(&b, "}", 1);
+            }
+            PUT(&b, "]}");
         }
-        proto__set(o, "meeples", spots, ok);
-        proto__set(o, "escapes", escapes, ok);
-        proto__add(a, o, ok);
+        free(pl);
     }
-    free(pl);
-    return a;
+    put_raw(&b, "]", 1);
+    char *text = proto__out_finish(&b);
+    if (text == NULL)
+        return NULL;
+    struct legal_text *l = malloc(sizeof *l + b.n + 1);
+    if (l != NULL) {
+        l->refs = 1;
+        l->len = b.n;
+        memcpy(l->text, text, b.n + 1);
+    }
+    free(text);
+    return l;
 }
 
 struct proto_state *proto_state_build(const struct proto_room_view *v)
@@ -239,37 +304,79 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
                                            const struct proto_room_view *v)
 {
     const struct carc_game *g = v->game;
-    int ok = 1;
+    struct proto_state *s = malloc(sizeof *s);
+    if (s == NULL)
+        return NULL;
     int moving = v->phase == PROTO_PHASE_PLAYING && g != NULL && g->phase == CARC_PHASE_PLACE &&
                  g->tile >= 0 && g->tile < carc_tiles_count;
     unsigned sets = v->sets | (1u << CARC_SET_BASE);
-    int herbs = !has_set(sets, CARC_SET_APOTHECARIES_TITHES) ? 0
-                : g != NULL                                  ? g->herbs_left
-                                                             : CARC_HERBS;
-    json_t *doc = json_object(), *options = json_object();
-    proto__set(doc, "room", proto__string_or(v->room != NULL ? v->room : "", ""), &ok);
-    proto__set(doc, "phase", json_string(proto__phase_name(v->phase)), &ok);
-    proto__set(doc, "sets", proto__sets_new(sets), &ok);
-    proto__set(options, "farmers", json_boolean(!v->no_farmers), &ok);
-    proto__set(options, "siege_escape", json_string(proto__escape_rule_name(v->escape_rule)), &ok);
-    proto__set(doc, "options", options, &ok);
-    proto__set(doc, "host", json_integer(v->host), &ok);
-    proto__set(doc, "seats", seats_new(v, &ok), &ok);
-    proto__set(doc, "turn", json_integer(g != NULL ? g->turn : 0), &ok);
-    proto__set(doc, "current", moving ? json_integer(g->current) : json_null(), &ok);
-    proto__set(doc, "tile", moving ? json_string(carc_tiles[g->tile].id) : json_null(), &ok);
-    proto__set(doc, "tiles_left", json_integer(g != NULL ? carc_game_tiles_left(g) : 0), &ok);
-    proto__set(doc, "remaining", remaining_new(g, &ok), &ok);
-    proto__set(doc, "herbs_left", json_integer(herbs), &ok);
-    proto__set(doc, "board",
-               board_new(g, prev != NULL ? json_object_get(prev->doc, "board") : NULL, &ok), &ok);
-    proto__set(doc, "legal", moving ? legal_new(g, &ok) : json_array(), &ok);
-    struct proto_state *s = ok ? malloc(sizeof *s) : NULL;
-    if (s == NULL) {
-        json_decref(doc);
+    copy_valid(s->room, sizeof s->room, v->room != NULL ? v->room : "", "");
+    s->phase = (uint8_t)v->phase;
+    s->sets = sets;
+    s->farmers = !v->no_farmers;
+    s->escape_rule = (uint8_t)v->escape_rule;
+    s->host = v->host;
+    s->nseats = (uint8_t)(v->nseats < CARC_MAX_PLAYERS ? v->nseats : CARC_MAX_PLAYERS);
+    for (int i = 0; i < s->nseats; i++) {
+        const struct proto_seat *in = &v->seats[i];
+        struct seat_view *o = &s->seats[i];
+        struct carc_player p = {0, CARC_MEEPLES, (uint8_t)has_set(sets, CARC_SET_INNS_CATHEDRALS),
+                                0};
+        if (g != NULL && i < g->nplayers)
+            p = g->players[i];
+        memset(o->name, 0, sizeof o->name);
+        o->null_name = in->name[0] == '\0';
+        if (!o->null_name) {
+            if (prev != NULL && i < prev->nseats && strcmp(prev->seats[i].name, in->name) == 0)
+                memcpy(o->name, in->name, sizeof o->name); /* checked before */
+            else
+                copy_valid(o->name, sizeof o->name, in->name, "?");
+        }
+        o->taken = in->taken != 0;
+        o->connected = in->connected != 0;
+        o->score = p.score;
+        o->meeples = p.meeples;
+        o->large = p.large;
+        o->herbs = p.herbs;
+    }
+    s->turn = g != NULL ? g->turn : 0;
+    s->current = moving ? g->current : -1;
+    s->tile = moving ? g->tile : -1;
+    s->tiles_left = g != NULL ? carc_game_tiles_left(g) : 0;
+    s->herbs_left = !has_set(sets, CARC_SET_APOTHECARIES_TITHES) ? 0
+                    : g != NULL                                  ? g->herbs_left
+                                                                 : CARC_HERBS;
+    memset(s->remaining, 0, sizeof s->remaining);
+    for (int i = g != NULL ? g->deck_pos : 0; g != NULL && i < g->deck_len; i++)
+        s->remaining[g->deck[i]]++;
+    s->ntiles = g != NULL ? g->ntiles : 0;
+    for (int i = 0; i < s->ntiles; i++) {
+        const struct carc_placed *p = &g->placed[i];
+        int seg = 0;
+        uint8_t mp = meeple_at(g, i, &seg);
+        s->board[i] = (struct cell_view){p->type, p->rot, p->x, p->y, mp, (uint8_t)seg};
+    }
+    memset(&s->lkey, 0, sizeof s->lkey);
+    if (moving)
+        s->lkey = (struct legal_key){g,
+                                     1,
+                                     g->turn,
+                                     g->deck_pos,
+                                     g->ntiles,
+                                     g->current,
+                                     g->tile,
+                                     g->players[g->current].meeples,
+                                     g->players[g->current].large};
+    if (prev != NULL && memcmp(&prev->lkey, &s->lkey, sizeof s->lkey) == 0) {
+        s->legal = prev->legal;
+        s->legal->refs++;
+    } else {
+        s->legal = legal_new(g, moving);
+    }
+    if (s->legal == NULL) {
+        free(s);
         return NULL;
     }
-    s->doc = doc;
     return s;
 }
 
@@ -277,21 +384,445 @@ void proto_state_free(struct proto_state *s)
 {
     if (s == NULL)
         return;
-    json_decref(s->doc);
+    if (--s->legal->refs == 0)
+        free(s->legal);
     free(s);
+}
+
+/* ---- writing documents ---- */
+
+static void put_bool(struct proto__out *b, int v)
+{
+    if (v)
+        PUT(b, "true");
+    else
+        PUT(b, "false");
+}
+
+static void put_seat_name(struct proto__out *b, const struct seat_view *st)
+{
+    if (st->null_name)
+        PUT(b, "null");
+    else
+        put_string(b, st->name);
+}
+
+static void put_seat(struct proto__out *b, const struct seat_view *st)
+{
+    PUT(b, "{\"name\":");
+    put_seat_name(b, st);
+    PUT(b, ",\"taken\":");
+    put_bool(b, st->taken);
+    PUT(b, ",\"connected\":");
+    put_bool(b, st->connected);
+    PUT(b, ",\"score\":");
+    put_int(b, st->score);
+    PUT(b, ",\"meeples\":");
+    put_int(b, st->meeples);
+    PUT(b, ",\"large\":");
+    put_int(b, st->large);
+    PUT(b, ",\"herbs\":");
+    put_int(b, st->herbs);
+    PUT(b, "}");
+}
+
+static void put_seats(struct proto__out *b, const struct proto_state *s)
+{
+    PUT(b, "[");
+    for (int i = 0; i < s->nseats; i++) {
+        if (i > 0)
+            PUT(b, ",");
+        put_seat(b, &s->seats[i]);
+    }
+    PUT(b, "]");
+}
+
+static void put_sets(struct proto__out *b, unsigned mask)
+{
+    int first = 1;
+    PUT(b, "[");
+    for (int i = 0; i < CARC_SET_COUNT; i++)
+        if (mask & (1u << i)) {
+            if (!first)
+                PUT(b, ",");
+            first = 0;
+            put_name(b, carc_set_name(i));
+        }
+    PUT(b, "]");
+}
+
+static void put_int_or_null(struct proto__out *b, int v)
+{
+    if (v < 0)
+        PUT(b, "null");
+    else
+        put_int(b, v);
+}
+
+static void put_tile_or_null(struct proto__out *b, int t)
+{
+    if (t < 0)
+        PUT(b, "null");
+    else
+        put_name(b, carc_tiles[t].id);
+}
+
+static void put_meeple(struct proto__out *b, const struct cell_view *c)
+{
+    if (c->meeple == 0) {
+        PUT(b, "null");
+        return;
+    }
+    PUT(b, "{\"player\":");
+    put_int(b, (c->meeple & ~CARC_MEEPLE_LARGE) - 1);
+    PUT(b, ",\"feature\":");
+    put_name(b, carc_tiles[c->type].segs[c->seg].name);
+    if (c->meeple & CARC_MEEPLE_LARGE)
+        PUT(b, ",\"kind\":\"large\"}");
+    else
+        PUT(b, ",\"kind\":\"normal\"}");
+}
+
+static void put_cell(struct proto__out *b, const struct cell_view *c)
+{
+    PUT(b, "{\"tile\":");
+    put_name(b, carc_tiles[c->type].id);
+    PUT(b, ",\"rot\":");
+    put_int(b, c->rot * 90);
+    PUT(b, ",\"meeple\":");
+    put_meeple(b, c);
+    PUT(b, "}");
+}
+
+static void put_options(struct proto__out *b, const struct proto_state *s)
+{
+    PUT(b, "{\"farmers\":");
+    put_bool(b, s->farmers);
+    PUT(b, ",\"siege_escape\":");
+    put_name(b, proto__escape_rule_name(s->escape_rule));
+    PUT(b, "}");
+}
+
+static void put_remaining(struct proto__out *b, const struct proto_state *s)
+{
+    int first = 1;
+    PUT(b, "{");
+    for (int t = 0; t < carc_tiles_count && t < 256; t++)
+        if (s->remaining[t] > 0) {
+            if (!first)
+                PUT(b, ",");
+            first = 0;
+            put_name(b, carc_tiles[t].id);
+            PUT(b, ":");
+            put_int(b, s->remaining[t]);
+        }
+    PUT(b, "}");
+}
+
+static void put_doc(struct proto__out *b, const struct proto_state *s)
+{
+    PUT(b, "{\"room\":");
+    put_string(b, s->room);
+    PUT(b, ",\"phase\":");
+    put_name(b, proto__phase_name(s->phase));
+    PUT(b, ",\"sets\":");
+    put_sets(b, s->sets);
+    PUT(b, ",\"options\":");
+    put_options(b, s);
+    PUT(b, ",\"host\":");
+    put_int(b, s->host);
+    PUT(b, ",\"seats\":");
+    put_seats(b, s);
+    PUT(b, ",\"turn\":");
+    put_int(b, s->turn);
+    PUT(b, ",\"current\":");
+    put_int_or_null(b, s->current);
+    PUT(b, ",\"tile\":");
+    put_tile_or_null(b, s->tile);
+    PUT(b, ",\"tiles_left\":");
+    put_int(b, s->tiles_left);
+    PUT(b, ",\"remaining\":");
+    put_remaining(b, s);
+    PUT(b, ",\"herbs_left\":");
+    put_int(b, s->herbs_left);
+    PUT(b, ",\"board\":{");
+    for (int i = 0; i < s->ntiles; i++) {
+        char key[16];
+        if (i > 0)
+            PUT(b, ",");
+        size_t n = cell_key(key, s->board[i].x, s->board[i].y);
+        proto__out_string(b, key, n);
+        PUT(b, ":");
+        put_cell(b, &s->board[i]);
+    }
+    PUT(b, "},\"legal\":");
+    put_raw(b, s->legal->text, s->legal->len);
+    PUT(b, "}");
+}
+
+/* {"v":1,"type":type plus "ref" as proto__frame_new writes it. */
+static void put_frame(struct proto__out *b, const char *type, const char *ref)
+{
+    PUT(b, "{\"v\":1,\"type\":");
+    put_name(b, type);
+    if (ref != NULL && ref[0] != '\0') {
+        json_t *r = json_loads(ref, JSON_DECODE_ANY, NULL);
+        if (json_is_string(r) || json_is_integer(r)) {
+            PUT(b, ",\"ref\":");
+            proto__out_value(b, r);
+        }
+        json_decref(r);
+    }
 }
 
 char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref)
 {
-    int ok = 1;
-    json_t *o = proto__frame_new("state", ref);
-    proto__set(o, "seq", json_integer(seq), &ok);
-    /* Borrow the document: the frame's reference goes away with the frame. */
-    proto__set(o, "state", json_incref(s->doc), &ok);
-    return proto__dump_take(o, ok);
+    struct proto__out b;
+    if (proto__out_init(&b, 4096 + s->legal->len) != 0)
+        return NULL;
+    put_frame(&b, "state", ref);
+    PUT(&b, ",\"seq\":");
+    put_int(&b, seq);
+    PUT(&b, ",\"state\":");
+    put_doc(&b, s);
+    PUT(&b, "}");
+    return proto__out_finish(&b);
 }
 
 /* ---- deltas ---- */
+
+struct patch {
+    struct proto__out *b;
+    int n; /* operations written */
+};
+
+/* Start an operation: {"op":op,"path":"/path"; the caller adds the value and "}". */
+static void op_open(struct patch *p, const char *op, const char *path, const char *key)
+{
+    struct proto__out *b = p->b;
+    if (p->n++ > 0)
+        PUT(b, ",");
+    PUT(b, "{\"op\":\"");
+    put_raw(b, op, strlen(op));
+    PUT(b, "\",\"path\":\"");
+    put_raw(b, path, strlen(path));
+    if (key != NULL) {
+        /* Keys here are cell keys and tile ids: no '~', '/', '"' or '\\' to escape. */
+        PUT(b, "/");
+        put_raw(b, key, strlen(key));
+    }
+    PUT(b, "\"");
+}
+
+static void op_int(struct patch *p, const char *path, long long v)
+{
+    op_open(p, "replace", path, NULL);
+    PUT(p->b, ",\"value\":");
+    put_int(p->b, v);
+    PUT(p->b, "}");
+}
+
+static void op_bool(struct patch *p, const char *path, int v)
+{
+    op_open(p, "replace", path, NULL);
+    PUT(p->b, ",\"value\":");
+    put_bool(p->b, v);
+    PUT(p->b, "}");
+}
+
+struct board_op {
+    char key[16];
+    int idx;
+    int add; /* 1: add the cell, 0: replace its meeple */
+};
+
+static int board_op_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct board_op *)a)->key, ((const struct board_op *)b)->key);
+}
+
+static int cell_same_place(const struct cell_view *a, const struct cell_view *b)
+{
+    return a->type == b->type && a->rot == b->rot && a->x == b->x && a->y == b->y;
+}
+
+static void diff_board(struct patch *p, const struct proto_state *a, const struct proto_state *b)
+{
+    int whole = b->ntiles < a->ntiles;
+    for (int i = 0; i < a->ntiles && !whole; i++)
+        whole = !cell_same_place(&a->board[i], &b->board[i]);
+    if (whole) {
+        op_open(p, "replace", "/board", NULL);
+        PUT(p->b, ",\"value\":{");
+        for (int i = 0; i < b->ntiles; i++) {
+            char key[16];
+            if (i > 0)
+                PUT(p->b, ",");
+            size_t n = cell_key(key, b->board[i].x, b->board[i].y);
+            proto__out_string(p->b, key, n);
+            PUT(p->b, ":");
+            put_cell(p->b, &b->board[i]);
+        }
+        PUT(p->b, "}}");
+        return;
+    }
+    struct board_op ops[CARC_MAX_TILES];
+    int n = 0;
+    for (int i = 0; i < b->ntiles; i++) {
+        int add = i >= a->ntiles;
+        if (!add && (a->board[i].meeple == b->board[i].meeple &&
+                     (b->board[i].meeple == 0 || a->board[i].seg == b->board[i].seg)))
+            continue;
+        cell_key(ops[n].key, b->board[i].x, b->board[i].y);
+        ops[n].idx = i;
+        ops[n].add = add;
+        n++;
+    }
+    if (n > 1)
+        qsort(ops, (size_t)n, sizeof ops[0], board_op_cmp);
+    for (int k = 0; k < n; k++) {
+        const struct cell_view *c = &b->board[ops[k].idx];
+        if (ops[k].add) {
+            op_open(p, "add", "/board", ops[k].key);
+            PUT(p->b, ",\"value\":");
+            put_cell(p->b, c);
+        } else {
+            char path[48] = "/board/";
+            size_t kl = strnlen(ops[k].key, sizeof ops[k].key - 1);
+            memcpy(path + 7, ops[k].key, kl);
+            memcpy(path + 7 + kl, "/meeple", 8);
+            op_open(p, "replace", path, NULL);
+            PUT(p->b, ",\"value\":");
+            put_meeple(p->b, c);
+        }
+        PUT(p->b, "}");
+    }
+}
+
+static int seat_same(const struct seat_view *a, const struct seat_view *b)
+{
+    return a->null_name == b->null_name && strcmp(a->name, b->name) == 0 &&
+           a->taken == b->taken && a->connected == b->connected && a->score == b->score &&
+           a->meeples == b->meeples && a->large == b->large && a->herbs == b->herbs;
+}
+
+static void diff_seats(struct patch *p, const struct proto_state *a, const struct proto_state *b)
+{
+    int differ = 0;
+    for (int i = 0; i < a->nseats && a->nseats == b->nseats; i++)
+        differ += !seat_same(&a->seats[i], &b->seats[i]);
+    if (a->nseats != b->nseats || differ * 2 > a->nseats) {
+        op_open(p, "replace", "/seats", NULL);
+        PUT(p->b, ",\"value\":");
+        put_seats(p->b, b);
+        PUT(p->b, "}");
+        return;
+    }
+    for (int i = 0; i < a->nseats && differ > 0; i++) {
+        const struct seat_view *x = &a->seats[i], *y = &b->seats[i];
+        char path[32];
+        int len = snprintf(path, sizeof path, "/seats/%d/", i);
+        /* Keys in byte order: connected, herbs, large, meeples, name, score, taken. */
+#define SEAT_OP(field, name, kind)                                                                 \
+    if (x->field != y->field) {                                                                    \
+        snprintf(path + len, sizeof path - (size_t)len, "%s", name);                               \
+        kind(p, path, y->field);                                                                   \
+    }
+        SEAT_OP(connected, "connected", op_bool)
+        SEAT_OP(herbs, "herbs", op_int)
+        SEAT_OP(large, "large", op_int)
+        SEAT_OP(meeples, "meeples", op_int)
+        if (x->null_name != y->null_name || strcmp(x->name, y->name) != 0) {
+            snprintf(path + len, sizeof path - (size_t)len, "name");
+            op_open(p, "replace", path, NULL);
+            PUT(p->b, ",\"value\":");
+            put_seat_name(p->b, y);
+            PUT(p->b, "}");
+        }
+        SEAT_OP(score, "score", op_int)
+        SEAT_OP(taken, "taken", op_bool)
+#undef SEAT_OP
+    }
+}
+
+static void diff_remaining(struct patch *p, const struct proto_state *a,
+                           const struct proto_state *b)
+{
+    for (int t = 0; t < carc_tiles_count && t < 256; t++) {
+        if (a->remaining[t] == b->remaining[t])
+            continue;
+        if (b->remaining[t] == 0) {
+            op_open(p, "remove", "/remaining", carc_tiles[t].id);
+            PUT(p->b, "}");
+            continue;
+        }
+        op_open(p, a->remaining[t] == 0 ? "add" : "replace", "/remaining", carc_tiles[t].id);
+        PUT(p->b, ",\"value\":");
+        put_int(p->b, b->remaining[t]);
+        PUT(p->b, "}");
+    }
+}
+
+/* The patch turning a into b, top-level keys in byte order. */
+static void diff_doc(struct patch *p, const struct proto_state *a, const struct proto_state *b)
+{
+    diff_board(p, a, b);
+    if (a->current != b->current) {
+        op_open(p, "replace", "/current", NULL);
+        PUT(p->b, ",\"value\":");
+        put_int_or_null(p->b, b->current);
+        PUT(p->b, "}");
+    }
+    if (a->herbs_left != b->herbs_left)
+        op_int(p, "/herbs_left", b->herbs_left);
+    if (a->host != b->host)
+        op_int(p, "/host", b->host);
+    if (a->legal != b->legal &&
+        (a->legal->len != b->legal->len || memcmp(a->legal->text, b->legal->text, a->legal->len))) {
+        op_open(p, "replace", "/legal", NULL);
+        PUT(p->b, ",\"value\":");
+        put_raw(p->b, b->legal->text, b->legal->len);
+        PUT(p->b, "}");
+    }
+    if (a->farmers != b->farmers)
+        op_bool(p, "/options/farmers", b->farmers);
+    if (a->escape_rule != b->escape_rule) {
+        op_open(p, "replace", "/options/siege_escape", NULL);
+        PUT(p->b, ",\"value\":");
+        put_name(p->b, proto__escape_rule_name(b->escape_rule));
+        PUT(p->b, "}");
+    }
+    if (a->phase != b->phase) {
+        op_open(p, "replace", "/phase", NULL);
+        PUT(p->b, ",\"value\":");
+        put_name(p->b, proto__phase_name(b->phase));
+        PUT(p->b, "}");
+    }
+    diff_remaining(p, a, b);
+    if (strcmp(a->room, b->room) != 0) {
+        op_open(p, "replace", "/room", NULL);
+        PUT(p->b, ",\"value\":");
+        put_string(p->b, b->room);
+        PUT(p->b, "}");
+    }
+    diff_seats(p, a, b);
+    if (a->sets != b->sets) {
+        op_open(p, "replace", "/sets", NULL);
+        PUT(p->b, ",\"value\":");
+        put_sets(p->b, b->sets);
+        PUT(p->b, "}");
+    }
+    if (a->tile != b->tile) {
+        op_open(p, "replace", "/tile", NULL);
+        PUT(p->b, ",\"value\":");
+        put_tile_or_null(p->b, b->tile);
+        PUT(p->b, "}");
+    }
+    if (a->tiles_left != b->tiles_left)
+        op_int(p, "/tiles_left", b->tiles_left);
+    if (a->turn != b->turn)
+        op_int(p, "/turn", b->turn);
+}
 
 static json_t *extra_event_new(const struct proto_extra_event *e, const struct proto_state *to,
                                int *ok)
@@ -299,10 +830,9 @@ static json_t *extra_event_new(const struct proto_extra_event *e, const struct p
     json_t *o = json_object();
     if (e->kind == PROTO_EV_START) {
         json_t *players = json_array();
-        size_t i;
-        json_t *seat;
-        json_array_foreach(json_object_get(to->doc, "seats"), i, seat)
-            proto__add(players, json_deep_copy(json_object_get(seat, "name")), ok);
+        for (int i = 0; i < to->nseats; i++)
+            proto__add(players,
+                       to->seats[i].null_name ? json_null() : json_string(to->seats[i].name), ok);
         proto__set(o, "type", json_string("start"), ok);
         proto__set(o, "players", players, ok);
         return o;
@@ -318,54 +848,91 @@ static json_t *extra_event_new(const struct proto_extra_event *e, const struct p
 }
 
 /* The "placed" event of move, read against g after the move (for the knight's tile). */
-static json_t *placed_event_new(const struct carc_game *g, const struct carc_move *m, int *ok)
+static void put_placed_event(struct proto__out *b, const struct carc_game *g,
+                             const struct carc_move *m)
 {
     const struct carc_tile *t = &carc_tiles[m->tile];
-    json_t *o = json_object();
-    proto__set(o, "type", json_string("placed"), ok);
-    proto__set(o, "player", json_integer(m->player), ok);
-    proto__set(o, "tile", json_string(t->id), ok);
-    proto__set(o, "x", json_integer(m->x), ok);
-    proto__set(o, "y", json_integer(m->y), ok);
-    proto__set(o, "rot", json_integer(m->rot * 90), ok);
-    json_t *meeple = json_null(), *escape = json_null();
+    PUT(b, "{\"type\":\"placed\",\"player\":");
+    put_int(b, m->player);
+    PUT(b, ",\"tile\":");
+    put_name(b, t->id);
+    PUT(b, ",\"x\":");
+    put_int(b, m->x);
+    PUT(b, ",\"y\":");
+    put_int(b, m->y);
+    PUT(b, ",\"rot\":");
+    put_int(b, m->rot * 90);
+    PUT(b, ",\"meeple\":");
     if (m->seg >= 0 && m->seg < t->nsegs) {
-        meeple = json_object();
-        proto__set(meeple, "feature", json_string(t->segs[m->seg].name), ok);
-        proto__set(meeple, "kind", json_string(m->large ? "large" : "normal"), ok);
+        PUT(b, "{\"feature\":");
+        put_name(b, t->segs[m->seg].name);
+        if (m->large)
+            PUT(b, ",\"kind\":\"large\"}");
+        else
+            PUT(b, ",\"kind\":\"normal\"}");
+    } else {
+        PUT(b, "null");
     }
+    PUT(b, ",\"escape\":");
     int at = m->escape ? carc_game_tile_at(g, m->ex, m->ey) : 0;
     if (at != 0 && m->eseg >= 0 && m->eseg < carc_tiles[g->placed[at - 1].type].nsegs) {
-        escape = json_object();
-        proto__set(escape, "x", json_integer(m->ex), ok);
-        proto__set(escape, "y", json_integer(m->ey), ok);
-        proto__set(escape, "feature",
-                   json_string(carc_tiles[g->placed[at - 1].type].segs[m->eseg].name), ok);
+        PUT(b, "{\"x\":");
+        put_int(b, m->ex);
+        PUT(b, ",\"y\":");
+        put_int(b, m->ey);
+        PUT(b, ",\"feature\":");
+        put_name(b, carc_tiles[g->placed[at - 1].type].segs[m->eseg].name);
+        PUT(b, "}");
+    } else {
+        PUT(b, "null");
     }
-    proto__set(o, "meeple", meeple, ok);
-    proto__set(o, "escape", escape, ok);
-    return o;
+    PUT(b, "}");
 }
 
 char *proto_delta_encode(const struct proto_state *from, const struct proto_state *to,
                          long long seq, const struct proto_extra_event *extra, int nextra,
                          const struct carc_game *g, const struct carc_move *move)
 {
-    int ok = 1;
-    json_t *o = proto__frame_new("delta", NULL);
-    json_t *events = json_array();
-    proto__set(o, "seq", json_integer(seq), &ok);
-    for (int i = 0; i < nextra; i++)
-        if (extra[i].kind == PROTO_EV_SEAT || extra[i].kind == PROTO_EV_START)
-            proto__add(events, extra_event_new(&extra[i], to, &ok), &ok);
-    if (move != NULL && g != NULL && move->tile >= 0 && move->tile < carc_tiles_count) {
-        proto__add(events, placed_event_new(g, move, &ok), &ok);
-        for (int i = 0; i < g->nevents && i < CARC_MAX_EVENTS; i++)
-            proto__add(events, proto_event_new(g, &g->events[i]), &ok);
+    struct proto__out b;
+    if (proto__out_init(&b, 1024 + to->legal->len) != 0)
+        return NULL;
+    int nev = 0;
+    put_frame(&b, "delta", NULL);
+    PUT(&b, ",\"seq\":");
+    put_int(&b, seq);
+    PUT(&b, ",\"events\":[");
+    for (int i = 0; i < nextra; i++) {
+        if (extra[i].kind != PROTO_EV_SEAT && extra[i].kind != PROTO_EV_START)
+            continue;
+        int ok = 1;
+        json_t *e = extra_event_new(&extra[i], to, &ok);
+        if (nev++ > 0)
+            PUT(&b, ",");
+        if (!ok || e == NULL)
+            b.ok = 0;
+        else
+            proto__out_value(&b, e);
+        json_decref(e);
     }
-    proto__set(o, "events", events, &ok);
-    proto__set(o, "patch", proto__diff(from->doc, to->doc), &ok);
-    return proto__dump_take(o, ok);
+    if (move != NULL && g != NULL && move->tile >= 0 && move->tile < carc_tiles_count) {
+        if (nev++ > 0)
+            PUT(&b, ",");
+        put_placed_event(&b, g, move);
+        for (int i = 0; i < g->nevents && i < CARC_MAX_EVENTS; i++) {
+            json_t *e = proto_event_new(g, &g->events[i]);
+            PUT(&b, ",");
+            if (e == NULL)
+                b.ok = 0;
+            else
+                proto__out_value(&b, e);
+            json_decref(e);
+        }
+    }
+    PUT(&b, "],\"patch\":[");
+    struct patch p = {&b, 0};
+    diff_doc(&p, from, to);
+    PUT(&b, "]}");
+    return proto__out_finish(&b);
 }
 
 /* ---- test helper ---- */

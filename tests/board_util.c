@@ -143,7 +143,7 @@ static int root_of(const struct carc_game *g, int x, int y, int s)
         return -1;
     if (s < 0 || s >= carc_tiles[g->placed[idx].type].nsegs)
         return -1;
-    return carc_game_feature(g, idx * CARC_MAX_SEGS + s);
+    return carc_game_feature(g, carc_game_node(g, idx, s));
 }
 
 int bu_root(const struct carc_game *g, int x, int y, const char *segname)
@@ -206,7 +206,7 @@ int bu_board_meeples(const struct carc_game *g, int p, int large)
     for (int i = 0; i < g->ntiles; i++) {
         int nsegs = carc_tiles[g->placed[i].type].nsegs;
         for (int s = 0; s < nsegs; s++) {
-            int m = g->nodes[i * CARC_MAX_SEGS + s].meeple;
+            int m = g->nodes[carc_game_node(g, i, s)].meeple;
             if (m != 0 && (m & ~CARC_MEEPLE_LARGE) == p + 1 &&
                 ((m & CARC_MEEPLE_LARGE) != 0) == (large != 0))
                 n++;
@@ -221,7 +221,7 @@ int bu_meeple_on(const struct carc_game *g, int x, int y, const char *segname)
     ck_assert_msg(idx >= 0, "no tile at (%d,%d)", x, y);
     int s = carc_tile_seg_find(g->placed[idx].type, segname);
     ck_assert_msg(s >= 0, "tile at (%d,%d) has no %s", x, y, segname);
-    return g->nodes[idx * CARC_MAX_SEGS + s].meeple;
+    return g->nodes[carc_game_node(g, idx, s)].meeple;
 }
 
 int bu_game_same(const struct carc_game *a, const struct carc_game *b)
@@ -236,7 +236,7 @@ int bu_game_same(const struct carc_game *a, const struct carc_game *b)
         return 0;
     for (int i = 0; i < a->ntiles; i++) {
         for (int s = 0; s < carc_tiles[a->placed[i].type].nsegs; s++) {
-            int n = i * CARC_MAX_SEGS + s;
+            int n = carc_game_node(a, i, s);
             if (a->nodes[n].meeple != b->nodes[n].meeple ||
                 carc_game_feature(a, n) != carc_game_feature(b, n))
                 return 0;
@@ -290,18 +290,19 @@ static void random_escape(const struct carc_game *g, struct carc_rng *rng, struc
     for (int i = 0; i < g->ntiles && n < 64; i++) {
         const struct carc_tile *T = &carc_tiles[g->placed[i].type];
         for (int s = 0; s < T->nsegs && n < 64; s++) {
-            int mp = g->nodes[i * CARC_MAX_SEGS + s].meeple & ~CARC_MEEPLE_LARGE;
+            int mp = g->nodes[carc_game_node(g, i, s)].meeple & ~CARC_MEEPLE_LARGE;
             if (T->segs[s].kind == CARC_SEG_CITY && mp == m->player + 1)
-                cand[n++] = i * CARC_MAX_SEGS + s;
+                cand[n++] = carc_game_node(g, i, s);
         }
     }
     if (n == 0)
         return;
     int c = cand[carc_rng_below(rng, (uint32_t)n)];
     m->escape = 1;
-    m->ex = g->placed[c / CARC_MAX_SEGS].x;
-    m->ey = g->placed[c / CARC_MAX_SEGS].y;
-    m->eseg = c % CARC_MAX_SEGS;
+    int seg = 0, at = carc_game_node_tile(g, c, &seg);
+    m->ex = g->placed[at].x;
+    m->ey = g->placed[at].y;
+    m->eseg = seg;
     struct carc_error err = {0};
     if (carc_game_escape_check(g, m, &err) != 0)
         m->escape = 0;

@@ -130,10 +130,12 @@ static const char *game_diff(const struct carc_game *a, const struct carc_game *
             return "front";
     if (memcmp(a->events, b->events, a->nevents * sizeof a->events[0]) != 0)
         return "events";
-    for (int n = 0; n < a->ntiles * CARC_MAX_SEGS; n++)
-        if (n % CARC_MAX_SEGS < carc_tiles[a->placed[n / CARC_MAX_SEGS].type].nsegs &&
-            (a->nodes[n].meeple != b->nodes[n].meeple ||
-             carc_game_feature(a, n) != carc_game_feature(b, n)))
+    if (a->nnodes != b->nnodes ||
+        memcmp(a->node_tile, b->node_tile, a->nnodes * sizeof a->node_tile[0]) != 0)
+        return "node_tile";
+    for (int n = 0; n < a->nnodes; n++)
+        if (a->nodes[n].meeple != b->nodes[n].meeple ||
+            carc_game_feature(a, n) != carc_game_feature(b, n))
             return "nodes";
     return NULL;
 }
@@ -513,6 +515,24 @@ START_TEST(init_errors)
     ck_assert_int_eq(init_rc(&c), 0);
     c.deck_len = CARC_MAX_TILES; /* with the start tile: one too many */
     ck_assert_int_eq(init_rc(&c), CARC_E_DECK);
+    /* Node capacity: every tile of every set fits; a deck of the tile with the
+     * most segments, over and over, does not. */
+    int all_segs = 0, most = 0;
+    for (int t = 0; t < carc_tiles_count; t++) {
+        all_segs += carc_tiles[t].count * carc_tiles[t].nsegs;
+        if (carc_tiles[t].nsegs > carc_tiles[most].nsegs)
+            most = t;
+    }
+    ck_assert_int_le(all_segs + CARC_MAX_SEGS, CARC_MAX_NODES);
+    cfg_base(&c, 2, CARC_SETS_ALL);
+    c.deck = deck_buf;
+    c.deck_len = CARC_MAX_NODES / carc_tiles[most].nsegs + 1;
+    for (int i = 0; i < c.deck_len; i++)
+        deck_buf[i] = (uint8_t)most;
+    ck_assert_int_lt(c.deck_len, CARC_MAX_TILES);
+    ck_assert_int_eq(init_rc(&c), CARC_E_DECK);
+    c.deck_len = (CARC_MAX_NODES - 4) / carc_tiles[most].nsegs; /* BA.D has 4 */
+    ck_assert_int_eq(init_rc(&c), 0);
 
     cfg_base(&c, 2, SET(BASE));
     c.escape_rule = 9;
@@ -530,7 +550,7 @@ START_TEST(init_state)
     ck_assert_int_eq(G.tile, tt("BA.E"));
     ck_assert_int_eq(carc_game_tiles_left(&G), 2);
     ck_assert_int_eq(G.ntiles, 1);
-    const struct carc_placed want = {(uint8_t)tt("BA.D"), 0, 0, 0, 0xFF};
+    const struct carc_placed want = {(uint8_t)tt("BA.D"), 0, 0, 0, 0xFF, 0, 0};
     ck_assert(memcmp(&G.placed[0], &want, sizeof want) == 0); /* BA.D rot 0 at (0,0) */
     ck_assert_int_eq(carc_game_tile_at(&G, 0, 0), 1);
     ck_assert_int_eq(carc_game_tile_at(&G, 1, 0), 0);

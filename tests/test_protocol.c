@@ -445,6 +445,33 @@ static char *client_state_msg(const struct sim *S)
     return w;
 }
 
+/* The delta's patch, written from the two documents field by field, does what
+ * the generic diff (the oracle) of their snapshots does to the older one. */
+static void delta_oracle_check(const struct proto_state *from, const struct proto_state *to,
+                               const char *delta)
+{
+    char *fm = proto_state_encode(from, 0, NULL), *tm = proto_state_encode(to, 0, NULL);
+    char *fd = proto_json_path_dump(fm, strlen(fm), "state");
+    char *td = proto_json_path_dump(tm, strlen(tm), "state");
+    char *patch = proto_json_path_dump(delta, strlen(delta), "patch");
+    ck_assert(fd != NULL && td != NULL && patch != NULL);
+    char *oracle = proto__diff_text(fd, td), why[160] = "";
+    ck_assert_ptr_nonnull(oracle);
+    char *got = proto__patch_text(fd, patch, why, sizeof why);
+    ck_assert_msg(got != NULL, "patch %s: %s", patch, why);
+    char *want = proto__patch_text(fd, oracle, why, sizeof why);
+    ck_assert_msg(want != NULL, "oracle %s: %s", oracle, why);
+    ck_assert_msg(strcmp(got, want) == 0, "patch %s differs from the oracle's %s", patch, oracle);
+    free(fm);
+    free(tm);
+    free(fd);
+    free(td);
+    free(patch);
+    free(oracle);
+    free(got);
+    free(want);
+}
+
 /* Encode the delta to `next`, feed it to the client, and check that the
  * client's document (state0 plus every delta so far, applied one by one)
  * equals next's snapshot; every 16th delta and at the end, proto_patch_check
@@ -454,6 +481,7 @@ static char *sim_push(struct sim *S, struct proto_state *next, const struct prot
 {
     char *d = proto_delta_encode(S->cur, next, S->n + 1, ex, nex, S->g, mv);
     ck_assert_ptr_nonnull(d);
+    delta_oracle_check(S->cur, next, d);
     struct proto_client_event ev;
     ck_assert_int_eq(proto_client_handle(S->doc, d, strlen(d), &ev), 0);
     ck_assert(ev.type == PROTO_S_DELTA && ev.applied && !ev.gap && ev.seq == S->n + 1);

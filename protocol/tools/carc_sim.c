@@ -181,7 +181,7 @@ static void random_escape(const struct carc_game *g, struct carc_rng *rng, struc
     for (int p = 0; p < g->ntiles && n < CARC_MEEPLES + 1; p++) {
         const struct carc_tile *t = &carc_tiles[g->placed[p].type];
         for (int s = 0; s < t->nsegs && n < CARC_MEEPLES + 1; s++) {
-            int who = g->nodes[p * CARC_MAX_SEGS + s].meeple & ~CARC_MEEPLE_LARGE;
+            int who = g->nodes[carc_game_node(g, p, s)].meeple & ~CARC_MEEPLE_LARGE;
             if (t->segs[s].kind != CARC_SEG_CITY || who != m->player + 1)
                 continue;
             c[n] = *m;
