@@ -127,8 +127,8 @@ static void front_remove(struct carc_game *g, unsigned cell)
 int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int player)
 {
     int idx = g->ntiles++;
-    g->placed[idx] = (struct carc_placed){(uint8_t)t, (uint8_t)rot, (int8_t)x, (int8_t)y,
-                                          (uint8_t)player, 0, g->nnodes};
+    g->placed[idx] = (struct carc_placed){
+        (uint8_t)t, (uint8_t)rot, (int8_t)x, (int8_t)y, (uint8_t)player, 0, g->nnodes};
     for (int s = 0; s < carc_tiles[t].nsegs; s++)
         g->node_tile[g->nnodes + s] = (uint8_t)idx;
     g->nnodes = (uint16_t)(g->nnodes + carc_tiles[t].nsegs);

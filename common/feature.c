@@ -84,7 +84,8 @@ void carc__tile_join(struct carc_game *g, int idx)
         int opp = (d + 2) & 3;
         int s = carc__edge_seg(g, idx, d);
         if (s != CARC_SEG_NONE) {
-            int r = feature_union(g, carc__node(g, idx, s), carc__node(g, nb, carc__edge_seg(g, nb, opp)));
+            int r = feature_union(g, carc__node(g, idx, s),
+                                  carc__node(g, nb, carc__edge_seg(g, nb, opp)));
             g->nodes[r].open = (uint16_t)(g->nodes[r].open - 2);
         }
         if (carc_tile_edge(p->type, p->rot, d) == CARC_EDGE_CITY)
@@ -136,7 +137,8 @@ unsigned carc__busy_segs(const struct carc_game *g, int t, int x, int y, int rot
             continue;
         /* Both halves of a field edge face one field and belong to one segment. */
         for (int h = 2 * d; h < 2 * d + (kind == CARC_EDGE_FIELD ? 1 : 2); h++) {
-            roots[n] = carc_game_feature(g, carc__node(g, nb, carc__half_seg(g, nb, carc__facing(h))));
+            roots[n] =
+                carc_game_feature(g, carc__node(g, nb, carc__half_seg(g, nb, carc__facing(h))));
             segs[n++] = carc_tiles[t].half_seg[(h - 2 * rot) & 7];
         }
     }

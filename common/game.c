@@ -155,7 +155,8 @@ static int move_check(const struct carc_game *g, const struct carc_move *m, int 
         if (rc < 0)
             return rc;
         if (carc__busy_segs(g, m->tile, m->x, m->y, m->rot) >> m->seg & 1)
-            return carc_error_set(err, CARC_E_OCCUPIED, "%s of %s joins a feature that holds a meeple",
+            return carc_error_set(err, CARC_E_OCCUPIED,
+                                  "%s of %s joins a feature that holds a meeple",
                                   carc_tiles[m->tile].segs[m->seg].name, carc_tiles[m->tile].id);
     }
     if (m->escape)

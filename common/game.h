@@ -62,14 +62,14 @@ struct carc_placement {
 };
 
 struct carc_move {
-    int player;         /* must be the current player */
-    int tile;           /* must equal the drawn tile type */
+    int player; /* must be the current player */
+    int tile;   /* must equal the drawn tile type */
     int x, y;
-    int rot;            /* quarter turns clockwise, 0..3 */
-    int seg;            /* segment index for a meeple, or -1 for none */
-    int large;          /* the meeple is the large one */
-    int escape;         /* take one knight back at the end of the turn */
-    int ex, ey, eseg;   /* that knight's tile position and segment index */
+    int rot;          /* quarter turns clockwise, 0..3 */
+    int seg;          /* segment index for a meeple, or -1 for none */
+    int large;        /* the meeple is the large one */
+    int escape;       /* take one knight back at the end of the turn */
+    int ex, ey, eseg; /* that knight's tile position and segment index */
 };
 
 enum carc_event_type {
@@ -89,23 +89,23 @@ enum carc_event_type {
 #define CARC_EVF_VOID 0x40       /* incomplete at the end and worth nothing by an expansion rule */
 
 struct carc_event {
-    uint8_t type;     /* enum carc_event_type */
-    uint8_t kind;     /* enum carc_seg_kind of the feature (SCORE) */
-    uint8_t flags;    /* CARC_EVF_* */
-    uint8_t tile;     /* DISCARD: the tile type */
-    uint8_t tiles;    /* distinct tiles of the feature (barn: tiles in its area) */
-    uint8_t pennants; /* coats of arms of a city */
-    uint8_t cities;   /* farm: completed cities it touches (besieged ones included) */
-    uint8_t besieged; /* farm: how many of those are besieged */
-    uint8_t scorers;  /* bitmask of players who scored the feature's points */
-    uint8_t herbs_to; /* player who received herb tokens, or 0xFF */
-    uint8_t herbs;    /* herb tokens received (HERBS: tokens held) */
-    uint8_t farms;    /* barn: distinct farms the barn lies in */
-    int16_t points;   /* the feature's value to each scorer, bonuses excluded */
-    int8_t x, y;      /* a tile of the feature (the knight's, for ESCAPE) */
-    uint8_t seg;      /* segment index on that tile */
+    uint8_t type;       /* enum carc_event_type */
+    uint8_t kind;       /* enum carc_seg_kind of the feature (SCORE) */
+    uint8_t flags;      /* CARC_EVF_* */
+    uint8_t tile;       /* DISCARD: the tile type */
+    uint8_t tiles;      /* distinct tiles of the feature (barn: tiles in its area) */
+    uint8_t pennants;   /* coats of arms of a city */
+    uint8_t cities;     /* farm: completed cities it touches (besieged ones included) */
+    uint8_t besieged;   /* farm: how many of those are besieged */
+    uint8_t scorers;    /* bitmask of players who scored the feature's points */
+    uint8_t herbs_to;   /* player who received herb tokens, or 0xFF */
+    uint8_t herbs;      /* herb tokens received (HERBS: tokens held) */
+    uint8_t farms;      /* barn: distinct farms the barn lies in */
+    int16_t points;     /* the feature's value to each scorer, bonuses excluded */
+    int8_t x, y;        /* a tile of the feature (the knight's, for ESCAPE) */
+    uint8_t seg;        /* segment index on that tile */
     uint8_t large_back; /* bitmask of players whose large meeple came back */
-    int16_t delta[CARC_MAX_PLAYERS];   /* score change per player */
+    int16_t delta[CARC_MAX_PLAYERS];    /* score change per player */
     uint8_t returned[CARC_MAX_PLAYERS]; /* meeples back to each supply (large included) */
 };
 
@@ -171,7 +171,7 @@ struct carc_game {
     uint16_t nnodes; /* nodes handed out to placed tiles, in placement order */
     uint8_t nspecial;
     uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
-    uint32_t stamp; /* scratch generation for distinct counting */
+    uint32_t stamp;                  /* scratch generation for distinct counting */
     struct carc_player players[CARC_MAX_PLAYERS];
     uint8_t deck[CARC_MAX_TILES];
     struct carc_placed placed[CARC_MAX_TILES];
@@ -179,7 +179,7 @@ struct carc_game {
     struct carc_front front[CARC_MAX_FRONTIER];
     struct carc_event events[CARC_MAX_EVENTS];
     struct carc_node nodes[CARC_MAX_NODES];
-    uint8_t node_tile[CARC_MAX_NODES]; /* placed index of each node */
+    uint8_t node_tile[CARC_MAX_NODES];    /* placed index of each node */
     uint8_t cells[CARC_GRID * CARC_GRID]; /* see CARC_CELL_FRONT */
 };
 
@@ -228,7 +228,8 @@ void carc_game_finish(struct carc_game *g);
  * placed tile's own position is compared. */
 static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
 {
-    int i = g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))];
+    int i =
+        g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))];
     if (i == 0 || i > CARC_MAX_TILES || g->placed[i - 1].x != x || g->placed[i - 1].y != y)
         return 0;
     return i;

@@ -12,12 +12,12 @@
 #define CARC_NAME_MAX 64 /* bytes of a player name, NUL included */
 
 struct carc_record {
-    unsigned sets;       /* bitmask of (1 << enum carc_set); the JSON default is base */
-    int no_farmers;      /* options.farmers == false */
-    int escape_rule;     /* options.siege_escape */
+    unsigned sets;   /* bitmask of (1 << enum carc_set); the JSON default is base */
+    int no_farmers;  /* options.farmers == false */
+    int escape_rule; /* options.siege_escape */
     int nplayers;
     char names[CARC_MAX_PLAYERS][CARC_NAME_MAX];
-    int start;           /* tile type of the start tile */
+    int start; /* tile type of the start tile */
     int has_seed;
     uint64_t seed;
     int has_deck;

@@ -63,13 +63,13 @@ struct carc_seg {
 #define CARC_TF_START 0x04 /* the type of the start tile */
 
 struct carc_tile {
-    const char *id;      /* "BA.A", "IC.01", ... */
-    const char *what;    /* one-line description from RULES.md */
-    uint8_t set;         /* enum carc_set */
-    uint8_t count;       /* physical copies */
-    uint8_t edges;       /* packed enum carc_edge per direction, at rotation 0 */
-    uint8_t sig;         /* row of carc_tile_fits for this tile's edges */
-    uint8_t flags;       /* CARC_TF_* */
+    const char *id;   /* "BA.A", "IC.01", ... */
+    const char *what; /* one-line description from RULES.md */
+    uint8_t set;      /* enum carc_set */
+    uint8_t count;    /* physical copies */
+    uint8_t edges;    /* packed enum carc_edge per direction, at rotation 0 */
+    uint8_t sig;      /* row of carc_tile_fits for this tile's edges */
+    uint8_t flags;    /* CARC_TF_* */
     uint8_t nsegs;
     uint8_t edge_seg[4]; /* city/road segment on each edge, CARC_SEG_NONE on fields */
     uint8_t half_seg[8]; /* field segment on each half-edge, CARC_SEG_NONE on cities */

@@ -14,13 +14,13 @@
 #include "perror.h"
 
 #define PROTO_VERSION 1
-#define PROTO_MSG_MAX 16384  /* bytes of one inbound message */
-#define PROTO_ID_MAX 64      /* bytes of the compact JSON of a message "id" */
-#define PROTO_NAME_MAX 33    /* player name: 1-32 bytes of UTF-8, NUL included */
-#define PROTO_ROOM_MAX 17    /* room id, NUL included */
-#define PROTO_TOKEN_MAX 33   /* seat token: 32 hex digits (128 bits), NUL included */
+#define PROTO_MSG_MAX 16384 /* bytes of one inbound message */
+#define PROTO_ID_MAX 64     /* bytes of the compact JSON of a message "id" */
+#define PROTO_NAME_MAX 33   /* player name: 1-32 bytes of UTF-8, NUL included */
+#define PROTO_ROOM_MAX 17   /* room id, NUL included */
+#define PROTO_TOKEN_MAX 33  /* seat token: 32 hex digits (128 bits), NUL included */
 #define PROTO_PASSWORD_MAX 65
-#define PROTO_CHAT_MAX 280   /* bytes of chat text */
+#define PROTO_CHAT_MAX 280 /* bytes of chat text */
 #define PROTO_FEATURE_MAX 16
 
 enum proto_type {
@@ -42,13 +42,13 @@ enum proto_type {
 const char *proto_type_name(int type);
 
 struct proto_msg {
-    int type;                /* enum proto_type */
-    char id[PROTO_ID_MAX];   /* compact JSON of "id" ("7", "\"abc\""), "" when absent */
+    int type;              /* enum proto_type */
+    char id[PROTO_ID_MAX]; /* compact JSON of "id" ("7", "\"abc\""), "" when absent */
     union {
         struct {
             char name[PROTO_NAME_MAX];
-            int seats;       /* 2..6 */
-            unsigned sets;   /* bitmask of (1 << enum carc_set), base included */
+            int seats;     /* 2..6 */
+            unsigned sets; /* bitmask of (1 << enum carc_set), base included */
             int no_farmers;
             int escape_rule; /* enum carc_escape_rule */
             int private_room;
@@ -72,9 +72,9 @@ struct proto_msg {
             long long seq; /* -1 when absent: the client wants a fresh state */
         } sync;
         struct {
-            int tile;                         /* tile type */
-            int x, y, rot;                    /* rot in quarter turns */
-            char feature[PROTO_FEATURE_MAX];  /* meeple feature, "" = no meeple */
+            int tile;                        /* tile type */
+            int x, y, rot;                   /* rot in quarter turns */
+            char feature[PROTO_FEATURE_MAX]; /* meeple feature, "" = no meeple */
             int large;
             int escape;
             int ex, ey;

@@ -701,9 +701,9 @@ static void diff_board(struct patch *p, const struct proto_state *a, const struc
 
 static int seat_same(const struct seat_view *a, const struct seat_view *b)
 {
-    return a->null_name == b->null_name && strcmp(a->name, b->name) == 0 &&
-           a->taken == b->taken && a->connected == b->connected && a->score == b->score &&
-           a->meeples == b->meeples && a->large == b->large && a->herbs == b->herbs;
+    return a->null_name == b->null_name && strcmp(a->name, b->name) == 0 && a->taken == b->taken &&
+           a->connected == b->connected && a->score == b->score && a->meeples == b->meeples &&
+           a->large == b->large && a->herbs == b->herbs;
 }
 
 static void diff_seats(struct patch *p, const struct proto_state *a, const struct proto_state *b)

@@ -429,7 +429,8 @@ START_TEST(replay_sim_escapes)
     int escapes = 0;
     for (int seed = 1; seed <= 20 && escapes < 3; seed++) {
         char args[128];
-        snprintf(args, sizeof args, "--games 1 --seed %d --sets besiegers,cathars,siege --escapes", seed);
+        snprintf(args, sizeof args, "--games 1 --seed %d --sets besiegers,cathars,siege --escapes",
+                 seed);
         escapes += check_sim_round_trip(args);
     }
     ck_assert_int_ge(escapes, 3);

@@ -10,8 +10,9 @@
  * normal / large meeple (when in the supply) on each free segment. With
  * --escapes and a siege set, half the turns also take back a knight when an
  * escape is legal (random_escape); it is off by default so that the benchmark
- * measures the engine's turn, not the sim's search for knights. The base set is always in play; --sets adds others ("all" for
- * every set). Defaults: 1 game, seed 0, 2 players (6 need inns-cathedrals).
+ * measures the engine's turn, not the sim's search for knights. The base set is always in play;
+ * --sets adds others ("all" for every set). Defaults: 1 game, seed 0, 2 players (6 need
+ * inns-cathedrals).
  * --record FILE writes the first game as a seed-based record (players P1..Pn).
  *
  * Output: a summary line, then exactly `games/s: <number> tiles/s: <number>`.
@@ -42,12 +43,11 @@ static struct carc_record first; /* the first game, as played */
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: carc-sim [--games N] [--seed S] [--players P] [--sets a,b,c|all]\n"
-            "                [--no-farmers] [--escape siege-tile|any-tile] [--escapes]\n"
-            "                [--record FILE]\n"
-            "  Plays N random games (seed S+k for game k) and prints a summary line and\n"
-            "  `games/s: .. tiles/s: ..`. --record writes the first game as a record.\n");
+    fprintf(stderr, "usage: carc-sim [--games N] [--seed S] [--players P] [--sets a,b,c|all]\n"
+                    "                [--no-farmers] [--escape siege-tile|any-tile] [--escapes]\n"
+                    "                [--record FILE]\n"
+                    "  Plays N random games (seed S+k for game k) and prints a summary line and\n"
+                    "  `games/s: .. tiles/s: ..`. --record writes the first game as a record.\n");
     return EX_USAGE;
 }
 
