@@ -1,6 +1,7 @@
 /* The single test runner: every suite of tests.h, one SRunner.
  * Run from the repository root (tests read tests/data/ and ../shared/). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests.h"
 
@@ -8,6 +9,42 @@ const char *test_shared_dir(void)
 {
     const char *d = getenv("CARC_SHARED");
     return d != NULL && d[0] != '\0' ? d : "../shared";
+}
+
+char *test_stream_read(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, 2 * cap + 1);
+            if (nb == NULL)
+                free(buf);
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    if (buf != NULL)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+char *test_file_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = test_stream_read(f, len);
+    fclose(f);
+    return buf;
+}
+
+int test_has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 int main(void)

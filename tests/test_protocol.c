@@ -28,26 +28,6 @@ char *proto__diff_text(const char *from, const char *to);
 char *proto__patch_text(const char *doc, const char *patch, char *why, size_t whylen);
 int proto__dump_same(const char *text);
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = malloc(PROTO_MSG_MAX * 2 + 1);
-    size_t n = buf != NULL ? fread(buf, 1, PROTO_MSG_MAX * 2, f) : 0;
-    fclose(f);
-    if (buf != NULL)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 static int decode(const char *text, struct proto_msg *m, struct proto_error *err)
 {
     proto_error_init(err);
@@ -91,12 +71,12 @@ START_TEST(decode_valid_files)
     int count = 0;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
-        if (!has_suffix(e->d_name, ".json"))
+        if (!test_has_suffix(e->d_name, ".json"))
             continue;
         char path[512];
         size_t len;
         snprintf(path, sizeof path, DATA_DIR "/valid/%s", e->d_name);
-        char *text = slurp(path, &len);
+        char *text = test_file_read(path, &len);
         ck_assert_ptr_nonnull(text);
         struct proto_msg m, m2;
         struct proto_error err;
@@ -106,7 +86,7 @@ START_TEST(decode_valid_files)
         /* The sidecar is the canonical encoding: every decoded value, defaults filled in. */
         char *enc = proto_client_encode(&m), *want;
         snprintf(path + strlen(path) - 5, 8, ".expect");
-        ck_assert_msg((want = slurp(path, &len)) != NULL, "%s: no sidecar", e->d_name);
+        ck_assert_msg((want = test_file_read(path, &len)) != NULL, "%s: no sidecar", e->d_name);
         want[strcspn(want, "\n")] = '\0';
         ck_assert_msg(enc != NULL && strcmp(enc, want) == 0, "%s: encodes as %s, want %s",
                       e->d_name, enc, want);
@@ -130,14 +110,14 @@ START_TEST(decode_invalid_files)
     int count = 0;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
-        if (!has_suffix(e->d_name, ".json"))
+        if (!test_has_suffix(e->d_name, ".json"))
             continue;
         char path[512], code[64] = "", field[64] = "";
         size_t len, elen;
         snprintf(path, sizeof path, DATA_DIR "/invalid/%s", e->d_name);
-        char *text = slurp(path, &len);
+        char *text = test_file_read(path, &len);
         snprintf(path + strlen(path) - 5, 8, ".expect");
-        char *expect = slurp(path, &elen);
+        char *expect = test_file_read(path, &elen);
         ck_assert_msg(text != NULL && expect != NULL, "%s: missing sidecar", e->d_name);
         ck_assert_int_ge(sscanf(expect, "%63s %63s", code, field), 1);
         struct proto_msg m;
@@ -235,7 +215,7 @@ START_TEST(encode_server_messages)
         proto_encode_rooms(rooms, 1, NULL, 0),
     };
     size_t len, n = sizeof got / sizeof got[0];
-    char *want = slurp(DATA_DIR "/golden/server.jsonl", &len), *line = want;
+    char *want = test_file_read(DATA_DIR "/golden/server.jsonl", &len), *line = want;
     ck_assert_ptr_nonnull(want);
     for (size_t i = 0; i < n; i++) {
         char *end = strchr(line, '\n');
@@ -361,7 +341,7 @@ static char *canon(const char *doc)
 START_TEST(patch_files)
 {
     size_t len;
-    patch_cases = slurp(DATA_DIR "/patch.json", &len);
+    patch_cases = test_file_read(DATA_DIR "/patch.json", &len);
     ck_assert_ptr_nonnull(patch_cases);
     char why[160], *a, *b, *p;
     int n = 0;
@@ -696,7 +676,7 @@ START_TEST(state_lobby_golden)
     struct proto_state *st = proto_state_build(&v);
     char *got = proto_state_encode(st, 0, "1");
     size_t len;
-    char *want = slurp(DATA_DIR "/golden/lobby.json", &len);
+    char *want = test_file_read(DATA_DIR "/golden/lobby.json", &len);
     ck_assert_ptr_nonnull(want);
     want[strcspn(want, "\n")] = '\0';
     ck_assert_str_eq(got, want);

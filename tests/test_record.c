@@ -18,38 +18,6 @@
 static struct carc_record rec_a, rec_b; /* large: keep them off the stack */
 static struct carc_game game;
 
-/* Whole file into a malloc'd NUL-terminated buffer, or NULL. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (nb == NULL)
-                free(buf);
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static int has_suffix(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* Move index a field path lies in ("moves[3].rot" -> 3), else -1. */
 static int field_move(const char *field)
 {
@@ -90,12 +58,12 @@ START_TEST(record_valid_cases)
     ck_assert_msg(dir != NULL, "run the tests from the repository root");
     int cases = 0;
     for (struct dirent *e; (e = readdir(dir)) != NULL;) {
-        if (!has_suffix(e->d_name, ".json"))
+        if (!test_has_suffix(e->d_name, ".json"))
             continue;
         char path[512];
         size_t len;
         snprintf(path, sizeof path, DATA_DIR "/valid/%s", e->d_name);
-        char *text = slurp(path, &len);
+        char *text = test_file_read(path, &len);
         ck_assert_ptr_nonnull(text);
         check_round_trip(e->d_name, text, len);
         free(text);
@@ -112,15 +80,15 @@ START_TEST(record_invalid_cases)
     ck_assert_msg(dir != NULL, "run the tests from the repository root");
     int cases = 0;
     for (struct dirent *e; (e = readdir(dir)) != NULL;) {
-        if (!has_suffix(e->d_name, ".json"))
+        if (!test_has_suffix(e->d_name, ".json"))
             continue;
         char path[512], code[64] = "", field[64] = "";
         size_t len, elen;
         snprintf(path, sizeof path, DATA_DIR "/invalid/%s", e->d_name);
-        char *text = slurp(path, &len);
+        char *text = test_file_read(path, &len);
         ck_assert_ptr_nonnull(text);
         snprintf(path + strlen(path) - 5, 8, ".expect");
-        char *expect = slurp(path, &elen);
+        char *expect = test_file_read(path, &elen);
         ck_assert_msg(expect != NULL, "%s has no .expect file", e->d_name);
         ck_assert_int_ge(sscanf(expect, "%63s %63s", code, field), 1);
 
@@ -312,7 +280,7 @@ START_TEST(record_real_games_round_trip)
         char path[512];
         size_t len;
         snprintf(path, sizeof path, "%s/rules/games/%s", test_shared_dir(), names[i]);
-        char *text = slurp(path, &len);
+        char *text = test_file_read(path, &len);
         ck_assert_msg(text != NULL, "cannot read %s", path);
         char *inner = proto_json_path_dump(text, len, "record");
         ck_assert_ptr_nonnull(inner);

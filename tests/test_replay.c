@@ -30,36 +30,6 @@ static const char *build_dir(void)
     return b != NULL && b[0] != '\0' ? b : "build";
 }
 
-static char *slurp_file(FILE *f, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap + 1);
-    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(buf, 2 * cap + 1);
-            if (nb == NULL)
-                free(buf);
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    if (buf != NULL)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *s = slurp_file(f, len);
-    fclose(f);
-    return s;
-}
-
 /* A new temporary file holding text; its path goes to path[32]. */
 static void temp_file(char *path, const char *text)
 {
@@ -81,11 +51,11 @@ static void run_tool(struct run *r, const char *tool, const char *args)
     snprintf(cmd, sizeof cmd, "%s/%s %s 2>%s", build_dir(), tool, args, errpath);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
-    r->out = slurp_file(p, &len);
+    r->out = test_stream_read(p, &len);
     ck_assert_ptr_nonnull(r->out);
     int st = pclose(p);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    char *err = slurp(errpath, &len);
+    char *err = test_file_read(errpath, &len);
     r->stderr_bytes = (int)len;
     free(err);
     unlink(errpath);
@@ -123,7 +93,7 @@ static void check_real_game(const char *path)
 {
     size_t len;
     char tmp[32];
-    char *text = slurp(path, &len);
+    char *text = test_file_read(path, &len);
     ck_assert_msg(text != NULL, "cannot read %s", path);
     char *inner = proto_json_path_dump(text, len, "record");
     ck_assert_msg(inner != NULL, "%s: no record", path);
@@ -214,7 +184,7 @@ static int check_sim_round_trip(const char *args)
     size_t len;
     static struct carc_record rec;
     struct proto_error err;
-    char *text = slurp(tmp, &len);
+    char *text = test_file_read(tmp, &len);
     ck_assert_ptr_nonnull(text);
     proto_error_init(&err);
     ck_assert_msg(proto_record_load(text, len, 0, &rec, &err) == 0, "%s: %s", err.field, err.text);

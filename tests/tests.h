@@ -15,6 +15,16 @@ Suite *suite_protocol(void);   /* tests/test_protocol.c: protocol v1 messages, s
 Suite *suite_room(void);       /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
 
+#include <stddef.h>
+#include <stdio.h>
+
+/* The rest of stream f, or the whole file at path, in a malloc'd NUL-terminated
+ * buffer (length in *len); NULL when it cannot be opened or memory runs out. */
+char *test_stream_read(FILE *f, size_t *len);
+char *test_file_read(const char *path, size_t *len);
+/* Does s end with suffix? */
+int test_has_suffix(const char *s, const char *suffix);
+
 /* Path of the shared reference folder (RULES.md, games/): $CARC_SHARED or ../shared. */
 const char *test_shared_dir(void);
 
