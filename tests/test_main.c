@@ -59,6 +59,7 @@ int main(void)
     srunner_add_suite(sr, suite_protocol());
     srunner_add_suite(sr, suite_room());
     srunner_add_suite(sr, suite_store());
+    srunner_add_suite(sr, suite_loopstat());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -14,6 +14,7 @@ Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, re
 Suite *suite_protocol(void);   /* tests/test_protocol.c: protocol v1 messages, state, patches */
 Suite *suite_room(void);       /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_loopstat(void);   /* tests/test_loopstat.c: latency histograms, loop busy time */
 
 #include <stddef.h>
 #include <stdio.h>

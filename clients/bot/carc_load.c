@@ -13,6 +13,11 @@
  *   rss_per_room_kib: X server VmRSS growth from before the first room to all
  *                       games started, divided by N (rooms with their six
  *                       connections and running games)
+ *   loop_busy_us: p50 X p99 X max X   the server's event loop: busy time per
+ *                       turn since it started (GET /api/stats, read once the
+ *                       games are over); store_loop_us and store_commit_us:
+ *                       the storage's time on the loop and per commit;
+ *                       "loop_stats: unavailable" when the server has no such route
  * and a few more lines of detail. Exit 0 when every game finished, 1 when a
  * room failed or the time ran out, 2 on usage. Only loopback addresses are
  * accepted. */
@@ -29,6 +34,7 @@
 
 #include "botlib.h"
 #include "client.h"
+#include "http.h"
 #include "ws.h"
 
 #define SEATS 6
@@ -225,6 +231,76 @@ static int start_server(const char *carcd, char **extra, int nextra, char *url, 
     if (in)
         fclose(in);
     return -1;
+}
+
+/* ---- the server's loop statistics ---- */
+
+/* The number after "key": inside the object "object":{...} of a JSON text
+ * written by carcd's loopstat_json (flat objects of numbers: no nesting to
+ * skip). Returns 0, or -1 when absent. */
+static int stats_num(const char *json, const char *object, const char *key, double *out)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":{", object);
+    const char *o = strstr(json, pat);
+    if (o == NULL)
+        return -1;
+    const char *close = strchr(o, '}');
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *k = strstr(o, pat);
+    if (k == NULL || close == NULL || k > close)
+        return -1;
+    char *end;
+    *out = strtod(k + strlen(pat), &end);
+    return end == k + strlen(pat) ? -1 : 0;
+}
+
+/* One line "label: p50 X p99 X max X (N)" of a histogram (keys prefixed
+ * with prefix); -1 when the figures are not there. */
+static int stats_line(const char *json, const char *label, const char *object, const char *prefix,
+                      const char *count_key)
+{
+    static const char *const keys[] = {"p50_us", "p99_us", "max_us"};
+    double v[3], n;
+    char key[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "%s%s", prefix, keys[i]);
+        if (stats_num(json, object, key, &v[i]) < 0)
+            return -1;
+    }
+    if (stats_num(json, object, count_key, &n) < 0)
+        return -1;
+    printf("%s: p50 %.1f p99 %.1f max %.1f (%.0f)\n", label, v[0], v[1], v[2], n);
+    return 0;
+}
+
+/* GET /api/stats from the server at url (ws://HOST:PORT/ws) and print its
+ * loop and storage figures. A blocking request: the games are over by now. */
+static void print_loop_stats(const char *url)
+{
+    char host[256], port[16], path[512], err[256];
+    int status;
+    char *body = NULL;
+    if (ws_url_split(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0) {
+        printf("loop_stats: unavailable (bad url %s)\n", url);
+        return;
+    }
+    if (http_get(host, port, "/api/stats", 5000, &status, &body, err, sizeof err) < 0) {
+        printf("loop_stats: unavailable (%s)\n", err);
+        return;
+    }
+    if (status != 200) {
+        printf("loop_stats: unavailable%s\n", status == 404 ? "" : " (not 200)");
+    } else {
+        double ratio;
+        if (stats_line(body, "loop_busy_us", "loop", "busy_", "iterations") < 0 ||
+            stats_line(body, "store_loop_us", "store_loop", "", "count") < 0 ||
+            stats_line(body, "store_commit_us", "store_commit", "", "count") < 0)
+            printf("loop_stats: unavailable (unexpected reply)\n");
+        else if (stats_num(body, "loop", "busy_ratio", &ratio) == 0)
+            printf("loop_busy_ratio: %.4f\n", ratio);
+    }
+    free(body);
 }
 
 /* ---- rooms ---- */
@@ -620,6 +696,7 @@ int main(int argc, char **argv)
     } else {
         printf("rss_per_room_kib: unknown (no --pid)\n");
     }
+    print_loop_stats(url);
     fflush(stdout);
     for (int i = 0; i < nrooms; i++) {
         for (int j = 0; j < SEATS; j++)

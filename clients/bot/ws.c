@@ -145,9 +145,8 @@ static void os_random(void *buf, size_t n)
 
 /* ---- connection ---- */
 
-/* Split ws://host:port/path. Returns 0 or -1. */
-static int parse_url(const char *url, char *host, size_t hostlen, char *port, size_t portlen,
-                     char *path, size_t pathlen)
+int ws_url_split(const char *url, char *host, size_t hostlen, char *port, size_t portlen,
+                 char *path, size_t pathlen)
 {
     if (strncmp(url, "ws://", 5) != 0)
         return -1;
@@ -224,7 +223,7 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
     c->close_code = 0;
     os_random(&c->rng, sizeof c->rng);
     char host[256], port[16], path[512];
-    if (parse_url(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0)
+    if (ws_url_split(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0)
         return fail(c, "bad url %s (want ws://HOST:PORT/PATH)", url);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
     int rc = getaddrinfo(host, port, &hints, &res);

@@ -44,6 +44,12 @@ struct ws_conn {
  * set (c is then closed). */
 int ws_connect(struct ws_conn *c, const char *url, const char *source);
 
+/* Split ws://HOST:PORT/PATH into its parts (an IPv6 host without its brackets,
+ * port "80" when absent, path "/" when absent). Returns 0, or -1 when url is
+ * not of that form or a part does not fit. */
+int ws_url_split(const char *url, char *host, size_t hostlen, char *port, size_t portlen,
+                 char *path, size_t pathlen);
+
 /* Make the socket non-blocking (for poll/epoll loops). Returns WS_OK or WS_ERROR. */
 int ws_set_nonblocking(struct ws_conn *c);
 
