@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "lobby.h"
+#include "loopstat.h"
 #include "msg.h"
 #include "sbuf.h"
 #include "store.h"
@@ -27,6 +28,11 @@ void api_fini(struct api *a)
 
 void api_reply_free(struct api_reply *r)
 {
+    if (r->rq != NULL) {
+        store_read_cancel(r->rq);
+        r->rq = NULL;
+    }
+    r->deferred = 0;
     free(r->owned);
     r->owned = NULL;
     r->body = NULL;
@@ -124,63 +130,119 @@ static void reply_static(struct api *a, const char *path, struct api_reply *r)
     r->cache_control = "no-cache";
 }
 
-/* The value of ?page=N (1 when absent or bad). */
-static int query_page(const char *q)
+/* The value of name=V in query (without the name), or NULL. */
+static const char *query_arg(const char *q, const char *name, char *out, size_t size)
 {
+    size_t k = strlen(name);
     for (const char *p = q; p != NULL && *p != '\0';) {
-        if (strncmp(p, "page=", 5) == 0) {
-            long v = strtol(p + 5, NULL, 10);
-            return v >= 1 && v <= 1000000 ? (int)v : 1;
+        if (strncmp(p, name, k) == 0 && p[k] == '=') {
+            size_t n = strcspn(p + k + 1, "&");
+            if (n >= size)
+                n = size - 1;
+            memcpy(out, p + k + 1, n);
+            out[n] = '\0';
+            return out;
         }
         p = strchr(p, '&');
         if (p != NULL)
             p++;
     }
-    return 1;
+    return NULL;
+}
+
+/* The value of ?page=N (1 when absent or bad). */
+static int query_page(const char *q)
+{
+    char v[24];
+    if (query_arg(q, "page", v, sizeof v) == NULL)
+        return 1;
+    long n = strtol(v, NULL, 10);
+    return n >= 1 && n <= 1000000 ? (int)n : 1;
+}
+
+static void reply_json_error(struct api_reply *r, int status, const char *text)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "{\"error\":\"%s\"}", text);
+    reply_text(r, status, "application/json", buf);
+    r->cache_control = "no-store";
+}
+
+/* A database read is back (store.h): fill the reply and hand it over. */
+static void on_read(void *arg, int status, char *json)
+{
+    struct api_reply *r = arg;
+    r->rq = NULL;
+    r->deferred = 0;
+    if (status == 200) {
+        r->status = 200;
+        r->content_type = "application/json"; /* cache_control: set with the read */
+        r->owned = json;
+        r->body = json;
+        r->len = strlen(json);
+    } else if (status == 404) {
+        free(json);
+        reply_json_error(r, 404, "no finished or abandoned game with that id");
+    } else {
+        free(json);
+        reply_json_error(r, 503, "the game records cannot be read now; retry");
+    }
+    r->ready(r, r->ready_arg);
 }
 
 static int reply_games(struct api *a, const char *path, const char *query, struct api_reply *out)
 {
-    if (strcmp(path, "/api/games") == 0) {
-        out->status = 200;
-        out->content_type = "application/json";
-        out->cache_control = "no-store";
-        if (a->store != NULL) {
-            out->owned = store_games_page(a->store, query_page(query));
+    int list = strcmp(path, "/api/games") == 0;
+    const char *id = path + 11;
+    if (!list && (strncmp(path, "/api/games/", 11) != 0 || *id == '\0'))
+        return 0;
+    if (!list && strlen(id) >= PROTO_ROOM_MAX) {
+        reply_json_error(out, 404, "no finished or abandoned game with that id");
+        return 1;
+    }
+    char status[16] = STORE_FINISHED;
+    if (list && query_arg(query, "status", status, sizeof status) != NULL &&
+        strcmp(status, STORE_FINISHED) != 0 && strcmp(status, STORE_ABANDONED) != 0) {
+        reply_json_error(out, 400, "status must be finished or abandoned");
+        return 1;
+    }
+    if (a->store == NULL) {
+        if (list) {
+            char buf[96];
+            snprintf(buf, sizeof buf, "{\"page\":%d,\"per_page\":%d,\"total\":0,\"games\":[]}",
+                     query_page(query), STORE_PAGE);
+            reply_text(out, 200, "application/json", buf);
+            out->cache_control = "no-store";
         } else {
-            const char *empty = "{\"page\":1,\"per_page\":20,\"total\":0,\"games\":[]}";
-            out->owned = malloc(strlen(empty) + 1);
-            if (out->owned == NULL)
-                srv_oom("http reply");
-            strcpy(out->owned, empty);
+            reply_json_error(out, 404, "no finished or abandoned game with that id");
         }
-        out->body = out->owned;
-        out->len = strlen(out->body);
         return 1;
     }
-    if (strncmp(path, "/api/games/", 11) == 0 && path[11] != '\0') {
-        const char *rec = a->store != NULL ? store_game_record(a->store, path + 11) : NULL;
-        if (rec == NULL) {
-            reply_text(out, 404, "application/json",
-                       "{\"error\":\"no finished game with that id\"}");
-            return 1;
-        }
-        reply_text(out, 200, "application/json", rec);
-        out->cache_control = "max-age=3600";
+    if (out->ready != NULL) {
+        /* A record never changes once written; a list does with each game. */
+        out->cache_control = list ? "no-store" : "max-age=3600";
+        out->rq = list ? store_games_read(a->store, query_page(query), status, on_read, out)
+                       : store_game_read(a->store, id, on_read, out);
+    }
+    if (out->rq == NULL) {
+        reply_json_error(out, 503, "too many requests for game records; retry");
         return 1;
     }
-    return 0;
+    out->deferred = 1;
+    return 1;
 }
 
 void api_route(struct api *a, const char *method, const char *path, struct api_reply *out)
 {
-    api_route_query(a, method, path, NULL, out);
+    api_route_query(a, method, path, NULL, out, NULL, NULL);
 }
 
 void api_route_query(struct api *a, const char *method, const char *path, const char *query,
-                     struct api_reply *out)
+                     struct api_reply *out, api_ready_cb ready, void *arg)
 {
     memset(out, 0, sizeof *out);
+    out->ready = ready;
+    out->ready_arg = arg;
     if (strcmp(method, "GET") != 0) {
         reply_text(out, 405, "text/plain; charset=utf-8", "method not allowed\n");
         return;
@@ -209,6 +271,17 @@ void api_route_query(struct api *a, const char *method, const char *path, const 
     }
     if (reply_games(a, path, query, out))
         return;
+    if (strcmp(path, "/api/stats") == 0 && a->stats != NULL) {
+        out->status = 200;
+        out->content_type = "application/json";
+        out->cache_control = "no-store";
+        out->owned = loopstat_json(a->stats);
+        if (out->owned == NULL)
+            srv_oom("stats");
+        out->body = out->owned;
+        out->len = strlen(out->body);
+        return;
+    }
     if (strcmp(path, "/ws") == 0) {
         reply_text(out, 426, "text/plain; charset=utf-8",
                    "this is the websocket endpoint: connect with a websocket client\n");

@@ -5,9 +5,13 @@
  *   GET /healthz      200 "ok"
  *   GET /api/rooms    the public rooms (JSON array, see PROTOCOL.md `rooms`)
  *   GET /api/tiles    the tile catalogue (JSON)
- *   GET /api/games?page=N   finished games, newest first (JSON, see server/README.md)
- *   GET /api/games/{id}     a finished game's record (DESIGN 3, seed included); 404 for
- *                     a running or unknown game
+ *   GET /api/games?page=N[&status=abandoned]   finished (or abandoned) games,
+ *                     newest first (JSON, see server/README.md)
+ *   GET /api/games/{id}     the record (DESIGN 3, seed included) of a game that
+ *                     ended or was abandoned; 404 for a running or unknown game
+ *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
+ * The /api/games routes read the database on the thread pool: their reply is
+ * deferred (reply.deferred) and handed over later through the ready callback.
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file under the web root ("/" and directories
  *                     serve index.html); 404 when missing or not allowed
@@ -19,12 +23,19 @@
 
 struct lobby;
 struct store;
+struct store_read;
+struct loopstat;
+struct api_reply;
+
+/* A deferred reply is filled: write it. Runs on the loop. */
+typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
 
 struct api {
     const struct lobby *lobby;
     char web_root[256];
-    char *tiles;               /* GET /api/tiles, built once */
-    const struct store *store; /* NULL: no storage, /api/games is empty */
+    char *tiles;                  /* GET /api/tiles, built once */
+    struct store *store;          /* NULL: no storage, /api/games is empty */
+    const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
 };
 
 struct api_reply {
@@ -35,6 +46,11 @@ struct api_reply {
     size_t len;
     char *owned;    /* malloc'd body, freed by api_reply_free */
     char file[768]; /* not "": stream this file instead of body */
+    /* Deferred: the fields above are filled later, then ready(reply, arg). */
+    int deferred;
+    struct store_read *rq; /* the read in flight; api_reply_free cancels it */
+    api_ready_cb ready;
+    void *ready_arg;
 };
 
 /* Set up the routes for this lobby and web root. 0, or -1 when out of memory. */
@@ -44,9 +60,13 @@ void api_fini(struct api *a);
 /* Answer one request; path is the URL path without the query. Fills out
  * (free it with api_reply_free). Never fails: errors are replies too. */
 void api_route(struct api *a, const char *method, const char *path, struct api_reply *out);
-/* The same with the URL's query string (without '?', NULL or "" when none). */
+/* The same with the URL's query string (without '?', NULL or "" when none),
+ * for a caller that can wait: routes that read the database set
+ * out->deferred and call ready(out, arg) once out is filled (ready NULL: they
+ * answer 503 at once). out must stay where it is until then, or be freed
+ * with api_reply_free, which cancels the read. */
 void api_route_query(struct api *a, const char *method, const char *path, const char *query,
-                     struct api_reply *out);
+                     struct api_reply *out, api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
 
 /* Content type of a file name by its extension ("application/octet-stream"

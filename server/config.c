@@ -1,4 +1,5 @@
 #include "config.h"
+#include "store.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +34,8 @@ static const struct key keys[] = {
      "on: rooms and games survive restarts in <data-dir>/carcd.db; off: memory only (on)"},
     {"stale-room", K_INT, OFF(stale_room), 0, 0, 100000000,
      "seconds after which an untouched stored room is closed at start (604800; 0 = never)"},
+    {"storage-busy-ms", K_INT, OFF(storage_busy_ms), 0, 1, 600000,
+     "milliseconds a write waits for another program's lock on the database (5000)"},
     {"log-level", K_LEVEL, OFF(log_level), 0, 0, 3, "error, warn, info or debug (info)"},
     {"ping-interval", K_INT, OFF(ping_interval), 0, 0, 3600,
      "seconds of silence before a websocket ping (30; 0 = off)"},
@@ -96,6 +99,7 @@ void config_defaults(struct carcd_config *c)
     c->shutdown_grace = 2000;
     c->storage = 1;
     c->stale_room = 7 * 24 * 3600;
+    c->storage_busy_ms = STORE_BUSY_MS;
     lobby_limits_defaults(&c->limits);
 }
 

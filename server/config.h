@@ -34,7 +34,8 @@ struct carcd_config {
     int ping_interval;  /* seconds between websocket pings of a quiet connection; 0: off */
     int shutdown_grace; /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
     int storage;        /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
-    int stale_room;     /* seconds: stored rooms untouched that long are not restored; 0: never */
+    int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
+    int storage_busy_ms; /* how long a write waits for another program's lock */
     struct lobby_limits limits;
 };
 

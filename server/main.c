@@ -14,6 +14,7 @@
 #include "config.h"
 #include "lobby.h"
 #include "log.h"
+#include "loopstat.h"
 #include "net.h"
 #include "store.h"
 
@@ -27,6 +28,7 @@ struct server {
     struct store *store; /* NULL with storage off */
     struct api api;
     struct net *net;
+    struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     uint64_t deadline;
     int stopping, stopped;
 };
@@ -76,6 +78,7 @@ static void server_finish(struct server *sv)
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
     net_stop(sv->net);
     store_stop(sv->store);
+    loopstat_stop(&sv->stats);
     uv_close((uv_handle_t *)&sv->tick, NULL);
     uv_close((uv_handle_t *)&sv->drain, NULL);
     uv_close((uv_handle_t *)&sv->sigint, NULL);
@@ -125,6 +128,9 @@ int main(int argc, char **argv)
     }
     log_level_set(sv.cfg.log_level);
     signal(SIGPIPE, SIG_IGN);
+    /* Over a file size limit, a write fails like a full disk (EFBIG) and
+     * storage refuses moves; without this the process would die. */
+    signal(SIGXFSZ, SIG_IGN);
     raise_fd_limit();
     if (make_dirs(sv.cfg.data_dir) != 0) {
         fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", sv.cfg.data_dir,
@@ -138,7 +144,7 @@ int main(int argc, char **argv)
     }
     sv.lobby = lobby_new(&sv.cfg.limits);
     if (sv.cfg.storage) {
-        sv.store = store_open(sv.cfg.data_dir, err, sizeof err);
+        sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
         if (sv.store == NULL) {
             fprintf(stderr, "carcd: storage: %s\n", err);
             lobby_free(sv.lobby);
@@ -154,13 +160,14 @@ int main(int argc, char **argv)
             uv_loop_close(&sv.loop);
             return 1;
         }
-        store_start(sv.store, &sv.loop, sv.lobby);
+        store_start(sv.store, &sv.loop, sv.lobby, &sv.stats);
     }
     if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
         fprintf(stderr, "carcd: out of memory\n");
         return 1;
     }
     sv.api.store = sv.store;
+    sv.api.stats = &sv.stats;
     sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
     int status = 0;
     if (sv.net == NULL || net_port(sv.net) < 0) {
@@ -172,6 +179,9 @@ int main(int argc, char **argv)
         uv_signal_init(&sv.loop, &sv.sigterm);
         sv.tick.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
         uv_timer_start(&sv.tick, on_tick, 1000, 1000);
+        /* Figures only: carcd serves the same without them. */
+        if ((rc = loopstat_start(&sv.stats, &sv.loop)) != 0)
+            log_warn("loop statistics off: %s", uv_strerror(rc));
         uv_signal_start(&sv.sigint, on_signal, SIGINT);
         uv_signal_start(&sv.sigterm, on_signal, SIGTERM);
         char host[80];
@@ -183,6 +193,11 @@ int main(int argc, char **argv)
     if (status != 0)
         store_stop(sv.store);
     uv_run(&sv.loop, UV_RUN_DEFAULT);
+    if (status == 0) {
+        char line[512];
+        loopstat_summary(&sv.stats, line, sizeof line);
+        log_info("%s", line);
+    }
     net_free(sv.net);
     if (sv.store != NULL && store_flush(sv.store, sv.lobby) != 0)
         log_error("storage: the last changes could not be written");

@@ -33,6 +33,13 @@ struct net {
 
 enum conn_kind { CONN_NONE = 0, CONN_HTTP, CONN_WS };
 
+enum http_pending {
+    HTTP_IDLE = 0,
+    HTTP_WAITING, /* a deferred reply: waiting for the database */
+    HTTP_HEADERS, /* its reply is ready: headers on the next writable */
+    HTTP_BODY,    /* headers sent; body chunks on each writable */
+};
+
 /* Per-connection memory, allocated and zeroed by lws for the protocol. */
 struct conn {
     int kind;
@@ -41,8 +48,9 @@ struct conn {
     struct session s;                 /* CONN_WS */
     struct {                          /* CONN_HTTP: the reply being written */
         struct api_reply reply;
+        struct lws *wsi;
         size_t off;
-        int pending;
+        int pending; /* enum http_pending */
     } http;
 };
 
@@ -235,8 +243,43 @@ static const char *method_name(struct lws *wsi)
 static int http_done(struct lws *wsi, struct conn *c)
 {
     api_reply_free(&c->http.reply);
-    c->http.pending = 0;
+    c->http.pending = HTTP_IDLE;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* The status line and headers of a reply with a body; then the body goes
+ * out in chunks as the socket is writable. */
+static int http_headers(struct lws *wsi, struct conn *c)
+{
+    struct api_reply *r = &c->http.reply;
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
+                                    (lws_filepos_t)r->len, &p, end))
+        return -1;
+    if (r->cache_control != NULL &&
+        lws_add_http_header_by_name(
+            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)r->cache_control,
+            (int)strlen(r->cache_control), &p, end))
+        return -1;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    c->http.off = 0;
+    c->http.pending = HTTP_BODY;
+    if (r->len == 0)
+        return http_done(wsi, c);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* A deferred reply (a read from the database) is ready: its headers go out
+ * when the socket is writable. */
+static void http_ready(struct api_reply *r, void *arg)
+{
+    struct conn *c = arg;
+    (void)r;
+    c->http.pending = HTTP_HEADERS;
+    lws_callback_on_writable(c->http.wsi);
 }
 
 static int http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path)
@@ -244,18 +287,25 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     struct api_reply *r = &c->http.reply;
     api_reply_free(r);
     c->kind = CONN_HTTP;
-    /* The only query argument any route reads: ?page=N (GET /api/games). */
-    char query[32] = "", arg[24];
-    const char *page = lws_get_urlarg_by_name(wsi, "page=", arg, (int)sizeof arg);
-    if (page != NULL)
-        snprintf(query, sizeof query, "page=%s", page);
-    api_route_query(n->api, method_name(wsi), path, query, r);
+    c->http.wsi = wsi;
+    /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
+    char query[80] = "", page[24], status[24];
+    const char *pg = lws_get_urlarg_by_name(wsi, "page=", page, (int)sizeof page);
+    const char *stt = lws_get_urlarg_by_name(wsi, "status=", status, (int)sizeof status);
+    snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
+             pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
+             stt != NULL ? stt : "");
+    api_route_query(n->api, method_name(wsi), path, query, r, http_ready, c);
+    if (r->deferred) {
+        c->http.pending = HTTP_WAITING;
+        return 0;
+    }
 
-    unsigned char buf[LWS_PRE + 2048];
-    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     if (r->file[0] != '\0') {
         /* lws streams the file and adds the status line, the type, the length
          * and the vhost's security headers; we add only cache-control. */
+        unsigned char buf[LWS_PRE + 512];
+        unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (r->cache_control != NULL &&
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                         (const unsigned char *)r->cache_control,
@@ -270,27 +320,14 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
             return -1;
         return 0;
     }
-    if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
-                                    (lws_filepos_t)r->len, &p, end))
-        return -1;
-    if (r->cache_control != NULL &&
-        lws_add_http_header_by_name(
-            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)r->cache_control,
-            (int)strlen(r->cache_control), &p, end))
-        return -1;
-    if (lws_finalize_write_http_header(wsi, start, &p, end))
-        return -1;
-    c->http.off = 0;
-    c->http.pending = 1;
-    if (r->len == 0)
-        return http_done(wsi, c);
-    lws_callback_on_writable(wsi);
-    return 0;
+    return http_headers(wsi, c);
 }
 
 static int http_writeable(struct lws *wsi, struct conn *c)
 {
-    if (!c->http.pending)
+    if (c->http.pending == HTTP_HEADERS)
+        return http_headers(wsi, c);
+    if (c->http.pending != HTTP_BODY)
         return 0;
     static unsigned char buf[LWS_PRE + HTTP_CHUNK];
     struct api_reply *r = &c->http.reply;
@@ -338,6 +375,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         break;
     case LWS_CALLBACK_WSI_DESTROY:
+        if (c != NULL && c->kind == CONN_HTTP) {
+            api_reply_free(&c->http.reply); /* cancels a read in flight */
+            c->kind = CONN_NONE;
+        }
         if (c != NULL)
             ws_closed(n, c);
         break;

@@ -707,6 +707,9 @@ static void room__release(struct room *r, unsigned long gen)
         r->held_head = r->nheld = 0;
 }
 
+/* Nothing is told before it is on disk, failures included: a seq a client
+ * saw is never above the seq stored, so after a crash every client's seq is
+ * one the restored room knows (and answers with a snapshot). */
 void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
 {
     if (ok) {
@@ -715,17 +718,16 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
         room__release(r, gen);
         return;
     }
-    /* Written again with the next batch that goes through. */
+    /* Written again with the next batch that goes through; what is held
+     * waits for it. */
     r->moves_saved = r->moves_committed;
     r->finish_saved = 0;
-    if (r->store != NULL)
-        store_room_dirty(r->store, r);
-    if (r->game == NULL || r->nmoves <= r->moves_committed) {
-        /* No move to undo: the change stays in memory and is told now. */
-        room__release(r, gen);
-        return;
-    }
-    /* Undo the moves that are not on disk: nobody was told of them. */
+    room__dirty(r);
+    if (r->game == NULL || r->nmoves <= r->moves_committed)
+        return; /* no move to undo: the change stays and is told once stored */
+    /* Undo the moves that are not on disk: nobody was told of them. The
+     * movers hear why now (an error is not state); the deltas that held the
+     * moves are dropped, and everyone gets a fresh state once it is stored. */
     for (int i = r->held_head; i < r->nheld; i++) {
         if (r->held[i].alt != NULL)
             session_send(r->held[i].s, r->held[i].alt);
@@ -743,9 +745,9 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
     room__hist_clear(r);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].s != NULL)
-            session_send_text(r->seats[i].s, proto_state_encode(r->state, r->seq, NULL));
+            room__send_text(r, r->seats[i].s, proto_state_encode(r->state, r->seq, NULL));
     for (struct session *s = r->spectators; s != NULL; s = s->rnext)
-        session_send_text(s, proto_state_encode(r->state, r->seq, NULL));
+        room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
 }
 
 int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,

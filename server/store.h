@@ -10,44 +10,58 @@
  * of the batch is told (room_store_done): it releases what it held, or, when
  * the commit failed, rolls back to its stored moves.
  *
- * Only store.c includes sqlite3.h. A NULL store everywhere means memory
+ * Only the store files include sqlite3.h. A NULL store everywhere means memory
  * only: rooms send at once (the unit tests of test_room.c).
  *
  * Schema (PRAGMA user_version = STORE_SCHEMA): rooms, seats, moves, chat,
- * games; see store.c. Seat tokens and room passwords are stored as SHA-256
- * hex digests, never as text. */
+ * games; see store_sql.c. The files: see store_int.h. Seat tokens and room passwords are stored as
+ * SHA-256 hex digests, never as text. */
 #ifndef CARCD_STORE_H
 #define CARCD_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA 1
+#define STORE_SCHEMA 2
 #define STORE_FILE "carcd.db"
-#define STORE_GAMES_MAX 1000 /* finished records kept in memory for GET /api/games */
-#define STORE_PAGE 20        /* games per page of GET /api/games */
+#define STORE_LOCK "carcd.lock" /* flock'd while a carcd uses the directory */
+#define STORE_PAGE 20           /* games per page of GET /api/games */
+#define STORE_READS_MAX 64      /* HTTP reads waiting for the disk; more are refused */
+#define STORE_BUSY_MS 5000      /* default of store_open's busy_ms */
+
+/* A game's status as a record: it ended, or its room was closed (room-ttl,
+ * stale-room) before it ended. */
+#define STORE_FINISHED "finished"
+#define STORE_ABANDONED "abandoned"
 
 struct store;
 struct room;
 struct lobby;
+struct loopstat;
 struct uv_loop_s;
 
 /* Open (create, migrate) dir/carcd.db. Returns NULL with a sentence in err
- * when the directory cannot be written, the file is not a database or fails
- * quick_check, or its schema is newer than this binary's. */
-struct store *store_open(const char *dir, char *err, size_t errlen);
+ * when the directory cannot be written or another carcd uses it, the file is
+ * not a database, fails quick_check or is locked by another program, or its
+ * schema is newer than this binary's. busy_ms: how long a statement waits
+ * for another program's lock before it fails (STORE_BUSY_MS by default). */
+struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen);
 
-/* Restore into lb every unfinished room not closed (rooms untouched for
- * stale_s seconds are closed first, kept as records; 0 = never), and load the
- * newest finished records. Synchronous: call before serving. Returns the
- * number of rooms restored, or -1 with err. now_ms: wall clock. */
+/* Restore into lb every unfinished room not closed. Rooms untouched for
+ * stale_s seconds are closed first (0 = never): a game becomes a record with
+ * status "abandoned", a lobby room is deleted. Synchronous: call before
+ * serving. Returns the number of rooms restored, or -1 with err. now_ms: wall
+ * clock. */
 int store_restore(struct store *st, struct lobby *lb, int stale_s, uint64_t now_ms, char *err,
                   size_t errlen);
 
 /* Run batches on loop (a uv_check_t and the thread pool). The store calls
- * lobby_store_done for each room of a finished batch. */
-void store_start(struct store *st, struct uv_loop_s *loop, struct lobby *lb);
-/* Close the loop handle (from inside the loop). A batch in flight completes. */
+ * room_store_done for each room of a finished batch. stats (may be NULL)
+ * gets the loop time of each batch and each commit's time. */
+void store_start(struct store *st, struct uv_loop_s *loop, struct lobby *lb,
+                 struct loopstat *stats);
+/* Close the loop handle (from inside the loop). A batch in flight completes;
+ * queued reads are answered 503. */
 void store_stop(struct store *st);
 /* Write what is still dirty now, on this thread (after uv_run returned, and in
  * tests). Returns 0 or -1 when the commit failed. */
@@ -62,7 +76,7 @@ unsigned long store_room_dirty(struct store *st, struct room *r);
 unsigned long store_done_gen(const struct store *st);
 /* The room is being freed: drop it from the batch being filled. gone: also
  * write that it is over (1: lobby room abandoned, rows deleted; 2: closed
- * after room-ttl, kept as a record). */
+ * after room-ttl; a game that had started is kept as a record, "abandoned"). */
 void store_room_forget(struct store *st, struct room *r, int gone);
 /* A chat line of room r, written with its next batch. */
 void store_chat(struct store *st, const struct room *r, int seat, const char *name,
@@ -72,13 +86,33 @@ int store_failing(const struct store *st);
 /* While failing: submit what is dirty (a retry); call about once a second. */
 void store_retry(struct store *st);
 
-/* GET /api/games?page=N: newest first, STORE_PAGE per page (malloc'd JSON). */
-char *store_games_page(const struct store *st, int page);
-/* GET /api/games/{id}: the record (borrowed), or NULL. */
-const char *store_game_record(const struct store *st, const char *id);
+/* ---- reads for HTTP (store_read.c), on the thread pool ----
+ * cb runs on the loop with status 200 and the JSON text (malloc'd, the
+ * callee's), 404 (no such game) or 503 (the disk could not be read) and
+ * json NULL. A read returns NULL, without calling cb, when STORE_READS_MAX
+ * reads already wait (the caller answers 503). */
+struct store_read;
+typedef void (*store_read_cb)(void *arg, int status, char *json);
+
+/* GET /api/games?page=N[&status=abandoned]: newest first, STORE_PAGE a page:
+ * {"page","per_page","total","games":[{"id","status","finished","players","scores"}]}. */
+struct store_read *store_games_read(struct store *st, int page, const char *status,
+                                    store_read_cb cb, void *arg);
+/* GET /api/games/{id}: the record of a game that ended or was abandoned. */
+struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg);
+/* The asker is gone: cb will not be called. */
+void store_read_cancel(struct store_read *rq);
+
+/* The same reads done at once on this thread (tests, tools): malloc'd JSON
+ * or NULL with *status 404 or 503. */
+char *store_games_get(struct store *st, int page, const char *status, int *code);
+char *store_game_get(struct store *st, const char *id, int *code);
 
 /* Tests: the next n commits fail as if the disk did. */
 void store_test_fail(struct store *st, int n);
+/* Tests: run sql on the writer connection (fixtures such as an older
+ * schema). 0 or -1. */
+int store_test_exec(struct store *st, const char *sql);
 
 /* Batches committed and moves written so far (for logs and tests). */
 unsigned long store_batches(const struct store *st);

@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "event_json.h"
 #include "lobby.h"
 #include "log.h"
+#include "record_json.h"
 #include "room.h"
 #include "session.h"
 #include "sha256.h"
@@ -102,17 +105,24 @@ static struct fake *fakes[16];
 static int nfakes;
 static char last[65536];
 
-static void world_open(void)
+/* The server starting: its lobby, its store, the rooms restored (stale_s
+ * and now_ms as store_restore's). */
+static void world_open_at(int stale_s, uint64_t now_ms)
 {
     struct lobby_limits l;
     lobby_limits_defaults(&l);
     l.rate = l.burst = l.flood_rate = l.flood_burst = 100000;
     lb = lobby_new(&l);
     char err[512];
-    st = store_open(dir, err, sizeof err);
+    st = store_open(dir, 300, err, sizeof err);
     ck_assert_msg(st != NULL, "%s", err);
     lobby_store_set(lb, st);
-    ck_assert_int_ge(store_restore(st, lb, 0, 0, err, sizeof err), 0);
+    ck_assert_int_ge(store_restore(st, lb, stale_s, now_ms, err, sizeof err), 0);
+}
+
+static void world_open(void)
+{
+    world_open_at(0, 0);
 }
 
 static void world_close(void)
@@ -124,6 +134,23 @@ static void world_close(void)
     }
     nfakes = 0;
     ck_assert_int_eq(store_flush(st, lb), 0);
+    lobby_free(lb);
+    store_close(st);
+    lb = NULL;
+    st = NULL;
+}
+
+/* As if the process died: nothing dirty reaches the disk. */
+static void world_crash(void)
+{
+    store_test_fail(st, 1000);
+    for (int i = 0; i < nfakes; i++) {
+        lobby_session_close(lb, &fakes[i]->s);
+        session_fini(&fakes[i]->s);
+        free(fakes[i]);
+    }
+    nfakes = 0;
+    store_flush(st, lb);
     lobby_free(lb);
     store_close(st);
     lb = NULL;
@@ -263,7 +290,7 @@ static struct fake *mover(struct room *r, struct fake *a, struct fake *b)
 START_TEST(schema_created_and_version_checked)
 {
     char err[512];
-    struct store *s = store_open(dir, err, sizeof err);
+    struct store *s = store_open(dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
     size_t n;
@@ -274,7 +301,7 @@ START_TEST(schema_created_and_version_checked)
     /* PRAGMA user_version: header bytes 60..63, big-endian. */
     ck_assert_int_eq(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63], STORE_SCHEMA);
     /* Opening again keeps it. */
-    s = store_open(dir, err, sizeof err);
+    s = store_open(dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
     /* A newer schema is refused. */
@@ -283,7 +310,7 @@ START_TEST(schema_created_and_version_checked)
     unsigned char v[4] = {0, 0, 0, STORE_SCHEMA + 1};
     ck_assert_int_eq(pwrite(fd, v, 4, 60), 4);
     close(fd);
-    s = store_open(dir, err, sizeof err);
+    s = store_open(dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
     free(b);
@@ -298,12 +325,12 @@ START_TEST(damaged_file_refused)
         fputc("garbage!"[i % 8], f);
     fclose(f);
     char err[512];
-    struct store *s = store_open(dir, err, sizeof err);
+    struct store *s = store_open(dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "not a carcd database") != NULL, "%s", err);
     /* A real database whose pages were overwritten. */
     unlink(dbpath);
-    s = store_open(dir, err, sizeof err);
+    s = store_open(dir, 300, err, sizeof err);
     ck_assert_ptr_nonnull(s);
     store_close(s);
     size_t n;
@@ -314,7 +341,7 @@ START_TEST(damaged_file_refused)
     memset(junk, 0xA5, sizeof junk);
     ck_assert_int_eq(pwrite(fd, junk, sizeof junk, 4096), (ssize_t)sizeof junk);
     close(fd);
-    s = store_open(dir, err, sizeof err);
+    s = store_open(dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     free(b);
 }
@@ -326,10 +353,10 @@ START_TEST(unwritable_dir_refused)
     struct store *s;
     if (geteuid() != 0) {
         ck_assert_int_eq(chmod(dir, 0555), 0);
-        s = store_open(dir, err, sizeof err);
+        s = store_open(dir, 300, err, sizeof err);
         chmod(dir, 0700);
     } else {
-        s = store_open("/proc", err, sizeof err); /* not even root creates files there */
+        s = store_open("/proc", 300, err, sizeof err); /* not even root creates files there */
     }
     ck_assert_ptr_null(s);
     ck_assert_msg(err[0] != '\0', "no reason given");
@@ -454,7 +481,9 @@ START_TEST(game_restored_mid_game_and_finished)
     ck_assert_int_eq(r->game->tile, tile);
     ck_assert_int_eq(r->game->players[0].score, s0);
     ck_assert_int_eq(r->game->players[1].score, s1);
-    ck_assert_ptr_null(store_game_record(st, room));
+    int code = 0;
+    ck_assert_ptr_null(store_game_get(st, room, &code));
+    ck_assert_int_eq(code, 404);
     /* Both players resume with their tokens and play to the end. */
     a = fake_new();
     b = fake_new();
@@ -476,17 +505,21 @@ START_TEST(game_restored_mid_game_and_finished)
     ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
     s0 = r->game->players[0].score;
     s1 = r->game->players[1].score;
-    const char *rec = store_game_record(st, room);
+    char *rec = store_game_get(st, room, &code);
+    ck_assert_int_eq(code, 200);
     ck_assert_ptr_nonnull(rec);
     ck_assert(strstr(rec, "\"seed\":7") != NULL);
+    free(rec);
     world_close();
 
     /* Finished: a record, no longer a room. */
     world_open();
     ck_assert_ptr_null(lobby_room_find(lb, room));
-    rec = store_game_record(st, room);
+    rec = store_game_get(st, room, &code);
     ck_assert_ptr_nonnull(rec);
-    char *page = store_games_page(st, 1);
+    free(rec);
+    char *page = store_games_get(st, 1, STORE_FINISHED, &code);
+    ck_assert_int_eq(code, 200);
     char want[64];
     snprintf(want, sizeof want, "\"scores\":[%d,%d]", s0, s1);
     ck_assert_msg(strstr(page, room) != NULL && strstr(page, want) != NULL, "%s", page);
@@ -494,6 +527,19 @@ START_TEST(game_restored_mid_game_and_finished)
     world_close();
 }
 END_TEST
+
+/* The seq of the last `state` or `delta` in f's queue (drains it), or -1. */
+static long long last_seq(struct fake *f)
+{
+    long long seq = -1;
+    const char *t;
+    while ((t = pop(f)) != NULL) {
+        const char *q = strstr(t, "\"seq\":");
+        if ((strstr(t, "\"type\":\"state\"") || strstr(t, "\"type\":\"delta\"")) && q != NULL)
+            seq = strtoll(q + 6, NULL, 10);
+    }
+    return seq;
+}
 
 START_TEST(failed_commit_undoes_the_move)
 {
@@ -508,22 +554,305 @@ START_TEST(failed_commit_undoes_the_move)
     ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
     ck_assert_int_eq(store_flush(st, lb), -1);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
-    expect(m, "state");
-    expect(o, "state");
+    /* The fresh state is not told before it is stored either. */
+    ck_assert_ptr_null(pop(m));
     ck_assert_ptr_null(pop(o));
     ck_assert_int_eq(r->game->turn, turn); /* undone */
     ck_assert(store_failing(st));
     /* While the disk fails, moves are refused. */
     play_first(r, m);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
-    /* The disk is back: the retry clears the failure and moves go through. */
+    /* A second failure tells nothing more. */
+    store_test_fail(st, 1);
+    ck_assert_int_eq(store_flush(st, lb), -1);
+    ck_assert_ptr_null(pop(o));
+    /* The disk is back: the retry clears the failure, the state goes out, and
+     * moves go through. */
     commit();
     ck_assert(!store_failing(st));
+    expect(m, "state");
+    expect(o, "state");
     play_first(r, m);
     commit();
     expect(m, "delta");
     expect(m, "ack");
     ck_assert_int_eq(r->game->turn, turn + 1);
+    world_close();
+}
+END_TEST
+
+/* A commit fails, then the server dies before any retry: every seq a client
+ * saw must still be below the restored room's, so that resuming from it gets a
+ * snapshot rather than deltas of another history. */
+START_TEST(failed_commit_then_crash_keeps_seqs_apart)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX], ta[PROTO_TOKEN_MAX];
+    memcpy(room, r->id, sizeof room);
+    memcpy(ta, a->token, sizeof ta);
+    play_first(r, mover(r, a, b));
+    commit();
+    struct fake *m = mover(r, a, b);
+    store_test_fail(st, 1);
+    play_first(r, m);
+    ck_assert_int_eq(store_flush(st, lb), -1);
+    /* Someone's connection drops meanwhile: a change to tell, not stored. */
+    say(b, "\"type\":\"leave\"");
+    long long sa = last_seq(a), sb = last_seq(b), seen = sa > sb ? sa : sb;
+    ck_assert_int_gt(seen, 0);
+    world_crash();
+    world_open();
+    r = lobby_room_find(lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_gt(r->seq, seen);
+    a = fake_new();
+    say(a, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", room, ta, seen);
+    commit();
+    expect(a, "joined");
+    ck_assert_int_eq(strtoll(strstr(expect(a, "state"), "\"seq\":") + 6, NULL, 10), r->seq);
+    world_close();
+}
+END_TEST
+
+/* A database of schema 1 (before games.status) is brought to schema 2, its
+ * finished games kept. */
+START_TEST(schema_migrated_from_v1)
+{
+    char err[512];
+    struct store *s = store_open(dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(store_test_exec(s, "DROP INDEX games_status; DROP TABLE games;"
+                                        "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT"
+                                        " NULL, players TEXT NOT NULL, scores TEXT NOT NULL,"
+                                        " finished INTEGER NOT NULL);"
+                                        "CREATE INDEX games_finished ON games(finished);"
+                                        "INSERT INTO games VALUES('OLD1', '{\"seed\":1}',"
+                                        " '[\"Ann\",\"Bob\"]', '[3,4]', 5);"
+                                        "PRAGMA user_version = 1;"),
+                     0);
+    store_close(s);
+    s = store_open(dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+    size_t n;
+    unsigned char *b = (unsigned char *)slurp(dbpath, &n);
+    ck_assert_int_eq(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63], STORE_SCHEMA);
+    free(b);
+    s = store_open(dir, 300, err, sizeof err);
+    int code = 0;
+    char *page = store_games_get(s, 1, STORE_FINISHED, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_msg(strstr(page, "\"id\":\"OLD1\",\"status\":\"finished\"") != NULL, "%s", page);
+    free(page);
+    char *rec = store_game_get(s, "OLD1", &code);
+    ck_assert_str_eq(rec, "{\"seed\":1}");
+    free(rec);
+    store_close(s);
+}
+END_TEST
+
+/* Every record stays reachable, not only the newest: 1,005 games, paged. */
+START_TEST(records_paged_from_disk)
+{
+    char err[512];
+    struct store *s = store_open(dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(store_test_exec(s, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
+                                        " FROM n WHERE i < 1005) INSERT INTO games SELECT 'G' || i,"
+                                        " '{\"n\":' || i || '}', '[\"A\"]', '[' || i || ']', i,"
+                                        " 'finished' FROM n;"),
+                     0);
+    int code = 0;
+    char *page = store_games_get(s, 1, STORE_FINISHED, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_msg(strstr(page, "\"total\":1005,\"games\":[{\"id\":\"G1005\"") != NULL, "%s", page);
+    free(page);
+    page = store_games_get(s, 51, STORE_FINISHED, &code);
+    ck_assert_msg(strstr(page, "\"page\":51") && strstr(page, "\"id\":\"G5\"") &&
+                      strstr(page, "\"id\":\"G1\"") && !strstr(page, "\"id\":\"G6\""),
+                  "%s", page);
+    free(page);
+    page = store_games_get(s, 52, STORE_FINISHED, &code);
+    ck_assert_msg(strstr(page, "\"games\":[]") != NULL, "%s", page);
+    free(page);
+    page = store_games_get(s, 1, STORE_ABANDONED, &code);
+    ck_assert_msg(strstr(page, "\"total\":0") != NULL, "%s", page);
+    free(page);
+    char *rec = store_game_get(s, "G1", &code); /* the oldest */
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(rec, "{\"n\":1}");
+    free(rec);
+    ck_assert_ptr_null(store_game_get(s, "G1006", &code));
+    ck_assert_int_eq(code, 404);
+    store_close(s);
+}
+END_TEST
+
+/* The number of moves of room id's record when the list of games with this
+ * status has it, else -1. */
+static int record_moves(const char *id, const char *status)
+{
+    int code = 0;
+    char *page = store_games_get(st, 1, status, &code);
+    ck_assert_int_eq(code, 200);
+    char want[64];
+    snprintf(want, sizeof want, "\"id\":\"%s\",\"status\":\"%s\"", id, status);
+    int listed = strstr(page, want) != NULL;
+    free(page);
+    if (!listed)
+        return -1;
+    char *rec = store_game_get(st, id, &code);
+    ck_assert_int_eq(code, 200);
+    struct carc_record *cr = calloc(1, sizeof *cr);
+    struct proto_error perr;
+    proto_error_init(&perr);
+    ck_assert_msg(proto_record_load(rec, strlen(rec), 0, cr, &perr) == 0, "%s", perr.text);
+    int n = cr->nmoves;
+    free(cr);
+    free(rec);
+    return n;
+}
+
+START_TEST(abandoned_game_kept_as_record)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX];
+    memcpy(room, r->id, sizeof room);
+    for (int i = 0; i < 2; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    /* Everyone leaves; room-ttl later the room is closed. */
+    lobby_session_close(lb, &a->s);
+    lobby_session_close(lb, &b->s);
+    struct lobby_limits l;
+    lobby_limits_defaults(&l);
+    lobby_tick(lb, now);
+    lobby_tick(lb, now + (uint64_t)l.room_ttl * 1000 + 1);
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    commit();
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
+    ck_assert_int_eq(record_moves(room, STORE_FINISHED), -1);
+    world_close();
+    /* Not restored as a room. */
+    world_open();
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
+    world_close();
+}
+END_TEST
+
+START_TEST(stale_rooms_closed_at_start)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX], lobby_room[PROTO_ROOM_MAX];
+    memcpy(room, r->id, sizeof room);
+    for (int i = 0; i < 3; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    struct fake *c = fake_new();
+    memcpy(lobby_room, create(c, "3")->id, sizeof lobby_room);
+    world_close();
+    /* A week later, with stale-room one day. */
+    world_open_at(24 * 3600, (uint64_t)time(NULL) * 1000 + 7ull * 24 * 3600 * 1000);
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_ptr_null(lobby_room_find(lb, lobby_room));
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 3);
+    ck_assert_int_eq(record_moves(lobby_room, STORE_ABANDONED), -1);
+    world_close();
+    /* Closed for good: a restart without stale-room does not bring them back. */
+    world_open();
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_ptr_null(lobby_room_find(lb, lobby_room));
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 3);
+    world_close();
+}
+END_TEST
+
+START_TEST(second_store_on_a_dir_refused)
+{
+    char err[512];
+    struct store *s = store_open(dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_ptr_null(store_open(dir, 300, err, sizeof err));
+    ck_assert_msg(strstr(err, "another carcd") != NULL, "%s", err);
+    store_close(s);
+    s = store_open(dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+}
+END_TEST
+
+/* ---- reads on the thread pool ---- */
+
+struct got {
+    int calls, status;
+    char *json;
+};
+
+static void on_got(void *arg, int status, char *json)
+{
+    struct got *g = arg;
+    g->calls++;
+    g->status = status;
+    free(g->json);
+    g->json = json;
+}
+
+static void loop_until(uv_loop_t *loop, const int *flag)
+{
+    for (int i = 0; i < 100000 && !*flag; i++)
+        uv_run(loop, UV_RUN_ONCE);
+    ck_assert(*flag);
+}
+
+START_TEST(reads_on_the_thread_pool)
+{
+    world_open();
+    ck_assert_int_eq(store_test_exec(st, "INSERT INTO games VALUES('R1', '{\"r\":1}', '[\"A\"]',"
+                                         " '[1]', 1, 'finished')"),
+                     0);
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    store_start(st, &loop, lb, NULL);
+    struct got g = {0}, miss = {0}, list = {0}, gone = {0};
+    ck_assert_ptr_nonnull(store_game_read(st, "R1", on_got, &g));
+    ck_assert_ptr_nonnull(store_game_read(st, "R2", on_got, &miss));
+    ck_assert_ptr_nonnull(store_games_read(st, 1, STORE_FINISHED, on_got, &list));
+    struct store_read *rq = store_game_read(st, "R1", on_got, &gone);
+    ck_assert_int_eq(g.calls, 0); /* never before the read */
+    store_read_cancel(rq);
+    loop_until(&loop, &list.calls);
+    ck_assert_int_eq(g.status, 200);
+    ck_assert_str_eq(g.json, "{\"r\":1}");
+    ck_assert_int_eq(miss.status, 404);
+    ck_assert_ptr_null(miss.json);
+    ck_assert_msg(strstr(list.json, "\"id\":\"R1\"") != NULL, "%s", list.json);
+    /* A burst: one runs, STORE_READS_MAX wait, the next is refused. */
+    struct got burst = {0};
+    int taken = 0;
+    while (store_game_read(st, "R1", on_got, &burst) != NULL)
+        taken++;
+    ck_assert_int_eq(taken, STORE_READS_MAX + 1);
+    /* Stopping answers the waiting ones at once (503); the running one ends. */
+    store_stop(st);
+    ck_assert_int_eq(burst.calls, STORE_READS_MAX);
+    ck_assert_int_eq(burst.status, 503);
+    ck_assert_ptr_null(store_game_read(st, "R1", on_got, &burst));
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(burst.calls, STORE_READS_MAX + 1);
+    ck_assert_int_eq(gone.calls, 0);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    free(g.json);
+    free(list.json);
+    free(burst.json);
     world_close();
 }
 END_TEST
@@ -540,6 +869,13 @@ Suite *suite_store(void)
     tcase_add_test(tc, lobby_room_restored);
     tcase_add_test(tc, game_restored_mid_game_and_finished);
     tcase_add_test(tc, failed_commit_undoes_the_move);
+    tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
+    tcase_add_test(tc, schema_migrated_from_v1);
+    tcase_add_test(tc, records_paged_from_disk);
+    tcase_add_test(tc, abandoned_game_kept_as_record);
+    tcase_add_test(tc, stale_rooms_closed_at_start);
+    tcase_add_test(tc, second_store_on_a_dir_refused);
+    tcase_add_test(tc, reads_on_the_thread_pool);
     suite_add_tcase(s, tc);
     return s;
 }

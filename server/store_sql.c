@@ -1,0 +1,429 @@
+/* store_sql.c: the database itself (store.h, store_int.h): open, check,
+ * migrate and close it, and write one batch in one transaction.
+ *
+ *   rooms  (id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase,
+ *           seed, deck, seq, created, updated, closed)
+ *   seats  (room, idx, name, token_hash)          token_hash = SHA-256 hex of the token
+ *   moves  (room, idx, move)                      move = one record move as JSON (DESIGN 3)
+ *   chat   (id, room, seat, name, text, time)
+ *   games  (room, record, players, scores, finished, status)
+ *          the record (seed included) of a game that ended (status "finished") or whose room
+ *          was closed before its end (status "abandoned"); scores: at that moment
+ *
+ * Times are wall-clock milliseconds. phase: 0 lobby, 1 playing, 2 over. closed: 1 when the room
+ * was dropped from memory after room-ttl or stale-room (its rows stay).
+ *
+ * Schema history (PRAGMA user_version): 1 the tables above without games.status; 2 adds it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sbuf.h"
+#include "store_int.h"
+
+/* ---- SQL ---- */
+
+static const char *schema_sql =
+    "CREATE TABLE rooms(id TEXT PRIMARY KEY, sets INTEGER NOT NULL, no_farmers INTEGER NOT NULL,"
+    " escape_rule INTEGER NOT NULL, seats INTEGER NOT NULL, private INTEGER NOT NULL,"
+    " password_hash TEXT NOT NULL, host INTEGER NOT NULL, phase INTEGER NOT NULL,"
+    " seed INTEGER NOT NULL, deck BLOB, seq INTEGER NOT NULL, created INTEGER NOT NULL,"
+    " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
+    " token_hash TEXT NOT NULL, PRIMARY KEY(room, idx));"
+    "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
+    " PRIMARY KEY(room, idx));"
+    "CREATE TABLE chat(id INTEGER PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
+    " name TEXT NOT NULL, text TEXT NOT NULL, time INTEGER NOT NULL);"
+    "CREATE INDEX chat_room ON chat(room, id);"
+    "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT NULL, players TEXT NOT NULL,"
+    " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
+    "CREATE INDEX games_status ON games(status, finished, room);"
+    "PRAGMA user_version = 2;";
+
+/* From each older schema to the next, applied in order in one transaction. */
+static const char *migrations[STORE_SCHEMA] = {
+    NULL, /* 0: a new file gets schema_sql */
+    /* 1 -> 2: records of abandoned games beside finished ones. */
+    "ALTER TABLE games ADD COLUMN status TEXT NOT NULL DEFAULT 'finished';"
+    "DROP INDEX games_finished;"
+    "CREATE INDEX games_status ON games(status, finished, room);"
+    "PRAGMA user_version = 2;",
+};
+
+int store__exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        log_error("storage: %s", msg != NULL ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        if ((x) != SQLITE_OK && (x) != SQLITE_DONE && (x) != SQLITE_ROW)                           \
+            goto fail;                                                                             \
+    } while (0)
+
+static int step_done(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int prep(sqlite3 *db, const char *sql, sqlite3_stmt **out)
+{
+    return sqlite3_prepare_v2(db, sql, -1, out, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* The record of e's game, when it has one (it ended, or was closed). */
+static int write_game(sqlite3_stmt *game, const struct sb_room *e)
+{
+    if (e->record == NULL)
+        return 0;
+    sqlite3_bind_text(game, 1, e->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(game, 2, e->record, -1, SQLITE_STATIC);
+    sqlite3_bind_text(game, 3, e->players, -1, SQLITE_STATIC);
+    sqlite3_bind_text(game, 4, e->scores, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(game, 5, (sqlite3_int64)e->updated);
+    sqlite3_bind_text(game, 6, e->status, -1, SQLITE_STATIC);
+    return step_done(game);
+}
+
+/* Write batch b in one transaction. Runs on the thread pool (or the caller's
+ * thread in store_flush); touches only b and the connection. */
+int store__batch_write(sqlite3 *db, struct batch *b, int fail)
+{
+    sqlite3_stmt *room = NULL, *seat_del = NULL, *seat = NULL, *move = NULL, *chat = NULL,
+                 *game = NULL, *del[4] = {NULL}, *closer = NULL;
+    int ok = 0;
+    if (fail || store__exec(db, "BEGIN IMMEDIATE") != 0)
+        return -1;
+    if (prep(db,
+             "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
+             " password_hash, host, phase, seed, deck, seq, created, updated, closed)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)",
+             &room) ||
+        prep(db, "DELETE FROM seats WHERE room = ?", &seat_del) ||
+        prep(db, "INSERT INTO seats(room, idx, name, token_hash) VALUES(?,?,?,?)", &seat) ||
+        prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &move) ||
+        prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &chat) ||
+        prep(db,
+             "INSERT OR REPLACE INTO games(room, record, players, scores, finished, status)"
+             " VALUES(?,?,?,?,?,?)",
+             &game) ||
+        prep(db, "DELETE FROM rooms WHERE id = ?", &del[0]) ||
+        prep(db, "DELETE FROM seats WHERE room = ?", &del[1]) ||
+        prep(db, "DELETE FROM moves WHERE room = ?", &del[2]) ||
+        prep(db, "DELETE FROM chat WHERE room = ?", &del[3]) ||
+        prep(db, "UPDATE rooms SET closed = 1, updated = ? WHERE id = ?", &closer))
+        goto fail;
+    for (int i = 0; i < b->n; i++) {
+        struct sb_room *e = &b->rooms[i];
+        if (e->gone == SB_DELETE) {
+            for (int k = 0; k < 4; k++) {
+                sqlite3_bind_text(del[k], 1, e->id, -1, SQLITE_STATIC);
+                if (step_done(del[k]))
+                    goto fail;
+            }
+            continue;
+        }
+        if (e->gone == SB_CLOSE) {
+            sqlite3_bind_int64(closer, 1, (sqlite3_int64)e->updated);
+            sqlite3_bind_text(closer, 2, e->id, -1, SQLITE_STATIC);
+            if (step_done(closer) || write_game(game, e))
+                goto fail;
+            continue;
+        }
+        sqlite3_bind_text(room, 1, e->id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(room, 2, e->sets);
+        sqlite3_bind_int(room, 3, e->no_farmers);
+        sqlite3_bind_int(room, 4, e->escape_rule);
+        sqlite3_bind_int(room, 5, e->nseats);
+        sqlite3_bind_int(room, 6, e->priv);
+        sqlite3_bind_text(room, 7, e->pw, -1, SQLITE_STATIC);
+        sqlite3_bind_int(room, 8, e->host);
+        sqlite3_bind_int(room, 9, e->phase);
+        sqlite3_bind_int64(room, 10, (sqlite3_int64)e->seed);
+        if (e->deck_len > 0)
+            sqlite3_bind_blob(room, 11, e->deck, e->deck_len, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(room, 11);
+        sqlite3_bind_int64(room, 12, e->seq);
+        sqlite3_bind_int64(room, 13, (sqlite3_int64)e->created);
+        sqlite3_bind_int64(room, 14, (sqlite3_int64)e->updated);
+        if (step_done(room))
+            goto fail;
+        sqlite3_bind_text(seat_del, 1, e->id, -1, SQLITE_STATIC);
+        if (step_done(seat_del))
+            goto fail;
+        for (int k = 0; k < e->nseat; k++) {
+            sqlite3_bind_text(seat, 1, e->id, -1, SQLITE_STATIC);
+            sqlite3_bind_int(seat, 2, e->seats[k].idx);
+            sqlite3_bind_text(seat, 3, e->seats[k].name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(seat, 4, e->seats[k].hash, -1, SQLITE_STATIC);
+            if (step_done(seat))
+                goto fail;
+        }
+        for (int k = e->move_from; k < e->move_to; k++) {
+            sqlite3_bind_text(move, 1, e->id, -1, SQLITE_STATIC);
+            sqlite3_bind_int(move, 2, k);
+            sqlite3_bind_text(move, 3, e->moves[k - e->move_from], -1, SQLITE_STATIC);
+            if (step_done(move))
+                goto fail;
+        }
+        if (write_game(game, e))
+            goto fail;
+    }
+    for (struct sb_chat *c = b->chat; c != NULL; c = c->next) {
+        sqlite3_bind_text(chat, 1, c->room, -1, SQLITE_STATIC);
+        sqlite3_bind_int(chat, 2, c->seat);
+        sqlite3_bind_text(chat, 3, c->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(chat, 4, c->text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(chat, 5, (sqlite3_int64)c->time);
+        if (step_done(chat))
+            goto fail;
+    }
+    ok = store__exec(db, "COMMIT") == 0;
+fail:
+    if (!ok)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_stmt *all[] = {room,   seat_del, seat,   move,   chat,  game,
+                           del[0], del[1],   del[2], del[3], closer};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        sqlite3_finalize(all[i]);
+    return ok ? 0 : -1;
+}
+
+/* ---- open, check, migrate ---- */
+
+static int user_version(sqlite3 *db, int *out)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(s);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int quick_check(sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    rc = sqlite3_step(s);
+    int ok = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(s, 0), "ok") == 0;
+    if (!ok)
+        snprintf(err, errlen, "%s",
+                 rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return ok ? 0 : -1;
+}
+
+/* One carcd per data directory: two would restore the same rooms and
+ * write over each other's moves. The lock lasts as long as the process (the
+ * kernel drops it on exit or crash), so a stale lock file is harmless. */
+static int dir_lock(const char *dir, char *err, size_t errlen)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, STORE_LOCK);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        if (pid[0] != '\0')
+            snprintf(err, errlen,
+                     "another carcd (pid %s) uses the data directory %s; stop it first", pid, dir);
+        else
+            snprintf(err, errlen, "another carcd uses the data directory %s; stop it first", dir);
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+        log_warn("storage: cannot write %s: %s", path, strerror(errno));
+    return fd;
+}
+
+/* A sentence for an SQLite failure at start; "locked" gets advice. */
+static void open_error(char *err, size_t errlen, const char *path, const char *what, sqlite3 *db)
+{
+    int code = db != NULL ? sqlite3_errcode(db) : SQLITE_ERROR;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        snprintf(err, errlen, "%s is locked by another program; stop it and start carcd again",
+                 path);
+    else
+        snprintf(err, errlen, "%s: %s: %s", path, what,
+                 db != NULL ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int migrate(sqlite3 *db, int version, const char *path, char *err, size_t errlen)
+{
+    if (version == STORE_SCHEMA)
+        return 0;
+    if (store__exec(db, "BEGIN IMMEDIATE") != 0) {
+        open_error(err, errlen, path, "cannot start the schema update", db);
+        return -1;
+    }
+    if (version == 0) {
+        if (store__exec(db, schema_sql) != 0)
+            goto fail;
+    } else {
+        for (int v = version; v < STORE_SCHEMA; v++)
+            if (store__exec(db, migrations[v]) != 0)
+                goto fail;
+    }
+    if (store__exec(db, "COMMIT") != 0)
+        goto fail;
+    if (version == 0)
+        log_info("storage: created %s (schema %d)", path, STORE_SCHEMA);
+    else
+        log_info("storage: %s updated from schema %d to %d", path, version, STORE_SCHEMA);
+    return 0;
+fail:
+    open_error(err, errlen, path, "cannot update the schema", db);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+static sqlite3 *db_open(const char *path, int flags, int busy_ms, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+        open_error(err, errlen, path, "cannot open it", db);
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, busy_ms);
+    return db;
+}
+
+struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, STORE_FILE);
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "the data directory %s is not writable: %s", dir, strerror(errno));
+        return NULL;
+    }
+    if (access(path, F_OK) == 0 && access(path, R_OK | W_OK) != 0) {
+        snprintf(err, errlen, "%s is not writable: %s", path, strerror(errno));
+        return NULL;
+    }
+    int lock = dir_lock(dir, err, errlen);
+    if (lock < 0)
+        return NULL;
+    sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                          busy_ms, err, errlen);
+    sqlite3 *rdb = NULL;
+    if (db == NULL)
+        goto fail;
+    char why[256] = "";
+    int version = 0;
+    if (quick_check(db, why, sizeof why) != 0) {
+        int code = sqlite3_errcode(db);
+        if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+            open_error(err, errlen, path, "", db);
+        else
+            snprintf(err, errlen,
+                     "%s is damaged or not a carcd database (%s); move it away or restore"
+                     " a backup",
+                     path, why);
+        goto fail;
+    }
+    if (user_version(db, &version) != 0) {
+        open_error(err, errlen, path, "cannot read the schema version", db);
+        goto fail;
+    }
+    if (version > STORE_SCHEMA) {
+        snprintf(err, errlen,
+                 "%s has schema version %d, newer than this carcd knows (%d): run a newer carcd",
+                 path, version, STORE_SCHEMA);
+        goto fail;
+    }
+    sqlite3_stmt *s;
+    char *mode = NULL;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            mode = store__strdup((const char *)sqlite3_column_text(s, 0));
+        sqlite3_finalize(s);
+    }
+    if (mode == NULL || strcmp(mode, "wal") != 0) {
+        if (mode == NULL)
+            open_error(err, errlen, path, "cannot use WAL mode", db);
+        else
+            snprintf(err, errlen, "%s: cannot use WAL mode (%s)", path, mode);
+        free(mode);
+        goto fail;
+    }
+    free(mode);
+    if (store__exec(db, "PRAGMA synchronous = FULL") != 0) {
+        open_error(err, errlen, path, "cannot set synchronous", db);
+        goto fail;
+    }
+    if (migrate(db, version, path, err, errlen) != 0)
+        goto fail;
+    /* HTTP reads go through their own connection: in WAL mode they do not
+     * wait for the writer, nor it for them. */
+    rdb = db_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, busy_ms, err, errlen);
+    if (rdb == NULL)
+        goto fail;
+    struct store *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        srv_oom("store");
+    st->db = db;
+    st->rdb = rdb;
+    st->lock_fd = lock;
+    snprintf(st->path, sizeof st->path, "%s", path);
+    st->fill_gen = 1;
+    st->fill = store__batch_new(st, st->fill_gen);
+    return st;
+fail:
+    sqlite3_close(rdb);
+    sqlite3_close(db);
+    close(lock);
+    return NULL;
+}
+
+void store_close(struct store *st)
+{
+    if (st == NULL)
+        return;
+    store__reads_stop(st);
+    sqlite3_close(st->rdb);
+    sqlite3_close(st->db);
+    store__batch_free(st->fill);
+    close(st->lock_fd);
+    free(st);
+}
+
+void store_test_fail(struct store *st, int n)
+{
+    st->test_fail = n;
+}
+
+int store_test_exec(struct store *st, const char *sql)
+{
+    return store__exec(st->db, sql);
+}
