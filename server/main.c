@@ -63,6 +63,14 @@ static void raise_fd_limit(void)
     }
 }
 
+/* Wall clock in ms: stale-room compares it with the stored rooms' times. */
+static uint64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
@@ -152,8 +160,7 @@ int main(int argc, char **argv)
             return 1;
         }
         lobby_store_set(sv.lobby, sv.store);
-        if (store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)time(NULL) * 1000, err,
-                          sizeof err) < 0) {
+        if (store_restore(sv.store, sv.lobby, sv.cfg.stale_room, wall_ms(), err, sizeof err) < 0) {
             fprintf(stderr, "carcd: storage: %s\n", err);
             lobby_free(sv.lobby);
             store_close(sv.store);

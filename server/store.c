@@ -255,7 +255,8 @@ static void batch_finish(struct store *st, struct batch *b)
     st->inflight = 0;
     st->batches++;
     if (!b->ok && !st->failing)
-        log_error("storage: a commit failed; moves are refused until the disk works again");
+        log_error("storage: a commit failed (%s); moves are refused until it works again",
+                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
     if (b->ok && st->failing)
         log_warn("storage: commits work again");
     st->failing = !b->ok;

@@ -71,6 +71,7 @@ struct batch {
     int n, cap;
     struct sb_chat *chat, **chat_tail;
     int ok;
+    char why[160];      /* failed: SQLite's message */
     uint64_t commit_ns; /* time spent writing, on the thread pool */
 };
 
@@ -116,6 +117,9 @@ void store__batch_free(struct batch *b);
 struct sb_room *store__batch_add(struct batch *b);
 
 /* store_sql.c */
+/* A sentence for an SQLite failure of db (file path) while doing what; a lock
+ * held by another program gets advice instead of SQLite's words. */
+void store__db_error(char *err, size_t errlen, const char *path, const char *what, sqlite3 *db);
 /* Write batch b in one transaction (thread pool, or the caller's thread in
  * store_flush); touches only b and db. fail: tests, fail as a disk would. */
 int store__batch_write(sqlite3 *db, struct batch *b, int fail);

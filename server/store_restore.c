@@ -168,7 +168,7 @@ static int close_abandoned(struct store *st, struct lobby *lb, char *err, size_t
                            "SELECT " ROOM_COLUMNS " FROM rooms WHERE closed = 1 AND phase = 1"
                            " AND id NOT IN (SELECT room FROM games)",
                            -1, &q, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "storage: %s", sqlite3_errmsg(st->db));
+        store__db_error(err, errlen, st->path, "cannot read closed rooms", st->db);
         return -1;
     }
     struct batch *b = store__batch_new(st, 0);
@@ -189,8 +189,7 @@ static int close_abandoned(struct store *st, struct lobby *lb, char *err, size_t
     sqlite3_finalize(q);
     int rc = b->n > 0 ? store__batch_write(st->db, b, 0) : 0;
     if (rc != 0)
-        snprintf(err, errlen, "storage: cannot keep closed games as records: %s",
-                 sqlite3_errmsg(st->db));
+        store__db_error(err, errlen, st->path, "cannot keep closed games as records", st->db);
     else if (b->n > 0)
         log_info("storage: %d closed game(s) kept as abandoned records", b->n);
     store__batch_free(b);
@@ -217,7 +216,7 @@ int store_restore(struct store *st, struct lobby *lb, int stale_s, uint64_t now_
                  "COMMIT;",
                  before, before, before, before);
         if (store__exec(st->db, sql) != 0) {
-            snprintf(err, errlen, "storage: %s", sqlite3_errmsg(st->db));
+            store__db_error(err, errlen, st->path, "cannot close stale rooms", st->db);
             sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
             return -1;
         }
@@ -229,7 +228,7 @@ int store_restore(struct store *st, struct lobby *lb, int stale_s, uint64_t now_
                            "SELECT " ROOM_COLUMNS " FROM rooms WHERE closed = 0 AND phase < 2"
                            " ORDER BY created, id",
                            -1, &q, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "storage: %s", sqlite3_errmsg(st->db));
+        store__db_error(err, errlen, st->path, "cannot read the rooms", st->db);
         return -1;
     }
     int n = 0, bad = 0;

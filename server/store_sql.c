@@ -106,8 +106,17 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
     sqlite3_stmt *room = NULL, *seat_del = NULL, *seat = NULL, *move = NULL, *chat = NULL,
                  *game = NULL, *del[4] = {NULL}, *closer = NULL;
     int ok = 0;
-    if (fail || store__exec(db, "BEGIN IMMEDIATE") != 0)
+    b->why[0] = '\0';
+    if (fail) {
+        snprintf(b->why, sizeof b->why, "a test failure");
         return -1;
+    }
+    /* Not logged here: the loop logs once when commits start failing and
+     * once when they work again, not at every retry. */
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
              " password_hash, host, phase, seed, deck, seq, created, updated, closed)"
@@ -193,10 +202,12 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
         if (step_done(chat))
             goto fail;
     }
-    ok = store__exec(db, "COMMIT") == 0;
+    ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 fail:
-    if (!ok)
+    if (!ok) {
+        snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
     sqlite3_stmt *all[] = {room,   seat_del, seat,   move,   chat,  game,
                            del[0], del[1],   del[2], del[3], closer};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -267,7 +278,7 @@ static int dir_lock(const char *dir, char *err, size_t errlen)
 }
 
 /* A sentence for an SQLite failure at start; "locked" gets advice. */
-static void open_error(char *err, size_t errlen, const char *path, const char *what, sqlite3 *db)
+void store__db_error(char *err, size_t errlen, const char *path, const char *what, sqlite3 *db)
 {
     int code = db != NULL ? sqlite3_errcode(db) : SQLITE_ERROR;
     if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
@@ -283,7 +294,7 @@ static int migrate(sqlite3 *db, int version, const char *path, char *err, size_t
     if (version == STORE_SCHEMA)
         return 0;
     if (store__exec(db, "BEGIN IMMEDIATE") != 0) {
-        open_error(err, errlen, path, "cannot start the schema update", db);
+        store__db_error(err, errlen, path, "cannot start the schema update", db);
         return -1;
     }
     if (version == 0) {
@@ -302,7 +313,7 @@ static int migrate(sqlite3 *db, int version, const char *path, char *err, size_t
         log_info("storage: %s updated from schema %d to %d", path, version, STORE_SCHEMA);
     return 0;
 fail:
-    open_error(err, errlen, path, "cannot update the schema", db);
+    store__db_error(err, errlen, path, "cannot update the schema", db);
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
 }
@@ -311,7 +322,7 @@ static sqlite3 *db_open(const char *path, int flags, int busy_ms, char *err, siz
 {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-        open_error(err, errlen, path, "cannot open it", db);
+        store__db_error(err, errlen, path, "cannot open it", db);
         sqlite3_close(db);
         return NULL;
     }
@@ -344,7 +355,7 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     if (quick_check(db, why, sizeof why) != 0) {
         int code = sqlite3_errcode(db);
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-            open_error(err, errlen, path, "", db);
+            store__db_error(err, errlen, path, "", db);
         else
             snprintf(err, errlen,
                      "%s is damaged or not a carcd database (%s); move it away or restore"
@@ -353,7 +364,7 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
         goto fail;
     }
     if (user_version(db, &version) != 0) {
-        open_error(err, errlen, path, "cannot read the schema version", db);
+        store__db_error(err, errlen, path, "cannot read the schema version", db);
         goto fail;
     }
     if (version > STORE_SCHEMA) {
@@ -371,7 +382,7 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     }
     if (mode == NULL || strcmp(mode, "wal") != 0) {
         if (mode == NULL)
-            open_error(err, errlen, path, "cannot use WAL mode", db);
+            store__db_error(err, errlen, path, "cannot use WAL mode", db);
         else
             snprintf(err, errlen, "%s: cannot use WAL mode (%s)", path, mode);
         free(mode);
@@ -379,7 +390,7 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     }
     free(mode);
     if (store__exec(db, "PRAGMA synchronous = FULL") != 0) {
-        open_error(err, errlen, path, "cannot set synchronous", db);
+        store__db_error(err, errlen, path, "cannot set synchronous", db);
         goto fail;
     }
     if (migrate(db, version, path, err, errlen) != 0)
