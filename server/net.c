@@ -388,8 +388,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
+/* rx_buffer_size: lws allocates this much per websocket connection and hands
+ * a message over in pieces of at most this size; session.c reassembles them
+ * up to max-message-bytes. Client messages are a few hundred bytes, so 2 KiB
+ * holds any normal one whole, and six connections of a room cost 12 KiB, not
+ * the 96 KiB of a 16 KiB buffer. */
+#define WS_RX_BUFFER 2048
+
 static const struct lws_protocols protocols[] = {
-    {"carcd", callback, sizeof(struct conn), 16384, 0, NULL, 0},
+    {"carcd", callback, sizeof(struct conn), WS_RX_BUFFER, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
