@@ -61,6 +61,8 @@ static const struct key keys[] = {
     {"idle-timeout", K_INT, LIM(idle_timeout), 0, 0, 1000000,
      "seconds without a message before close 4002 (600; 0 = never)"},
     {"history", K_INT, LIM(history), 0, 1, 4096, "deltas kept per room for resume and sync (32)"},
+    {"history-bytes", K_INT, LIM(history_bytes), 0, 1024, 16777216,
+     "bytes of deltas kept per room at most; older ones give way, a resume gets a state (16384)"},
     {"room-ttl", K_INT, LIM(room_ttl), 0, 0, 100000000,
      "seconds a room with nobody connected is kept (3600; 0 = forever)"},
     {"list-max", K_INT, LIM(list_max), 0, 1, 100000, "rooms in one list answer (200)"},
@@ -83,6 +85,7 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->max_rooms = 10000;
     l->idle_timeout = 600;
     l->history = 32;
+    l->history_bytes = 16384;
     l->room_ttl = 3600;
     l->list_max = 200;
 }

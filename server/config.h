@@ -21,6 +21,7 @@ struct lobby_limits {
     int max_rooms;               /* rooms on the server; over: error limit_reached */
     int idle_timeout;            /* seconds without a message before close 4002; 0: never */
     int history;                 /* deltas kept per room for resume and sync */
+    int history_bytes;           /* ... as long as they add up to at most this */
     int room_ttl;                /* seconds a room with nobody connected is kept; 0: forever */
     int list_max;                /* rooms in one `rooms` answer */
 };

@@ -343,7 +343,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     do
         rand_room_id(id);
     while (lobby_room_find(lb, id) != NULL);
-    struct room *r = room_new(id, c->m, lb->lim.history);
+    struct room *r = room_new(id, c->m, lb->lim.history, lb->lim.history_bytes);
     r->store = lb->store;
     room_insert(lb, r);
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);

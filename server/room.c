@@ -115,18 +115,30 @@ static void room__hist_clear(struct room *r)
         sbuf_unref(r->hist[i]);
         r->hist[i] = NULL;
     }
+    r->hist_bytes = 0;
     r->hist_first = r->seq + 1;
     r->snap_below = r->seq + 1;
 }
 
+static void room__hist_drop_oldest(struct room *r)
+{
+    struct sbuf **h = &r->hist[r->hist_first % r->hist_cap];
+    if (*h != NULL)
+        r->hist_bytes -= (*h)->len;
+    sbuf_unref(*h);
+    *h = NULL;
+    r->hist_first++;
+}
+
 static void room__hist_push(struct room *r, long long seq, struct sbuf *b)
 {
-    if (seq - r->hist_first + 1 > r->hist_cap) {
-        sbuf_unref(r->hist[r->hist_first % r->hist_cap]);
-        r->hist[r->hist_first % r->hist_cap] = NULL;
-        r->hist_first++;
-    }
+    if (seq - r->hist_first + 1 > r->hist_cap)
+        room__hist_drop_oldest(r);
     r->hist[seq % r->hist_cap] = sbuf_ref(b);
+    r->hist_bytes += b->len;
+    /* The newest delta stays even when it alone is over the bound. */
+    while (r->hist_bytes > r->hist_max_bytes && r->hist_first < seq)
+        room__hist_drop_oldest(r);
 }
 
 /* Queue b to every connected member but skip. */
@@ -237,7 +249,7 @@ int room_members(const struct room *r)
 
 /* ---- life cycle ---- */
 
-struct room *room_new(const char *id, const struct proto_msg *c, int history)
+struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes)
 {
     struct room *r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -257,6 +269,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history)
     r->nseats = c->u.create.seats;
     r->host = 0;
     r->hist_cap = history > 0 ? history : 1;
+    r->hist_max_bytes = history_bytes > 0 ? (size_t)history_bytes : SIZE_MAX;
     r->hist = calloc((size_t)r->hist_cap, sizeof *r->hist);
     if (r->hist == NULL)
         srv_oom("room history");

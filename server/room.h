@@ -63,6 +63,7 @@ struct room {
     long long seq;
     struct sbuf **hist; /* the deltas of seqs hist_first..seq, hist[seq % hist_cap] */
     int hist_cap;
+    size_t hist_bytes, hist_max_bytes; /* text kept in hist, and its bound */
     long long hist_first;
     long long snap_below; /* resume/sync from a seq below this gets a state (restored rooms) */
 
@@ -91,9 +92,11 @@ struct room {
 };
 
 /* A new room in the lobby phase at seq 0, with no seat taken. c is a decoded
- * `create` message (its name is not used here). history: deltas to keep.
+ * `create` message (its name is not used here). history: deltas to keep, as
+ * long as they add up to at most history_bytes (then a resume gets a state,
+ * which costs less than that many deltas anyway).
  * Never NULL (out of memory aborts). */
-struct room *room_new(const char *id, const struct proto_msg *c, int history);
+struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes);
 /* Free r; it must have no members (room_evict first). */
 void room_free(struct room *r);
 

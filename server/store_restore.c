@@ -79,7 +79,7 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     c.u.create.escape_rule = sqlite3_column_int(q, 3);
     c.u.create.seats = sqlite3_column_int(q, 4);
     c.u.create.private_room = sqlite3_column_int(q, 5);
-    struct room *r = room_new(id, &c, lb->lim.history);
+    struct room *r = room_new(id, &c, lb->lim.history, lb->lim.history_bytes);
     snprintf(r->pw_hash, sizeof r->pw_hash, "%s", (const char *)sqlite3_column_text(q, 6));
     r->host = sqlite3_column_int(q, 7);
     int phase = sqlite3_column_int(q, 8);

@@ -856,6 +856,38 @@ START_TEST(resume_too_old)
 }
 END_TEST
 
+/* The history also gives way by bytes: the deltas kept add up to at most
+ * history-bytes, however many the count would allow. */
+START_TEST(history_bounded_by_bytes)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new();
+    struct room *r = create(a, "4");
+    join(b, a->room, "Bob");
+    for (int i = 0; i < 8; i++) {
+        join(c, a->room, "Cy");
+        say(c, "\"type\":\"leave\"");
+        expect(c, "left");
+    }
+    /* What is kept: the newest deltas, within the bound, and at least one. */
+    size_t kept = 0;
+    for (long long q = r->hist_first; q <= r->seq; q++)
+        kept += r->hist[q % r->hist_cap]->len;
+    ck_assert_uint_eq(kept, r->hist_bytes);
+    ck_assert_uint_le(r->hist_bytes, r->hist_max_bytes);
+    long long n = r->seq - r->hist_first + 1;
+    ck_assert_int_ge(n, 1);
+    ck_assert_int_lt(n, 16);         /* the count alone would keep 32 */
+    ck_assert_int_gt(r->seq, n + 4); /* the bytes, not the count, dropped the others */
+    drain(b);
+    /* Within what is kept: deltas; below it: a state. */
+    say(b, "\"type\":\"sync\",\"seq\":%lld", r->hist_first - 1);
+    for (long long q = r->hist_first; q <= r->seq; q++)
+        ck_assert_int_eq(jint(expect(b, "delta"), "seq"), q);
+    say(b, "\"type\":\"sync\",\"seq\":%lld", r->hist_first - 2);
+    expect(b, "state");
+}
+END_TEST
+
 /* ---- chat ---- */
 
 START_TEST(chat)
@@ -1223,6 +1255,15 @@ static void setup_short_history(void)
 {
     setup_with(short_history);
 }
+static void small_history_bytes(struct lobby_limits *l)
+{
+    l->history = 32;
+    l->history_bytes = 1024;
+}
+static void setup_small_history_bytes(void)
+{
+    setup_with(small_history_bytes);
+}
 static void setup_small_queue(void)
 {
     setup_with(small_queue);
@@ -1268,6 +1309,9 @@ Suite *suite_room(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("history", setup_short_history);
     tcase_add_test(tc, resume_too_old);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("history bytes", setup_small_history_bytes);
+    tcase_add_test(tc, history_bounded_by_bytes);
     suite_add_tcase(s, tc);
     tc = tcase_with("queue", setup_small_queue);
     tcase_add_test(tc, queue_overflow);
