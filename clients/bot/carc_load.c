@@ -12,7 +12,8 @@
  *                       all six clients of the room have received its delta
  *   rss_per_room_kib: X server VmRSS growth from before the first room to all
  *                       games started, divided by N (rooms with their six
- *                       connections and running games)
+ *                       connections and running games); rss_per_room_halfway_kib:
+ *                       the same once half the game's moves are played
  *   loop_busy_us: p50 X p99 X max X   the server's event loop: busy time per
  *                       turn since it started (GET /api/stats, read once the
  *                       games are over); store_loop_us and store_commit_us:
@@ -562,6 +563,12 @@ static int all_done(void)
     return 1;
 }
 
+/* Half the tiles of a base + inns-cathedrals game (89 moves) played per room. */
+static int half_played(void)
+{
+    return total_moves >= (long)nrooms * 89 / 2 || all_done();
+}
+
 int main(int argc, char **argv)
 {
     const char *url_arg = NULL, *carcd = NULL;
@@ -668,8 +675,13 @@ int main(int argc, char **argv)
     }
     run_until(ep, all_started, t0 + 30000000000ull);
     long rss_started = pid > 0 ? rss_kib(pid) : -1;
-    /* The moves played while we waited for the last room to start are counted too. */
-    int ok = run_until(ep, all_done, t0 + (uint64_t)(seconds * 1e9)) == 0;
+    /* The moves played while we waited for the last room to start are counted too.
+     * Memory is sampled again halfway: a running game holds more than a new one
+     * (its board, its history of deltas). */
+    uint64_t deadline = t0 + (uint64_t)(seconds * 1e9);
+    run_until(ep, half_played, deadline);
+    long rss_mid = pid > 0 ? rss_kib(pid) : -1;
+    int ok = run_until(ep, all_done, deadline) == 0;
     double play_s = (double)(bot_now_ns() - t0) / 1e9;
     long rss_end = pid > 0 ? rss_kib(pid) : -1;
 
@@ -689,10 +701,11 @@ int main(int argc, char **argv)
     printf("p99_ms: %.3f\n", percentile(0.99));
     printf("max_ms: %.3f\n", nlat ? lat_ms[nlat - 1] : 0.0);
     if (pid > 0 && rss0 > 0) {
-        printf("server_rss_kib: %ld before, %ld lobby, %ld started, %ld at the end\n", rss0,
-               rss_lobby, rss_started, rss_end);
+        printf("server_rss_kib: %ld before, %ld lobby, %ld started, %ld halfway, %ld at the end\n",
+               rss0, rss_lobby, rss_started, rss_mid, rss_end);
         printf("rss_per_room_lobby_kib: %.1f\n", (double)(rss_lobby - rss0) / nrooms);
         printf("rss_per_room_kib: %.1f\n", (double)(rss_started - rss0) / nrooms);
+        printf("rss_per_room_halfway_kib: %.1f\n", (double)(rss_mid - rss0) / nrooms);
     } else {
         printf("rss_per_room_kib: unknown (no --pid)\n");
     }
