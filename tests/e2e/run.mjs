@@ -322,6 +322,12 @@ async function main() {
       await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       const row = await ann.textContent("#games tbody tr");
       for (const s of st.seats) assert(row.includes(`${s.name} ${s.score}`), "row " + row);
+      // The abandoned games are listed apart: none here.
+      await ann.selectOption("#games-status-filter", "abandoned");
+      await ann.waitForFunction(() => document.getElementById("games-status").textContent === "No abandoned games yet.");
+      assert(await ann.$eval("#games", (t) => t.hidden), "the table of abandoned games shows rows");
+      await ann.selectOption("#games-status-filter", "finished");
+      await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       await ann.click("#games a.replay-link");
       await ann.waitForSelector("#replay-view:not([hidden])");
       await ann.waitForFunction(() => /Move \d+ of \d+/.test(document.getElementById("replay-move").textContent));

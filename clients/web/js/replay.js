@@ -1,4 +1,5 @@
-// replay.js: finished games (GET /api/games, GET /api/games/{id}) and a move-by-move replay.
+// replay.js: finished and abandoned games (GET /api/games, GET /api/games/{id}) and a
+// move-by-move replay.
 import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
@@ -9,6 +10,7 @@ export class Replay {
     this.showError = showError;
     this.page = 1;
     this.total = 0;
+    this.status = "finished";
     this.lastJSON = "";
     this.rec = null;
     this.meta = null;
@@ -16,6 +18,11 @@ export class Replay {
     this.timer = null;
     this.view = new View($("replay-board"), $("replay-world"));
     this.view.onFit = () => this.fit(true);
+    $("games-status-filter").addEventListener("change", (e) => {
+      this.status = e.target.value;
+      this.lastJSON = "";
+      this.loadList(1);
+    });
     $("games-prev").addEventListener("click", () => this.loadList(this.page - 1));
     $("games-next").addEventListener("click", () => this.loadList(this.page + 1));
     $("replay-first").addEventListener("click", () => this.go(0));
@@ -31,11 +38,11 @@ export class Replay {
     if (page < 1) return;
     let d;
     try {
-      const res = await fetch("/api/games?page=" + page, { cache: "no-store" });
+      const res = await fetch("/api/games?status=" + this.status + "&page=" + page, { cache: "no-store" });
       if (!res.ok) throw new Error("HTTP " + res.status);
       d = await res.json();
     } catch (e) {
-      $("games-status").textContent = "Could not load the finished games: " + e.message;
+      $("games-status").textContent = `Could not load the ${this.status} games: ` + e.message;
       return;
     }
     if (page > 1 && !d.games.length) return;
@@ -47,7 +54,7 @@ export class Replay {
     const body = $("games").querySelector("tbody");
     body.replaceChildren();
     $("games").hidden = d.games.length === 0;
-    $("games-status").textContent = d.total ? `${d.total} finished game${d.total === 1 ? "" : "s"} (page ${d.page})` : "No finished games yet.";
+    $("games-status").textContent = d.total ? `${d.total} ${this.status} game${d.total === 1 ? "" : "s"} (page ${d.page})` : `No ${this.status} games yet.`;
     $("games-prev").disabled = d.page <= 1;
     $("games-next").disabled = d.page * d.per_page >= d.total;
     for (const g of d.games) {
@@ -76,7 +83,7 @@ export class Replay {
     let rec;
     try {
       const res = await fetch("/api/games/" + encodeURIComponent(id));
-      if (!res.ok) throw new Error(res.status === 404 ? "no finished game with that id" : "HTTP " + res.status);
+      if (!res.ok) throw new Error(res.status === 404 ? "no finished or abandoned game with that id" : "HTTP " + res.status);
       rec = await res.json();
     } catch (e) {
       this.showError("Could not load the game: " + e.message);
