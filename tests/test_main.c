@@ -52,13 +52,18 @@ int main(void)
     SRunner *sr = srunner_create(suite_common());
     srunner_add_suite(sr, suite_tiles());
     srunner_add_suite(sr, suite_moves());
+    srunner_add_suite(sr, suite_perft());
     srunner_add_suite(sr, suite_score());
     srunner_add_suite(sr, suite_expansions());
     srunner_add_suite(sr, suite_record());
     srunner_add_suite(sr, suite_replay());
     srunner_add_suite(sr, suite_protocol());
     srunner_add_suite(sr, suite_room());
+    srunner_add_suite(sr, suite_session());
+    srunner_add_suite(sr, suite_api());
+    srunner_add_suite(sr, suite_config());
     srunner_add_suite(sr, suite_store());
+    srunner_add_suite(sr, suite_store_read());
     srunner_add_suite(sr, suite_loopstat());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

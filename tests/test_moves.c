@@ -1,46 +1,22 @@
-/* test_moves.c: legal placements, move validation, determinism, discards and perft.
+/* test_moves.c: legal placements, move validation, determinism and discards.
  *
  * Every rejected move must leave the game byte for byte as it was. The placement
- * counts are checked three ways: by hand on small boards, against a brute-force
- * scan written here, and against golden counts from tests/gen/perft.py (an
- * independent Python implementation) over real and synthetic games. */
+ * counts are checked by hand on small boards and against the brute-force scan of
+ * moves_util.c; test_perft.c checks them against golden counts from
+ * tests/gen/perft.py. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "game.h"
+#include "moves_util.h"
 #include "tests.h"
 
 #define SET(s) (1u << CARC_SET_##s)
 
 static struct carc_game G, H, G2; /* large: keep them off the stack */
 static uint8_t deck_buf[CARC_MAX_TILES];
-
-static int tt(const char *id)
-{
-    int t = carc_tile_find(id);
-    ck_assert_msg(t >= 0, "unknown tile %s", id);
-    return t;
-}
-
-static int seg_of(int t, const char *name)
-{
-    if (name == NULL)
-        return -1;
-    int s = carc_tile_seg_find(t, name);
-    ck_assert_msg(s >= 0, "%s has no %s", carc_tiles[t].id, name);
-    return s;
-}
-
-static void cfg_base(struct carc_config *c, int nplayers, unsigned sets)
-{
-    memset(c, 0, sizeof *c);
-    c->nplayers = nplayers;
-    c->sets = sets;
-    c->start = -1;
-    c->escape_rule = CARC_ESCAPE_SIEGE_TILE;
-}
 
 /* Deck from space-separated ids into deck_buf; returns its length. */
 static int deck_parse(const char *ids)
@@ -66,15 +42,6 @@ static void start(struct carc_game *g, int nplayers, unsigned sets, int no_farme
     struct carc_error err = {0};
     int rc = carc_game_init(g, &c, &err);
     ck_assert_msg(rc == 0, "init: %s", err.text);
-}
-
-static struct carc_move mv(const struct carc_game *g, int x, int y, int rot, const char *seg,
-                           int large)
-{
-    struct carc_move m = {
-        .player = g->current, .tile = g->tile, .x = x, .y = y, .rot = rot, .large = large};
-    m.seg = g->tile >= 0 ? seg_of(g->tile, seg) : -1;
-    return m;
 }
 
 static void play_at(int line, struct carc_game *g, int x, int y, int rot, const char *seg,
@@ -109,14 +76,6 @@ static const char *reject_at(int line, struct carc_game *g, const struct carc_mo
         reject_at(__LINE__, g, &m_, code);                                                         \
     } while (0)
 
-static int count_events(const struct carc_game *g, int type)
-{
-    int n = 0;
-    for (int i = 0; i < g->nevents; i++)
-        n += g->events[i].type == type;
-    return n;
-}
-
 /* First meaningful difference between two games, or NULL. Skips the scratch marks and
  * entries past the used counts: init clears only the part before `mark`. */
 static const char *game_diff(const struct carc_game *a, const struct carc_game *b)
@@ -140,45 +99,6 @@ static const char *game_diff(const struct carc_game *a, const struct carc_game *
     return NULL;
 }
 
-/* ---- a brute-force oracle: every cell around the placed tiles, every rotation ---- */
-
-static int brute_fits(const struct carc_game *g, int t, int x, int y, int rot)
-{
-    static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
-    if (carc_game_tile_at(g, x, y) != 0)
-        return 0;
-    int touching = 0;
-    for (int d = 0; d < 4; d++) {
-        int n = carc_game_tile_at(g, x + dx[d], y + dy[d]);
-        if (n == 0)
-            continue;
-        const struct carc_placed *p = &g->placed[n - 1];
-        ck_assert(p->x == x + dx[d] && p->y == y + dy[d]);
-        touching++;
-        if (carc_tile_edge(p->type, p->rot, (d + 2) % 4) != carc_tile_edge(t, rot, d))
-            return 0;
-    }
-    return touching > 0;
-}
-
-static int brute_count(const struct carc_game *g, int t)
-{
-    int x0 = 0, x1 = 0, y0 = 0, y1 = 0, n = 0;
-    for (int i = 0; i < g->ntiles; i++) {
-        const struct carc_placed *p = &g->placed[i];
-        x0 = p->x < x0 ? p->x : x0;
-        x1 = p->x > x1 ? p->x : x1;
-        y0 = p->y < y0 ? p->y : y0;
-        y1 = p->y > y1 ? p->y : y1;
-    }
-    for (int y = y0 - 1; y <= y1 + 1; y++)
-        for (int x = x0 - 1; x <= x1 + 1; x++)
-            for (int rot = 0; rot < 4; rot++)
-                n += brute_fits(g, t, x, y, rot);
-    return n;
-}
-
-/* carc_game_placements agrees with the oracle: same count, every entry legal, no repeats. */
 static int check_placements(const struct carc_game *g, int t)
 {
     static struct carc_placement pl[1024];
@@ -793,89 +713,6 @@ START_TEST(discard_at_init)
 }
 END_TEST
 
-/* ---- (e) perft against tests/gen/perft.py ---- */
-
-static const char *const perft_games[] = {
-    "bga-366166200",    "bga-370417702",    "synth-all-random",   "synth-all-dense",
-    "synth-all-dense3", "synth-base-dense", "synth-all-hostile5", "synth-all-hostile6",
-};
-
-static FILE *perft_open(const char *name, const char *ext)
-{
-    char path[256];
-    snprintf(path, sizeof path, "tests/data/perft/%s.%s", name, ext);
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
-    return f;
-}
-
-START_TEST(perft_golden)
-{
-    const char *name = perft_games[_i];
-    static struct {
-        int tile, x, y, rot; /* rot -1: discarded when drawn */
-    } e[CARC_MAX_TILES];
-    struct carc_config c;
-    cfg_base(&c, 2, 0);
-    char line[256], a[32], b[32];
-    int n = 0;
-    FILE *f = perft_open(name, "moves");
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (strncmp(line, "sets ", 5) == 0) {
-            for (char *tok = strtok(line + 5, " \n"); tok != NULL; tok = strtok(NULL, " \n")) {
-                ck_assert_msg(carc_set_find(tok) >= 0, "set %s", tok);
-                c.sets |= 1u << carc_set_find(tok);
-            }
-        } else if (line[0] != '#' && sscanf(line, "players %d", &c.nplayers) != 1) {
-            ck_assert_int_lt(n, CARC_MAX_TILES);
-            if (sscanf(line, "%31s %d %d %d", a, &e[n].x, &e[n].y, &e[n].rot) != 4) {
-                ck_assert_msg(sscanf(line, "%31s %31s", a, b) == 2 && strcmp(b, "discard") == 0,
-                              "%s.moves: bad line %s", name, line);
-                e[n].rot = -1;
-            }
-            e[n].tile = tt(a);
-            deck_buf[n] = (uint8_t)e[n].tile;
-            n++;
-        }
-    }
-    fclose(f);
-    ck_assert_int_gt(n, 0);
-    c.deck = deck_buf;
-    c.deck_len = n;
-    struct carc_error err = {0};
-    ck_assert_msg(carc_game_init(&G, &c, &err) == 0, "%s", err.text);
-    f = perft_open(name, "txt");
-    int discards = 0;
-    for (int i = 0; i < n; i++) {
-        int k, want;
-        ck_assert_msg(fgets(line, sizeof line, f) != NULL &&
-                          sscanf(line, "%d %31s %d", &k, a, &want) == 3 && k == i &&
-                          tt(a) == e[i].tile,
-                      "%s.txt line %d does not match the moves", name, i + 1);
-        int got = carc_game_placements(&G, e[i].tile, NULL, 0);
-        ck_assert_msg(got == want, "%s entry %d (%s): engine %d placements, golden %d", name, i, a,
-                      got, want);
-        ck_assert_int_eq(brute_count(&G, e[i].tile), want);
-        if (e[i].rot < 0) {
-            ck_assert_int_eq(want, 0);
-            ck_assert_msg(count_events(&G, CARC_EV_DISCARD) > 0, "%s entry %d: no discard event",
-                          name, i);
-            discards++;
-            continue;
-        }
-        ck_assert_msg(G.tile == e[i].tile, "%s entry %d: drawn %s, want %s", name, i,
-                      G.tile >= 0 ? carc_tiles[G.tile].id : "-", a);
-        struct carc_move m = mv(&G, e[i].x, e[i].y, e[i].rot, NULL, 0);
-        memset(&err, 0, sizeof err);
-        ck_assert_msg(carc_game_play(&G, &m, &err) == 0, "%s entry %d: %s", name, i, err.text);
-    }
-    ck_assert_msg(fgets(line, sizeof line, f) == NULL, "%s.txt: too long", name);
-    fclose(f);
-    ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
-    ck_assert_int_eq(G.turn + discards, n);
-}
-END_TEST
-
 Suite *suite_moves(void)
 {
     Suite *s = suite_create("moves");
@@ -905,9 +742,5 @@ Suite *suite_moves(void)
     tcase_add_test(x, discard_last_and_repeated);
     tcase_add_test(x, discard_at_init);
     suite_add_tcase(s, x);
-    TCase *f = tcase_create("perft");
-    tcase_set_timeout(f, 60);
-    tcase_add_loop_test(f, perft_golden, 0, (int)(sizeof perft_games / sizeof perft_games[0]));
-    suite_add_tcase(s, f);
     return s;
 }

@@ -1,11 +1,15 @@
-/* test_store.c: carcd's storage (server/store.c) without a loop: the lobby
- * is driven with fake sessions as in test_room.c, and batches are written
- * with store_flush() where the server would run them on the thread pool.
+/* test_store.c: carcd's storage (server/store.c, store_restore.c) without a
+ * loop, in the scratch directory and world of store_util.h: the lobby is driven
+ * with fake sessions as in test_room.c, and batches are written with
+ * store_flush() where the server would run them on the thread pool.
  *
- * Covered: the schema and its version check, damaged files, an unwritable
- * directory, tokens kept as hashes only, write before tell (nothing is sent
- * before the commit; a failed commit undoes the move), and rooms stored and
- * restored in the lobby, mid-game and finished. */
+ * Covered: the schema, its version check and the migration from schema 1,
+ * damaged files, an unwritable directory, a second store on one directory (the
+ * lock), tokens kept as hashes only, write before tell (nothing is sent before
+ * the commit; a failed commit undoes the move, and a crash after it keeps the
+ * seqs apart), rooms stored and restored in the lobby, mid-game and finished,
+ * abandoned games kept as records and stale rooms closed at start. Reading the
+ * records back (server/store_read.c) is in test_store_read.c. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,42 +18,18 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <uv.h>
 
 #include "event_json.h"
 #include "lobby.h"
-#include "log.h"
 #include "record_json.h"
 #include "room.h"
 #include "session.h"
 #include "sha256.h"
 #include "store.h"
+#include "store_util.h"
 #include "tests.h"
 
-/* ---- a scratch data directory ---- */
-
-static char dir[64];
-static char dbpath[128];
-
-static void dir_setup(void)
-{
-    log_level_set(LOG_ERROR);
-    snprintf(dir, sizeof dir, "/tmp/carc-store-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(dbpath, sizeof dbpath, "%s/%s", dir, STORE_FILE);
-}
-
-static void dir_teardown(void)
-{
-    char p[160];
-    const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-    for (int i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s%s", dbpath, suffix[i]);
-        unlink(p);
-    }
-    chmod(dir, 0700);
-    rmdir(dir);
-}
+/* ---- file helpers ---- */
 
 /* The bytes of a file (and its size), malloc'd; NULL when missing. */
 static char *slurp(const char *path, size_t *len)
@@ -80,82 +60,7 @@ static int contains(const char *hay, size_t n, const char *needle)
 
 /* ---- fake clients ---- */
 
-struct fake {
-    struct session s;
-    char token[PROTO_TOKEN_MAX];
-    char room[PROTO_ROOM_MAX];
-    int seat;
-};
-
-static void fake_wake(struct session *s)
-{
-    (void)s;
-}
-
-static void fake_close(struct session *s)
-{
-    (void)s;
-}
-
-static const struct session_sink sink = {fake_wake, fake_close};
-static struct lobby *lb;
-static struct store *st;
-static uint64_t now = 1000000;
-static struct fake *fakes[16];
-static int nfakes;
 static char last[65536];
-
-/* The server starting: its lobby, its store, the rooms restored (stale_s
- * and now_ms as store_restore's). */
-static void world_open_at(int stale_s, uint64_t now_ms)
-{
-    struct lobby_limits l;
-    lobby_limits_defaults(&l);
-    l.rate = l.burst = l.flood_rate = l.flood_burst = 100000;
-    lb = lobby_new(&l);
-    char err[512];
-    st = store_open(dir, 300, err, sizeof err);
-    ck_assert_msg(st != NULL, "%s", err);
-    lobby_store_set(lb, st);
-    ck_assert_int_ge(store_restore(st, lb, stale_s, now_ms, err, sizeof err), 0);
-}
-
-static void world_open(void)
-{
-    world_open_at(0, 0);
-}
-
-static void world_close(void)
-{
-    for (int i = 0; i < nfakes; i++) {
-        lobby_session_close(lb, &fakes[i]->s);
-        session_fini(&fakes[i]->s);
-        free(fakes[i]);
-    }
-    nfakes = 0;
-    ck_assert_int_eq(store_flush(st, lb), 0);
-    lobby_free(lb);
-    store_close(st);
-    lb = NULL;
-    st = NULL;
-}
-
-/* As if the process died: nothing dirty reaches the disk. */
-static void world_crash(void)
-{
-    store_test_fail(st, 1000);
-    for (int i = 0; i < nfakes; i++) {
-        lobby_session_close(lb, &fakes[i]->s);
-        session_fini(&fakes[i]->s);
-        free(fakes[i]);
-    }
-    nfakes = 0;
-    store_flush(st, lb);
-    lobby_free(lb);
-    store_close(st);
-    lb = NULL;
-    st = NULL;
-}
 
 static const char *pop(struct fake *f)
 {
@@ -193,12 +98,7 @@ static void drain(struct fake *f)
 
 static struct fake *fake_new(void)
 {
-    struct fake *f = calloc(1, sizeof *f);
-    ck_assert_ptr_nonnull(f);
-    f->seat = -1;
-    session_init(&f->s, &sink, f, &lb->lim, now);
-    fakes[nfakes++] = f;
-    lobby_session_open(lb, &f->s, "10.0.0.1", now);
+    struct fake *f = su_fake_open();
     expect(f, "welcome");
     return f;
 }
@@ -212,14 +112,14 @@ static void say(struct fake *f, const char *fmt, ...)
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     snprintf(msg, sizeof msg, "{\"v\":1,%s}", body);
-    lobby_session_message(lb, &f->s, msg, strlen(msg), now);
-    now += 10;
+    lobby_session_message(su_lb, &f->s, msg, strlen(msg), su_now);
+    su_now += 10;
 }
 
 /* The commit of everything so far (the server does it once per loop turn). */
 static void commit(void)
 {
-    ck_assert_int_eq(store_flush(st, lb), 0);
+    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
 }
 
 static void take_seat(struct fake *f, const char *j)
@@ -238,7 +138,7 @@ static struct room *create(struct fake *f, const char *extra)
     commit();
     take_seat(f, expect(f, "joined"));
     expect(f, "state");
-    return lobby_room_find(lb, f->room);
+    return lobby_room_find(su_lb, f->room);
 }
 
 static void join(struct fake *f, const char *room, const char *name, const char *pw)
@@ -266,7 +166,7 @@ static void play_first(struct room *r, struct fake *f)
 
 static struct room *game(struct fake **pa, struct fake **pb)
 {
-    ck_assert_int_eq(lobby_test_game(lb, 7, deck, NDECK), 0);
+    ck_assert_int_eq(lobby_test_game(su_lb, 7, deck, NDECK), 0);
     struct fake *a = fake_new(), *b = fake_new();
     struct room *r = create(a, "2");
     join(b, a->room, "Bob", "");
@@ -290,27 +190,27 @@ static struct fake *mover(struct room *r, struct fake *a, struct fake *b)
 START_TEST(schema_created_and_version_checked)
 {
     char err[512];
-    struct store *s = store_open(dir, 300, err, sizeof err);
+    struct store *s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
     size_t n;
-    char *b = slurp(dbpath, &n);
+    char *b = slurp(su_dbpath, &n);
     ck_assert_ptr_nonnull(b);
     ck_assert_uint_ge(n, 100);
     ck_assert(memcmp(b, "SQLite format 3", 15) == 0);
     /* PRAGMA user_version: header bytes 60..63, big-endian. */
     ck_assert_int_eq(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63], STORE_SCHEMA);
     /* Opening again keeps it. */
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
     /* A newer schema is refused. */
-    int fd = open(dbpath, O_WRONLY);
+    int fd = open(su_dbpath, O_WRONLY);
     ck_assert_int_ge(fd, 0);
     unsigned char v[4] = {0, 0, 0, STORE_SCHEMA + 1};
     ck_assert_int_eq(pwrite(fd, v, 4, 60), 4);
     close(fd);
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
     free(b);
@@ -319,29 +219,29 @@ END_TEST
 
 START_TEST(damaged_file_refused)
 {
-    FILE *f = fopen(dbpath, "wb");
+    FILE *f = fopen(su_dbpath, "wb");
     ck_assert_ptr_nonnull(f);
     for (int i = 0; i < 8192; i++)
         fputc("garbage!"[i % 8], f);
     fclose(f);
     char err[512];
-    struct store *s = store_open(dir, 300, err, sizeof err);
+    struct store *s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(err, "not a carcd database") != NULL, "%s", err);
     /* A real database whose pages were overwritten. */
-    unlink(dbpath);
-    s = store_open(dir, 300, err, sizeof err);
+    unlink(su_dbpath);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_ptr_nonnull(s);
     store_close(s);
     size_t n;
-    char *b = slurp(dbpath, &n);
+    char *b = slurp(su_dbpath, &n);
     ck_assert_uint_gt(n, 4096);
-    int fd = open(dbpath, O_WRONLY);
+    int fd = open(su_dbpath, O_WRONLY);
     char junk[4096];
     memset(junk, 0xA5, sizeof junk);
     ck_assert_int_eq(pwrite(fd, junk, sizeof junk, 4096), (ssize_t)sizeof junk);
     close(fd);
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_ptr_null(s);
     free(b);
 }
@@ -352,9 +252,9 @@ START_TEST(unwritable_dir_refused)
     char err[512];
     struct store *s;
     if (geteuid() != 0) {
-        ck_assert_int_eq(chmod(dir, 0555), 0);
-        s = store_open(dir, 300, err, sizeof err);
-        chmod(dir, 0700);
+        ck_assert_int_eq(chmod(su_dir, 0555), 0);
+        s = store_open(su_dir, 300, err, sizeof err);
+        chmod(su_dir, 0700);
     } else {
         s = store_open("/proc", 300, err, sizeof err); /* not even root creates files there */
     }
@@ -387,7 +287,7 @@ START_TEST(tokens_stored_as_hashes)
     sha256_hex(ta, ha);
     for (int i = 0; i < 2; i++) {
         char p[160];
-        snprintf(p, sizeof p, "%s%s", dbpath, files[i]);
+        snprintf(p, sizeof p, "%s%s", su_dbpath, files[i]);
         size_t n;
         char *buf = slurp(p, &n);
         if (buf == NULL)
@@ -402,7 +302,7 @@ START_TEST(tokens_stored_as_hashes)
     ck_assert_msg(found_chat, "the chat line is not stored");
     /* Back after a restart: the tokens still open the seats. */
     world_open();
-    r = lobby_room_find(lb, room);
+    r = lobby_room_find(su_lb, room);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(room_token_seat(r, ta), 0);
     ck_assert_int_eq(room_token_seat(r, tb), 1);
@@ -423,7 +323,7 @@ START_TEST(lobby_room_restored)
     world_close();
 
     world_open();
-    r = lobby_room_find(lb, room);
+    r = lobby_room_find(su_lb, room);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->phase, PROTO_PHASE_LOBBY);
     ck_assert_int_eq(r->nseats, 3);
@@ -473,7 +373,7 @@ START_TEST(game_restored_mid_game_and_finished)
     world_close();
 
     world_open();
-    r = lobby_room_find(lb, room);
+    r = lobby_room_find(su_lb, room);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
     ck_assert_int_eq(r->game->turn, turn);
@@ -482,7 +382,7 @@ START_TEST(game_restored_mid_game_and_finished)
     ck_assert_int_eq(r->game->players[0].score, s0);
     ck_assert_int_eq(r->game->players[1].score, s1);
     int code = 0;
-    ck_assert_ptr_null(store_game_get(st, room, &code));
+    ck_assert_ptr_null(store_game_get(su_st, room, &code));
     ck_assert_int_eq(code, 404);
     /* Both players resume with their tokens and play to the end. */
     a = fake_new();
@@ -505,7 +405,7 @@ START_TEST(game_restored_mid_game_and_finished)
     ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
     s0 = r->game->players[0].score;
     s1 = r->game->players[1].score;
-    char *rec = store_game_get(st, room, &code);
+    char *rec = store_game_get(su_st, room, &code);
     ck_assert_int_eq(code, 200);
     ck_assert_ptr_nonnull(rec);
     ck_assert(strstr(rec, "\"seed\":7") != NULL);
@@ -514,11 +414,11 @@ START_TEST(game_restored_mid_game_and_finished)
 
     /* Finished: a record, no longer a room. */
     world_open();
-    ck_assert_ptr_null(lobby_room_find(lb, room));
-    rec = store_game_get(st, room, &code);
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
+    rec = store_game_get(su_st, room, &code);
     ck_assert_ptr_nonnull(rec);
     free(rec);
-    char *page = store_games_get(st, 1, STORE_FINISHED, &code);
+    char *page = store_games_get(su_st, 1, STORE_FINISHED, &code);
     ck_assert_int_eq(code, 200);
     char want[64];
     snprintf(want, sizeof want, "\"scores\":[%d,%d]", s0, s1);
@@ -549,27 +449,27 @@ START_TEST(failed_commit_undoes_the_move)
     int turn = r->game->turn;
     struct fake *m = mover(r, a, b);
     struct fake *o = m == a ? b : a;
-    store_test_fail(st, 1);
+    store_test_fail(su_st, 1);
     play_first(r, m);
     ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
-    ck_assert_int_eq(store_flush(st, lb), -1);
+    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* The fresh state is not told before it is stored either. */
     ck_assert_ptr_null(pop(m));
     ck_assert_ptr_null(pop(o));
     ck_assert_int_eq(r->game->turn, turn); /* undone */
-    ck_assert(store_failing(st));
+    ck_assert(store_failing(su_st));
     /* While the disk fails, moves are refused. */
     play_first(r, m);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* A second failure tells nothing more. */
-    store_test_fail(st, 1);
-    ck_assert_int_eq(store_flush(st, lb), -1);
+    store_test_fail(su_st, 1);
+    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
     ck_assert_ptr_null(pop(o));
     /* The disk is back: the retry clears the failure, the state goes out, and
      * moves go through. */
     commit();
-    ck_assert(!store_failing(st));
+    ck_assert(!store_failing(su_st));
     expect(m, "state");
     expect(o, "state");
     play_first(r, m);
@@ -595,16 +495,16 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
     play_first(r, mover(r, a, b));
     commit();
     struct fake *m = mover(r, a, b);
-    store_test_fail(st, 1);
+    store_test_fail(su_st, 1);
     play_first(r, m);
-    ck_assert_int_eq(store_flush(st, lb), -1);
+    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
     /* Someone's connection drops meanwhile: a change to tell, not stored. */
     say(b, "\"type\":\"leave\"");
     long long sa = last_seq(a), sb = last_seq(b), seen = sa > sb ? sa : sb;
     ck_assert_int_gt(seen, 0);
     world_crash();
     world_open();
-    r = lobby_room_find(lb, room);
+    r = lobby_room_find(su_lb, room);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_gt(r->seq, seen);
     a = fake_new();
@@ -621,7 +521,7 @@ END_TEST
 START_TEST(schema_migrated_from_v1)
 {
     char err[512];
-    struct store *s = store_open(dir, 300, err, sizeof err);
+    struct store *s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     ck_assert_int_eq(store_test_exec(s, "DROP INDEX games_status; DROP TABLE games;"
                                         "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT"
@@ -633,14 +533,14 @@ START_TEST(schema_migrated_from_v1)
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
     size_t n;
-    unsigned char *b = (unsigned char *)slurp(dbpath, &n);
+    unsigned char *b = (unsigned char *)slurp(su_dbpath, &n);
     ck_assert_int_eq(b[60] << 24 | b[61] << 16 | b[62] << 8 | b[63], STORE_SCHEMA);
     free(b);
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     int code = 0;
     char *page = store_games_get(s, 1, STORE_FINISHED, &code);
     ck_assert_int_eq(code, 200);
@@ -653,49 +553,12 @@ START_TEST(schema_migrated_from_v1)
 }
 END_TEST
 
-/* Every record stays reachable, not only the newest: 1,005 games, paged. */
-START_TEST(records_paged_from_disk)
-{
-    char err[512];
-    struct store *s = store_open(dir, 300, err, sizeof err);
-    ck_assert_msg(s != NULL, "%s", err);
-    ck_assert_int_eq(store_test_exec(s, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
-                                        " FROM n WHERE i < 1005) INSERT INTO games SELECT 'G' || i,"
-                                        " '{\"n\":' || i || '}', '[\"A\"]', '[' || i || ']', i,"
-                                        " 'finished' FROM n;"),
-                     0);
-    int code = 0;
-    char *page = store_games_get(s, 1, STORE_FINISHED, &code);
-    ck_assert_int_eq(code, 200);
-    ck_assert_msg(strstr(page, "\"total\":1005,\"games\":[{\"id\":\"G1005\"") != NULL, "%s", page);
-    free(page);
-    page = store_games_get(s, 51, STORE_FINISHED, &code);
-    ck_assert_msg(strstr(page, "\"page\":51") && strstr(page, "\"id\":\"G5\"") &&
-                      strstr(page, "\"id\":\"G1\"") && !strstr(page, "\"id\":\"G6\""),
-                  "%s", page);
-    free(page);
-    page = store_games_get(s, 52, STORE_FINISHED, &code);
-    ck_assert_msg(strstr(page, "\"games\":[]") != NULL, "%s", page);
-    free(page);
-    page = store_games_get(s, 1, STORE_ABANDONED, &code);
-    ck_assert_msg(strstr(page, "\"total\":0") != NULL, "%s", page);
-    free(page);
-    char *rec = store_game_get(s, "G1", &code); /* the oldest */
-    ck_assert_int_eq(code, 200);
-    ck_assert_str_eq(rec, "{\"n\":1}");
-    free(rec);
-    ck_assert_ptr_null(store_game_get(s, "G1006", &code));
-    ck_assert_int_eq(code, 404);
-    store_close(s);
-}
-END_TEST
-
 /* The number of moves of room id's record when the list of games with this
  * status has it, else -1. */
 static int record_moves(const char *id, const char *status)
 {
     int code = 0;
-    char *page = store_games_get(st, 1, status, &code);
+    char *page = store_games_get(su_st, 1, status, &code);
     ck_assert_int_eq(code, 200);
     char want[64];
     snprintf(want, sizeof want, "\"id\":\"%s\",\"status\":\"%s\"", id, status);
@@ -703,7 +566,7 @@ static int record_moves(const char *id, const char *status)
     free(page);
     if (!listed)
         return -1;
-    char *rec = store_game_get(st, id, &code);
+    char *rec = store_game_get(su_st, id, &code);
     ck_assert_int_eq(code, 200);
     struct carc_record *cr = calloc(1, sizeof *cr);
     struct proto_error perr;
@@ -727,20 +590,20 @@ START_TEST(abandoned_game_kept_as_record)
         commit();
     }
     /* Everyone leaves; room-ttl later the room is closed. */
-    lobby_session_close(lb, &a->s);
-    lobby_session_close(lb, &b->s);
+    lobby_session_close(su_lb, &a->s);
+    lobby_session_close(su_lb, &b->s);
     struct lobby_limits l;
     lobby_limits_defaults(&l);
-    lobby_tick(lb, now);
-    lobby_tick(lb, now + (uint64_t)l.room_ttl * 1000 + 1);
-    ck_assert_ptr_null(lobby_room_find(lb, room));
+    lobby_tick(su_lb, su_now);
+    lobby_tick(su_lb, su_now + (uint64_t)l.room_ttl * 1000 + 1);
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
     commit();
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
     ck_assert_int_eq(record_moves(room, STORE_FINISHED), -1);
     world_close();
     /* Not restored as a room. */
     world_open();
-    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
     world_close();
 }
@@ -762,15 +625,15 @@ START_TEST(stale_rooms_closed_at_start)
     world_close();
     /* A week later, with stale-room one day. */
     world_open_at(24 * 3600, (uint64_t)time(NULL) * 1000 + 7ull * 24 * 3600 * 1000);
-    ck_assert_ptr_null(lobby_room_find(lb, room));
-    ck_assert_ptr_null(lobby_room_find(lb, lobby_room));
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
+    ck_assert_ptr_null(lobby_room_find(su_lb, lobby_room));
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 3);
     ck_assert_int_eq(record_moves(lobby_room, STORE_ABANDONED), -1);
     world_close();
     /* Closed for good: a restart without stale-room does not bring them back. */
     world_open();
-    ck_assert_ptr_null(lobby_room_find(lb, room));
-    ck_assert_ptr_null(lobby_room_find(lb, lobby_room));
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
+    ck_assert_ptr_null(lobby_room_find(su_lb, lobby_room));
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 3);
     world_close();
 }
@@ -779,81 +642,14 @@ END_TEST
 START_TEST(second_store_on_a_dir_refused)
 {
     char err[512];
-    struct store *s = store_open(dir, 300, err, sizeof err);
+    struct store *s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
-    ck_assert_ptr_null(store_open(dir, 300, err, sizeof err));
+    ck_assert_ptr_null(store_open(su_dir, 300, err, sizeof err));
     ck_assert_msg(strstr(err, "another carcd") != NULL, "%s", err);
     store_close(s);
-    s = store_open(dir, 300, err, sizeof err);
+    s = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
-}
-END_TEST
-
-/* ---- reads on the thread pool ---- */
-
-struct got {
-    int calls, status;
-    char *json;
-};
-
-static void on_got(void *arg, int status, char *json)
-{
-    struct got *g = arg;
-    g->calls++;
-    g->status = status;
-    free(g->json);
-    g->json = json;
-}
-
-static void loop_until(uv_loop_t *loop, const int *flag)
-{
-    for (int i = 0; i < 100000 && !*flag; i++)
-        uv_run(loop, UV_RUN_ONCE);
-    ck_assert(*flag);
-}
-
-START_TEST(reads_on_the_thread_pool)
-{
-    world_open();
-    ck_assert_int_eq(store_test_exec(st, "INSERT INTO games VALUES('R1', '{\"r\":1}', '[\"A\"]',"
-                                         " '[1]', 1, 'finished')"),
-                     0);
-    uv_loop_t loop;
-    ck_assert_int_eq(uv_loop_init(&loop), 0);
-    store_start(st, &loop, lb, NULL);
-    struct got g = {0}, miss = {0}, list = {0}, gone = {0};
-    ck_assert_ptr_nonnull(store_game_read(st, "R1", on_got, &g));
-    ck_assert_ptr_nonnull(store_game_read(st, "R2", on_got, &miss));
-    ck_assert_ptr_nonnull(store_games_read(st, 1, STORE_FINISHED, on_got, &list));
-    struct store_read *rq = store_game_read(st, "R1", on_got, &gone);
-    ck_assert_int_eq(g.calls, 0); /* never before the read */
-    store_read_cancel(rq);
-    loop_until(&loop, &list.calls);
-    ck_assert_int_eq(g.status, 200);
-    ck_assert_str_eq(g.json, "{\"r\":1}");
-    ck_assert_int_eq(miss.status, 404);
-    ck_assert_ptr_null(miss.json);
-    ck_assert_msg(strstr(list.json, "\"id\":\"R1\"") != NULL, "%s", list.json);
-    /* A burst: one runs, STORE_READS_MAX wait, the next is refused. */
-    struct got burst = {0};
-    int taken = 0;
-    while (store_game_read(st, "R1", on_got, &burst) != NULL)
-        taken++;
-    ck_assert_int_eq(taken, STORE_READS_MAX + 1);
-    /* Stopping answers the waiting ones at once (503); the running one ends. */
-    store_stop(st);
-    ck_assert_int_eq(burst.calls, STORE_READS_MAX);
-    ck_assert_int_eq(burst.status, 503);
-    ck_assert_ptr_null(store_game_read(st, "R1", on_got, &burst));
-    uv_run(&loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(burst.calls, STORE_READS_MAX + 1);
-    ck_assert_int_eq(gone.calls, 0);
-    ck_assert_int_eq(uv_loop_close(&loop), 0);
-    free(g.json);
-    free(list.json);
-    free(burst.json);
-    world_close();
 }
 END_TEST
 
@@ -871,11 +667,9 @@ Suite *suite_store(void)
     tcase_add_test(tc, failed_commit_undoes_the_move);
     tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
     tcase_add_test(tc, schema_migrated_from_v1);
-    tcase_add_test(tc, records_paged_from_disk);
     tcase_add_test(tc, abandoned_game_kept_as_record);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
-    tcase_add_test(tc, reads_on_the_thread_pool);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,62 @@
+/* test_config.c: carcd's configuration (server/config.c, config_load): the
+ * command-line flags, the config file and which of them wins, the defaults,
+ * and the errors for bad values, unknown keys and stray arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tests.h"
+
+START_TEST(config_parse)
+{
+    struct carcd_config c;
+    char err[256];
+    char *argv[] = {"carcd", "--port", "0", "--listen=0.0.0.0", "--rate", "5", NULL};
+    ck_assert_int_eq(config_load(&c, 6, argv, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.port, 0);
+    ck_assert_str_eq(c.listen, "0.0.0.0");
+    ck_assert_int_eq(c.limits.rate, 5);
+    ck_assert_int_eq(c.limits.message_bytes, 16384);
+    ck_assert_int_eq(c.limits.idle_timeout, 600);
+    ck_assert_str_eq(c.data_dir, "./data");
+    ck_assert_str_eq(c.web_root, "clients/web");
+
+    char path[] = "/tmp/carcd-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "# carcd\nport = 9000\n  history=  7  # deltas\n\nlog-level = debug\n");
+    fclose(f);
+    char *argv2[] = {"carcd", "--port", "9100", "-c", path, NULL};
+    ck_assert_int_eq(config_load(&c, 5, argv2, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.port, 9100); /* the flag wins */
+    ck_assert_int_eq(c.limits.history, 7);
+    ck_assert_int_eq(c.log_level, 3);
+
+    f = fopen(path, "w");
+    fprintf(f, "port = 9000\nbogus = 1\n");
+    fclose(f);
+    char *argv3[] = {"carcd", "--config", path, NULL};
+    ck_assert_int_eq(config_load(&c, 3, argv3, stdout, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, ":2:"));
+    unlink(path);
+
+    char *argv4[] = {"carcd", "--port", "70000", NULL};
+    ck_assert_int_eq(config_load(&c, 3, argv4, stdout, err, sizeof err), -1);
+    char *argv5[] = {"carcd", "--port", NULL};
+    ck_assert_int_eq(config_load(&c, 2, argv5, stdout, err, sizeof err), -1);
+    char *argv6[] = {"carcd", "stray", NULL};
+    ck_assert_int_eq(config_load(&c, 2, argv6, stdout, err, sizeof err), -1);
+}
+END_TEST
+
+Suite *suite_config(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, config_parse);
+    suite_add_tcase(s, tc);
+    return s;
+}

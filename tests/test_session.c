@@ -1,0 +1,228 @@
+/* test_session.c: a connection's limits (server/session.c, and the lobby
+ * that enforces them in server/lobby.c) through the fake clients of
+ * room_util.h: the message rate and flood buckets, the message size and
+ * frame reassembly, the outbound queue, the idle timeout and room TTL,
+ * connections per address, and the close codes of a shutdown. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "room_util.h"
+#include "tests.h"
+
+/* ---- abuse ---- */
+
+START_TEST(rate_limit_and_flood)
+{
+    struct fake *a = fake_new();
+    int pongs = 0, limited = 0;
+    /* All at one instant: the burst (40) passes, then rate_limited. */
+    for (int i = 0; i < 60; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\",\"id\":1}");
+    const char *m;
+    while ((m = pop(a)) != NULL) {
+        if (strcmp(jstr(m, "type"), "pong") == 0)
+            pongs++;
+        else if (strcmp(jstr(m, "code"), "rate_limited") == 0) {
+            limited++;
+            ck_assert_int_eq(jint(m, "ref"), 1);
+        }
+    }
+    ck_assert_int_eq(pongs, 40);
+    ck_assert_int_eq(limited, 20);
+    ck_assert_int_eq(a->closes, 0);
+    /* Half a second later, 10 more pass. */
+    now += 500;
+    for (int i = 0; i < 10; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    for (int i = 0; i < 10; i++)
+        expect(a, "pong");
+    /* Far over (the flood bucket, 80 burst): closed with 1008. */
+    for (int i = 0; i < 200 && !a->s.closing; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_POLICY);
+    /* Nothing more is handled. */
+    drain(a);
+    now += 100000;
+    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    expect_nothing(a);
+}
+END_TEST
+
+START_TEST(message_too_big)
+{
+    struct fake *a = fake_new();
+    size_t n = lb->lim.message_bytes + 1;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[n] = '\0';
+    lobby_session_message(lb, &a->s, big, n, now);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_TOO_BIG);
+    free(big);
+    /* The reassembly buffer refuses to grow past the limit too. */
+    struct fake *b = fake_new();
+    char chunk[4096];
+    memset(chunk, 'x', sizeof chunk);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, sizeof chunk, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, sizeof chunk, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, chunk, 10, 20000, 0), -1);
+    session_rx_reset(&b->s);
+    ck_assert_int_eq(session_rx_append(&b->s, "{\"v\":1,", 7, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, "\"type\":\"ping\"}", 14, 0, 1), 1);
+    lobby_session_message(lb, &b->s, b->s.rx, b->s.rxlen, now);
+    expect(b, "pong");
+}
+END_TEST
+
+static void small_queue(struct lobby_limits *l)
+{
+    l->queue_messages = 8;
+}
+
+START_TEST(queue_overflow)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *slow = fake_new();
+    create(a, "2");
+    join(b, a->room, "Bob");
+    drain(a);
+    say(slow, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    /* slow never reads: watching + state are queued, then chat piles up. */
+    for (int i = 0; i < 8; i++) {
+        say(a, "\"type\":\"chat\",\"text\":\"m%d\"", i);
+        now += 20000; /* stay under the chat rate */
+        drain(a);
+        drain(b);
+    }
+    ck_assert_int_eq(slow->closes, 1);
+    ck_assert_int_eq(slow->s.close_code, SESSION_CLOSE_OVERFLOW);
+    ck_assert_int_eq(queued(slow), 0); /* dropped at once */
+    ck_assert_int_eq(a->closes, 0);
+    ck_assert_int_eq(b->closes, 0);
+    /* The others go on; the slow one is still a member until its
+     * connection is gone, but gets nothing more. */
+    say(a, "\"type\":\"chat\",\"text\":\"still here\"");
+    expect(b, "chat");
+    expect_nothing(slow);
+    fake_free(slow);
+    say(a, "\"type\":\"chat\",\"text\":\"bye\"");
+    expect(b, "chat");
+}
+END_TEST
+
+static void short_idle(struct lobby_limits *l)
+{
+    l->idle_timeout = 10;
+    l->room_ttl = 30;
+}
+
+START_TEST(idle_and_ttl)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    create(a, "2");
+    char room[PROTO_ROOM_MAX];
+    snprintf(room, sizeof room, "%s", a->room);
+    now += 5000;
+    say(b, "\"type\":\"ping\"");
+    now += 6000;
+    lobby_tick(lb, now);
+    /* a was silent for 11 s, b for 6 s */
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_IDLE);
+    ck_assert_int_eq(b->closes, 0);
+    fake_free(a);
+    /* The room has nobody connected: kept for room_ttl, then deleted. */
+    ck_assert_ptr_nonnull(lobby_room_find(lb, room));
+    lobby_tick(lb, now);
+    now += 29000;
+    say(b, "\"type\":\"ping\"");
+    lobby_tick(lb, now);
+    ck_assert_ptr_nonnull(lobby_room_find(lb, room));
+    now += 2000;
+    say(b, "\"type\":\"ping\"");
+    lobby_tick(lb, now);
+    ck_assert_ptr_null(lobby_room_find(lb, room));
+    ck_assert_int_eq(b->closes, 0);
+}
+END_TEST
+
+static void two_per_ip(struct lobby_limits *l)
+{
+    l->conns_per_ip = 2;
+}
+
+START_TEST(connections_per_address)
+{
+    struct fake *a = fake_new_from("10.0.0.9"), *b = fake_new_from("10.0.0.9");
+    expect(a, "welcome");
+    expect(b, "welcome");
+    struct fake *c = fake_new_from("10.0.0.9");
+    ck_assert_int_eq(c->closes, 1);
+    ck_assert_int_eq(c->s.close_code, SESSION_CLOSE_POLICY);
+    expect_nothing(c);
+    struct fake *d = fake_new_from("10.0.0.10");
+    expect(d, "welcome");
+    fake_free(c); /* a refused connection does not free a slot */
+    struct fake *e = fake_new_from("10.0.0.9");
+    ck_assert_int_eq(e->closes, 1);
+    fake_free(e);
+    fake_free(a);
+    struct fake *f = fake_new_from("10.0.0.9");
+    expect(f, "welcome");
+    ck_assert_int_eq(f->closes, 0);
+}
+END_TEST
+
+START_TEST(shutdown)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    create(a, "2");
+    say(b, "\"type\":\"ping\"");
+    lobby_shutdown(lb);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(b->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_GOING_AWAY);
+    ck_assert_str_eq(a->s.close_reason, "server restarting, retry");
+    ck_assert(a->s.close_flush);
+    /* b's pong is still delivered before the close */
+    expect(b, "pong");
+    struct fake *c = fake_new_from("10.0.0.2");
+    ck_assert_int_eq(c->closes, 1);
+    ck_assert_int_eq(c->s.close_code, SESSION_CLOSE_GOING_AWAY);
+}
+END_TEST
+
+/* ---- registry ---- */
+
+static void setup_small_queue(void)
+{
+    setup_with(small_queue);
+}
+static void setup_short_idle(void)
+{
+    setup_with(short_idle);
+}
+static void setup_two_per_ip(void)
+{
+    setup_with(two_per_ip);
+}
+
+Suite *suite_session(void)
+{
+    Suite *s = suite_create("session");
+    TCase *tc = tcase_with("lobby", setup_default);
+    tcase_add_test(tc, rate_limit_and_flood);
+    tcase_add_test(tc, message_too_big);
+    tcase_add_test(tc, shutdown);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("queue", setup_small_queue);
+    tcase_add_test(tc, queue_overflow);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("idle", setup_short_idle);
+    tcase_add_test(tc, idle_and_ttl);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("addresses", setup_two_per_ip);
+    tcase_add_test(tc, connections_per_address);
+    suite_add_tcase(s, tc);
+    return s;
+}
