@@ -249,6 +249,34 @@ void store_chat(struct store *st, const struct room *r, int seat, const char *na
 
 /* ---- the batch cycle ---- */
 
+/* A failed batch's chat lines and closed rooms belong to no room that could
+ * write them again (rooms that still exist are marked dirty and snapshot
+ * anew): they go to the front of the batch being filled, in their order, so
+ * that nothing is dropped. */
+static void batch_carry(struct store *st, struct batch *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        struct sb_room *e = &b->rooms[i];
+        if (e->gone == SB_WRITE)
+            continue;
+        struct sb_room *n = store__batch_add(st->fill);
+        *n = *e;
+        e->moves = NULL;
+        e->move_from = e->move_to = 0;
+        e->record = e->players = e->scores = NULL;
+    }
+    if (b->chat != NULL) {
+        struct sb_chat *last = b->chat;
+        while (last->next != NULL)
+            last = last->next;
+        last->next = st->fill->chat;
+        if (st->fill->chat == NULL)
+            st->fill->chat_tail = &last->next;
+        st->fill->chat = b->chat;
+        b->chat = NULL;
+    }
+}
+
 static void batch_finish(struct store *st, struct batch *b)
 {
     st->done_gen = b->gen;
@@ -260,6 +288,8 @@ static void batch_finish(struct store *st, struct batch *b)
     if (b->ok && st->failing)
         log_warn("storage: commits work again");
     st->failing = !b->ok;
+    if (!b->ok)
+        batch_carry(st, b);
     for (int i = 0; i < b->n; i++) {
         struct sb_room *e = &b->rooms[i];
         if (e->gone == 0 && st->lb != NULL) {

@@ -609,6 +609,41 @@ START_TEST(abandoned_game_kept_as_record)
 }
 END_TEST
 
+/* A failed commit drops nothing that no room can write again: its chat lines
+ * and the closing of a room already freed go with the next commit. */
+START_TEST(failed_commit_keeps_chat_and_closed_rooms)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX];
+    memcpy(room, r->id, sizeof room);
+    for (int i = 0; i < 2; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    say(a, "\"type\":\"chat\",\"text\":\"carried-over-line\"");
+    lobby_session_close(su_lb, &a->s);
+    lobby_session_close(su_lb, &b->s);
+    struct lobby_limits l;
+    lobby_limits_defaults(&l);
+    lobby_tick(su_lb, su_now);
+    lobby_tick(su_lb, su_now + (uint64_t)l.room_ttl * 1000 + 1);
+    ck_assert_ptr_null(lobby_room_find(su_lb, room));
+    store_test_fail(su_st, 1);
+    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), -1); /* not yet */
+    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
+    world_close();
+    size_t n;
+    char *buf = slurp(su_dbpath, &n);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_msg(contains(buf, n, "carried-over-line"), "the chat line was dropped");
+    free(buf);
+}
+END_TEST
+
 START_TEST(stale_rooms_closed_at_start)
 {
     world_open();
@@ -668,6 +703,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
     tcase_add_test(tc, schema_migrated_from_v1);
     tcase_add_test(tc, abandoned_game_kept_as_record);
+    tcase_add_test(tc, failed_commit_keeps_chat_and_closed_rooms);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
     suite_add_tcase(s, tc);
