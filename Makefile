@@ -60,7 +60,7 @@ TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
 #   server/main.c and server/net.c are the process and the network adapter (the one file that
 #   includes libwebsockets.h); every other server/*.c is the transport-free core (lobby, rooms,
 #   sessions, HTTP routes, config), archived as $(BUILD)/libcarcd.a and linked into both carcd
-#   and the test runner (tests/test_room.c drives the lobby without sockets).
+#   and the test runner (tests/test_room.c and test_session.c drive the lobby without sockets).
 SERVER_SRC      := $(wildcard server/*.c)
 SERVER_PROC_SRC := $(filter server/main.c server/net.c,$(SERVER_SRC))
 SERVER_CORE_SRC := $(filter-out $(SERVER_PROC_SRC),$(SERVER_SRC))
@@ -270,16 +270,19 @@ $(foreach t,$(BOT_MAINS),$(eval $(call bot_rule,$(t))))
 integration: all
 	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/integration/run.py
 
-# Three runs: as fast as the server answers with every move stored (durable throughput), the
+# Four runs: as fast as the server answers with every move stored (durable throughput), the
 # same with storage off (memory only), and paced at 1,000 moves/s (the latency target of DESIGN
-# section 6). LOAD_SECONDS bounds each run.
+# section 6), with each commit fsynced (the default) and without (storage-fsync = off).
+# LOAD_SECONDS bounds each run.
 LOAD_SECONDS ?= 30
-LOAD_RUNS := server-load server-load-memory server-load-paced
+LOAD_RUNS := server-load server-load-memory server-load-paced server-load-paced-nofsync
 BENCH += $(LOAD_RUNS)
 bench_server-load = $(BUILD)/carc-load --carcd $(BUILD)/carcd --rooms $(LOAD_ROOMS) \
     --seconds $(LOAD_SECONDS)
 bench_server-load-memory = $(bench_server-load) --carcd-arg --storage --carcd-arg off
 bench_server-load-paced = $(bench_server-load) --rate 1000
+bench_server-load-paced-nofsync = $(bench_server-load-paced) --carcd-arg --storage-fsync \
+    --carcd-arg off
 bench: $(BUILD)/carc-load $(BUILD)/carcd
 bench-load: $(BUILD)/carc-load $(BUILD)/carcd
 	@set -e; $(foreach b,$(LOAD_RUNS),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)

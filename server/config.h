@@ -37,6 +37,7 @@ struct carcd_config {
     int storage;        /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
     int storage_busy_ms; /* how long a write waits for another program's lock */
+    int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
     struct lobby_limits limits;
 };
 

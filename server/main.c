@@ -160,7 +160,8 @@ int main(int argc, char **argv)
             return 1;
         }
         lobby_store_set(sv.lobby, sv.store);
-        if (store_restore(sv.store, sv.lobby, sv.cfg.stale_room, wall_ms(), err, sizeof err) < 0) {
+        if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
+            store_restore(sv.store, sv.lobby, sv.cfg.stale_room, wall_ms(), err, sizeof err) < 0) {
             fprintf(stderr, "carcd: storage: %s\n", err);
             lobby_free(sv.lobby);
             store_close(sv.store);

@@ -47,6 +47,13 @@ struct uv_loop_s;
  * for another program's lock before it fails (STORE_BUSY_MS by default). */
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen);
 
+/* 1 (the default): every commit is fsynced before the batch counts as done
+ * (SQLite's synchronous = FULL), so an acknowledged move survives a power cut.
+ * 0: synchronous = NORMAL, which in WAL mode syncs only at checkpoints: a
+ * commit is in the OS's hands, so it survives a crash of carcd but maybe not
+ * of the machine. 0, or -1 with err. */
+int store_fsync_set(struct store *st, int on, char *err, size_t errlen);
+
 /* Restore into lb every unfinished room not closed. Rooms untouched for
  * stale_s seconds are closed first (0 = never): a game becomes a record with
  * status "abandoned", a lobby room is deleted. Synchronous: call before

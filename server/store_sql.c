@@ -438,3 +438,13 @@ int store_test_exec(struct store *st, const char *sql)
 {
     return store__exec(st->db, sql);
 }
+
+int store_fsync_set(struct store *st, int on, char *err, size_t errlen)
+{
+    if (store__exec(st->db, on ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL") !=
+        0) {
+        store__db_error(err, errlen, st->path, "cannot set synchronous", st->db);
+        return -1;
+    }
+    return 0;
+}

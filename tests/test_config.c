@@ -22,18 +22,25 @@ START_TEST(config_parse)
     ck_assert_int_eq(c.limits.idle_timeout, 600);
     ck_assert_str_eq(c.data_dir, "./data");
     ck_assert_str_eq(c.web_root, "clients/web");
+    /* Storage defaults: every commit fsynced, 5 s for another program's lock. */
+    ck_assert_int_eq(c.storage_fsync, 1);
+    ck_assert_int_eq(c.storage_busy_ms, 5000);
+    ck_assert_int_eq(c.limits.history_bytes, 16384);
 
     char path[] = "/tmp/carcd-test-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, "# carcd\nport = 9000\n  history=  7  # deltas\n\nlog-level = debug\n");
+    fprintf(f, "# carcd\nport = 9000\n  history=  7  # deltas\n\nlog-level = debug\n"
+               "storage-fsync = off\nhistory-bytes = 4096\n");
     fclose(f);
     char *argv2[] = {"carcd", "--port", "9100", "-c", path, NULL};
     ck_assert_int_eq(config_load(&c, 5, argv2, stdout, err, sizeof err), 0);
     ck_assert_int_eq(c.port, 9100); /* the flag wins */
     ck_assert_int_eq(c.limits.history, 7);
     ck_assert_int_eq(c.log_level, 3);
+    ck_assert_int_eq(c.storage_fsync, 0);
+    ck_assert_int_eq(c.limits.history_bytes, 4096);
 
     f = fopen(path, "w");
     fprintf(f, "port = 9000\nbogus = 1\n");
