@@ -193,9 +193,9 @@ static void on_read(void *arg, int status, char *json)
 static int reply_games(struct api *a, const char *path, const char *query, struct api_reply *out)
 {
     int list = strcmp(path, "/api/games") == 0;
-    const char *id = path + 11;
-    if (!list && (strncmp(path, "/api/games/", 11) != 0 || *id == '\0'))
+    if (!list && (strncmp(path, "/api/games/", 11) != 0 || path[11] == '\0'))
         return 0;
+    const char *id = list ? "" : path + 11;
     if (!list && strlen(id) >= PROTO_ROOM_MAX) {
         reply_json_error(out, 404, "no finished or abandoned game with that id");
         return 1;
