@@ -91,7 +91,8 @@ server: $(CARCD)
 help:
 	@echo "make [all]          build libs, tools, carcd and the test runner into $(BUILD)/"
 	@echo "make deps           install missing Debian packages (deploy/deps.sh)"
-	@echo "make test           deps, build, run $(BUILD)/carc-tests, then make integration and make e2e"
+	@echo "make test           deps, build, run $(BUILD)/carc-tests, then make oracle, integration and e2e"
+	@echo "make oracle         engine scores against an independent scorer (tests/gen/score_oracle.py)"
 	@echo "make integration    carcd + real WebSocket clients (tests/integration/run.py)"
 	@echo "make e2e            the browser client in headless Chromium (tests/e2e/, playwright-core)"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
@@ -114,8 +115,15 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
 	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
+	@$(MAKE) --no-print-directory oracle
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory e2e
+
+# The engine's scores after every move against tests/gen/score_oracle.py, an independent
+# implementation of RULES.md's scoring (random games in every configuration, the BGA games).
+.PHONY: oracle
+oracle: all
+	PYTHON=$(INTEGRATION_PYTHON) tests/oracle.sh $(BUILD)
 
 ASAN_BUILD := build/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
