@@ -203,6 +203,11 @@ unsigned long store_batches(const struct store *st)
     return st->batches;
 }
 
+int store_wal_pages(const struct store *st)
+{
+    return st->wal_pages;
+}
+
 static void dirty_unlink(struct store *st, struct room *r)
 {
     for (struct room **p = &st->dirty; *p != NULL; p = &(*p)->dnext)
@@ -328,6 +333,31 @@ static void on_work(uv_work_t *w)
 
 /* What the store costs the loop is measured apart from the commit itself,
  * which runs on the thread pool: building a batch and telling its rooms. */
+/* A passive checkpoint copies the WAL into the database while commits go on
+ * (it waits for nobody); the WAL starts over once it is all copied. */
+static void on_ckpt(uv_work_t *w)
+{
+    struct store *st = w->data;
+    int rc = sqlite3_wal_checkpoint_v2(st->cdb, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+        log_warn("storage: checkpoint: %s", sqlite3_errmsg(st->cdb));
+}
+
+static void on_after_ckpt(uv_work_t *w, int status)
+{
+    (void)status;
+    ((struct store *)w->data)->ckpt_busy = 0;
+}
+
+static void ckpt_maybe(struct store *st)
+{
+    if (st->ckpt_busy || !st->started || st->wal_pages < STORE_CKPT_PAGES)
+        return;
+    st->ckpt.data = st;
+    if (uv_queue_work(st->loop, &st->ckpt, on_ckpt, on_after_ckpt) == 0)
+        st->ckpt_busy = 1;
+}
+
 static void on_after_work(uv_work_t *w, int status)
 {
     struct batch *b = w->data;
@@ -338,6 +368,7 @@ static void on_after_work(uv_work_t *w, int status)
         st->test_fail--;
     uint64_t t0 = uv_hrtime(), commit_ns = b->commit_ns;
     batch_finish(st, b);
+    ckpt_maybe(st);
     if (st->stats != NULL) {
         loopstat_hist_add(&st->stats->store_loop, uv_hrtime() - t0);
         loopstat_hist_add(&st->stats->store_commit, commit_ns);

@@ -28,6 +28,7 @@
 #define STORE_PAGE 20           /* games per page of GET /api/games */
 #define STORE_READS_MAX 64      /* HTTP reads waiting for the disk; more are refused */
 #define STORE_BUSY_MS 5000      /* default of store_open's busy_ms */
+#define STORE_CKPT_PAGES 1000   /* WAL pages that start a checkpoint beside the commits */
 
 /* A game's status as a record: it ended, or its room was closed (room-ttl,
  * stale-room) before it ended. */
@@ -123,5 +124,7 @@ int store_test_exec(struct store *st, const char *sql);
 
 /* Batches committed and moves written so far (for logs and tests). */
 unsigned long store_batches(const struct store *st);
+/* Pages in the write-ahead log after the last commit (tests). */
+int store_wal_pages(const struct store *st);
 
 #endif

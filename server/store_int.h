@@ -80,6 +80,7 @@ struct store_read;
 struct store {
     sqlite3 *db;  /* the writer: batches, restore; one user at a time */
     sqlite3 *rdb; /* the reader: HTTP reads on the thread pool, one at a time */
+    sqlite3 *cdb; /* the checkpointer: WAL checkpoints on the thread pool */
     char path[512];
     int lock_fd; /* the data directory's lock (STORE_LOCK) */
     uv_loop_t *loop;
@@ -90,6 +91,9 @@ struct store {
     struct batch *fill; /* chat lines and gone rooms of the batch being filled */
     unsigned long fill_gen, done_gen;
     int inflight, failing;
+    int wal_pages;  /* pages in the WAL after the last commit (the writer's WAL hook) */
+    uv_work_t ckpt; /* a checkpoint on the thread pool */
+    int ckpt_busy;
     unsigned long batches;
     struct loopstat *stats; /* NULL: not measured */
     int test_fail;          /* tests: fail the next commits */

@@ -330,6 +330,17 @@ static sqlite3 *db_open(const char *path, int flags, int busy_ms, char *err, siz
     return db;
 }
 
+/* Called by SQLite on the writer's thread after each commit. Setting it also
+ * turns off SQLite's own checkpoints, which would run inside a commit and hold
+ * up every move waiting for it: store.c runs them beside the commits instead. */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)db;
+    (void)name;
+    ((struct store *)arg)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
 {
     char path[512];
@@ -347,7 +358,7 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
         return NULL;
     sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                           busy_ms, err, errlen);
-    sqlite3 *rdb = NULL;
+    sqlite3 *rdb = NULL, *cdb = NULL;
     if (db == NULL)
         goto fail;
     char why[256] = "";
@@ -400,17 +411,29 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     rdb = db_open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, busy_ms, err, errlen);
     if (rdb == NULL)
         goto fail;
+    cdb = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busy_ms, err, errlen);
+    /* A connection finds the WAL at its first read; until then a checkpoint
+     * through it does nothing. */
+    if (cdb == NULL)
+        goto fail;
+    if (store__exec(cdb, "SELECT count(*) FROM sqlite_master") != 0) {
+        store__db_error(err, errlen, path, "cannot open a second connection", cdb);
+        goto fail;
+    }
     struct store *st = calloc(1, sizeof *st);
     if (st == NULL)
         srv_oom("store");
     st->db = db;
     st->rdb = rdb;
+    st->cdb = cdb;
+    sqlite3_wal_hook(db, wal_hook, st);
     st->lock_fd = lock;
     snprintf(st->path, sizeof st->path, "%s", path);
     st->fill_gen = 1;
     st->fill = store__batch_new(st, st->fill_gen);
     return st;
 fail:
+    sqlite3_close(cdb);
     sqlite3_close(rdb);
     sqlite3_close(db);
     close(lock);
@@ -422,6 +445,7 @@ void store_close(struct store *st)
     if (st == NULL)
         return;
     store__reads_stop(st);
+    sqlite3_close(st->cdb);
     sqlite3_close(st->rdb);
     sqlite3_close(st->db);
     store__batch_free(st->fill);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "event_json.h"
 #include "lobby.h"
@@ -688,6 +689,43 @@ START_TEST(second_store_on_a_dir_refused)
 }
 END_TEST
 
+/* SQLite's own checkpoints would run inside a commit and hold up the moves
+ * waiting for it; carcd runs them beside the commits, and the WAL starts over. */
+START_TEST(wal_checkpointed_beside_commits)
+{
+    world_open();
+    struct fake *a = fake_new();
+    struct room *r = create(a, "2");
+    /* About 1,500 pages of chat, written in one go. */
+    ck_assert_int_eq(store_test_exec(su_st, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT"
+                                            " i + 1 FROM n WHERE i < 1500) INSERT INTO chat(room,"
+                                            " seat, name, text, time) SELECT 'X', 0, 'n',"
+                                            " hex(randomblob(2000)), i FROM n"),
+                     0);
+    ck_assert_int_ge(store_wal_pages(su_st), STORE_CKPT_PAGES);
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    store_start(su_st, &loop, su_lb, NULL);
+    for (int i = 0; i < 200 && store_wal_pages(su_st) >= STORE_CKPT_PAGES; i++) {
+        unsigned long n = store_batches(su_st);
+        room_chat(r, &a->s, "tick");
+        /* NOWAIT: the check handle that submits a batch runs after a poll,
+         * and nothing else here would end a blocking one. */
+        for (int k = 0; k < 10000 && store_batches(su_st) == n; k++) {
+            uv_run(&loop, UV_RUN_NOWAIT);
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+        }
+        nanosleep(&(struct timespec){0, 5000000}, NULL); /* let a checkpoint run */
+        uv_run(&loop, UV_RUN_NOWAIT);
+    }
+    ck_assert_int_lt(store_wal_pages(su_st), STORE_CKPT_PAGES / 10);
+    store_stop(su_st);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    world_close();
+}
+END_TEST
+
 Suite *suite_store(void)
 {
     Suite *s = suite_create("store");
@@ -704,6 +742,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, schema_migrated_from_v1);
     tcase_add_test(tc, abandoned_game_kept_as_record);
     tcase_add_test(tc, failed_commit_keeps_chat_and_closed_rooms);
+    tcase_add_test(tc, wal_checkpointed_beside_commits);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
     suite_add_tcase(s, tc);
