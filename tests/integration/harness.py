@@ -151,10 +151,11 @@ class Server:
     """carcd on 127.0.0.1, port 0, a fresh data directory. config: settings for its config
     file (`key = value` lines); extra: more command-line arguments; data_dir: use (and keep)
     this data directory instead of a fresh temporary one, so that a restarted server finds what
-    the last one stored."""
+    the last one stored. child_setup: called in the child before carcd runs (resource limits)."""
 
-    def __init__(self, config=None, extra=(), data_dir=None):
+    def __init__(self, config=None, extra=(), data_dir=None, child_setup=None):
         self.extra = list(extra)
+        self.child_setup = child_setup
         self.data_dir = data_dir
         self.config = dict(LIMITS if config is None else config)
         self.proc = None
@@ -185,9 +186,15 @@ class Server:
                 f.writelines("%s = %s\n" % kv for kv in self.config.items())
             args += ["--config", cfg]
         args += self.extra
+        setup = self.child_setup
+
+        def pre():
+            _die_with_parent()
+            if setup is not None:
+                setup()
         self.proc = subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, errors="replace", preexec_fn=_die_with_parent)
+                                     text=True, errors="replace", preexec_fn=pre)
         found = threading.Event()
 
         def reader():

@@ -14,7 +14,6 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 import urllib.error
@@ -51,54 +50,10 @@ def record_board(rec):
     return {"%d,%d" % (m["x"], m["y"]): (m["tile"], m["rot"]) for m in rec["moves"]}
 
 
-class LimitedServer(h.Server):
-    """h.Server whose process runs under a file-size limit (RLIMIT_FSIZE, bytes): carcd ignores
-    SIGXFSZ, so a write past the limit fails with EFBIG as on a full disk. harness.Server has
-    no hook for the child's setup, so this copies its start() with one more preexec step."""
-
-    def __init__(self, fsize, **kw):
-        super().__init__(**kw)
-        self.fsize = fsize
-
-    def start(self, timeout=15):
-        self.lines = []
-        data = self.data_dir
-        args = [h.CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", data]
-        if self.config:
-            cfg = os.path.join(data, "carcd.conf")
-            with open(cfg, "w") as f:
-                f.writelines("%s = %s\n" % kv for kv in self.config.items())
-            args += ["--config", cfg]
-        args += self.extra
-        n = self.fsize
-
-        def pre():
-            h._die_with_parent()
-            resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
-
-        self.proc = subprocess.Popen(args, cwd=h.ROOT, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, errors="replace", preexec_fn=pre)
-        found = threading.Event()
-
-        def reader():
-            for line in self.proc.stdout:
-                self.lines.append(line.rstrip("\n"))
-                if not found.is_set():
-                    m = h.STARTUP_RE.search(line)
-                    if m:
-                        self.host = m.group(1).strip("[]")
-                        self.port = int(m.group(2))
-                        found.set()
-        self._reader = threading.Thread(target=reader, daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + timeout
-        while not found.wait(0.05):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.proc.kill()
-                self._reader.join(2)
-                raise RuntimeError("carcd did not start:\n%s" % "\n".join(self.lines[-40:]))
-        return self
+def file_size_limit(n):
+    """A child setup for h.Server: writes past n bytes fail with EFBIG, as on a full disk
+    (carcd ignores SIGXFSZ)."""
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
 
 
 def run_carcd(data_dir, *extra, timeout=10):
@@ -324,7 +279,7 @@ class Storage(unittest.TestCase):
 
     def test_full_disk(self):
         limit = 256 * 1024
-        srv = LimitedServer(limit, config=FAST, data_dir=self.dir).start()
+        srv = h.Server(config=FAST, data_dir=self.dir, child_setup=file_size_limit(limit)).start()
         self.servers.append(srv)
         g = Game(srv, rng=random.Random(9))
         seen = board_of(g.doc)
