@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lobby.h"
+#include "log.h"
 #include "loopstat.h"
 #include "msg.h"
 #include "sbuf.h"
@@ -15,7 +15,11 @@ int api_init(struct api *a, const struct lobby *lb, const char *web_root)
 {
     memset(a, 0, sizeof *a);
     a->lobby = lb;
-    snprintf(a->web_root, sizeof a->web_root, "%s", web_root);
+    char err[256];
+    if (webroot_load(&a->web, web_root, err, sizeof err) != 0)
+        log_warn("web root %s: %s; no static files are served", web_root, err);
+    else
+        log_info("web root %s: %d files, %zu bytes in memory", web_root, a->web.n, a->web.bytes);
     a->tiles = proto_encode_tiles();
     return a->tiles != NULL ? 0 : -1;
 }
@@ -24,6 +28,7 @@ void api_fini(struct api *a)
 {
     free(a->tiles);
     a->tiles = NULL;
+    webroot_free(&a->web);
 }
 
 void api_reply_free(struct api_reply *r)
@@ -103,31 +108,26 @@ static void reply_text(struct api_reply *r, int status, const char *type, const 
 
 static void reply_static(struct api *a, const char *path, struct api_reply *r)
 {
-    struct stat st;
-    if (api_static_path(a->web_root, path, r->file, sizeof r->file) != 0 ||
-        stat(r->file, &st) != 0) {
-        r->file[0] = '\0';
-        reply_text(r, 404, "text/plain; charset=utf-8", "not found\n");
-        return;
-    }
-    if (S_ISDIR(st.st_mode)) {
+    char url[WEBROOT_PATH_MAX + 16];
+    const struct webroot_file *f = NULL;
+    if (api_static_path("", path, url, sizeof url) == 0) {
+        f = webroot_find(&a->web, url);
         /* A directory without the trailing slash: its index. */
-        size_t n = strlen(r->file);
-        if (n + sizeof "/index.html" > sizeof r->file ||
-            (memcpy(r->file + n, "/index.html", sizeof "/index.html"), stat(r->file, &st) != 0)) {
-            r->file[0] = '\0';
-            reply_text(r, 404, "text/plain; charset=utf-8", "not found\n");
-            return;
+        size_t n = strlen(url);
+        if (f == NULL && n + sizeof "/index.html" <= sizeof url) {
+            memcpy(url + n, "/index.html", sizeof "/index.html");
+            f = webroot_find(&a->web, url);
         }
     }
-    if (!S_ISREG(st.st_mode)) {
-        r->file[0] = '\0';
+    if (f == NULL) {
         reply_text(r, 404, "text/plain; charset=utf-8", "not found\n");
         return;
     }
     r->status = 200;
-    r->content_type = api_mime(r->file);
+    r->content_type = api_mime(f->path);
     r->cache_control = "no-cache";
+    r->body = f->data;
+    r->len = f->len;
 }
 
 /* The value of name=V in query (without the name), or NULL. */

@@ -13,13 +13,16 @@
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
  *   GET /ws           426: websocket upgrades only
- *   GET /...          a static file under the web root ("/" and directories
- *                     serve index.html); 404 when missing or not allowed
+ *   GET /...          a static file of the web root, from memory (webroot.h;
+ *                     "/" and directories serve index.html); 404 when missing
+ *                     or not allowed
  *   anything else     405 */
 #ifndef CARCD_API_H
 #define CARCD_API_H
 
 #include <stddef.h>
+
+#include "webroot.h"
 
 struct lobby;
 struct store;
@@ -32,7 +35,7 @@ typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
 
 struct api {
     const struct lobby *lobby;
-    char web_root[256];
+    struct webroot web;           /* the web root's files, read at start */
     char *tiles;                  /* GET /api/tiles, built once */
     struct store *store;          /* NULL: no storage, /api/games is empty */
     const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
@@ -42,10 +45,9 @@ struct api_reply {
     int status;
     const char *content_type;
     const char *cache_control; /* NULL: none */
-    const char *body;          /* NULL with a file */
+    const char *body;
     size_t len;
-    char *owned;    /* malloc'd body, freed by api_reply_free */
-    char file[768]; /* not "": stream this file instead of body */
+    char *owned; /* malloc'd body, freed by api_reply_free */
     /* Deferred: the fields above are filled later, then ready(reply, arg). */
     int deferred;
     struct store_read *rq; /* the read in flight; api_reply_free cancels it */
@@ -53,7 +55,9 @@ struct api_reply {
     void *ready_arg;
 };
 
-/* Set up the routes for this lobby and web root. 0, or -1 when out of memory. */
+/* Set up the routes for this lobby and web root (read into memory now; when
+ * it cannot be read, a warning is logged and static files are 404). 0, or -1
+ * when out of memory. */
 int api_init(struct api *a, const struct lobby *lb, const char *web_root);
 void api_fini(struct api *a);
 
@@ -75,7 +79,8 @@ const char *api_mime(const char *name);
 
 /* The file under root that URL path names, into out: "/" and paths ending in
  * '/' get index.html. -1 for paths that could leave the root or are not plain
- * ("..", "//", backslashes, control bytes, hidden files), or too long. */
+ * ("..", "//", backslashes, control bytes, hidden files), or too long. With
+ * root "" it is the path of the file in the web root's table. */
 int api_static_path(const char *root, const char *path, char *out, size_t size);
 
 #endif

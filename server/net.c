@@ -301,25 +301,6 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
         return 0;
     }
 
-    if (r->file[0] != '\0') {
-        /* lws streams the file and adds the status line, the type, the length
-         * and the vhost's security headers; we add only cache-control. */
-        unsigned char buf[LWS_PRE + 512];
-        unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-        if (r->cache_control != NULL &&
-            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                        (const unsigned char *)r->cache_control,
-                                        (int)strlen(r->cache_control), &p, end))
-            return -1;
-        int rc = lws_serve_http_file(wsi, r->file, r->content_type, (const char *)start,
-                                     (int)(p - start));
-        api_reply_free(r);
-        if (rc < 0)
-            return -1;
-        if (rc > 0 && lws_http_transaction_completed(wsi))
-            return -1;
-        return 0;
-    }
     return http_headers(wsi, c);
 }
 

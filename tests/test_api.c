@@ -2,7 +2,11 @@
  * api_mime) without sockets: health, the JSON API, static files of the web
  * client and the paths that must not reach the disk. The lobby behind the
  * routes comes from room_util.h. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "room_util.h"
@@ -34,8 +38,12 @@ START_TEST(http_routes)
     api_reply_free(&r);
     api_route(&api, "GET", "/", &r);
     ck_assert_int_eq(r.status, 200);
-    ck_assert_str_eq(r.file, "clients/web/index.html");
     ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");
+    size_t n = 0;
+    char *index = test_file_read("clients/web/index.html", &n);
+    ck_assert_uint_eq(r.len, n);
+    ck_assert(memcmp(r.body, index, n) == 0); /* from memory, the file as it was at start */
+    free(index);
     api_reply_free(&r);
     api_route(&api, "GET", "/js/main.js", &r);
     ck_assert_int_eq(r.status, 200);
@@ -47,7 +55,6 @@ START_TEST(http_routes)
         api_route(&api, "GET", bad[i], &r);
         ck_assert_msg(r.status == 404 || (i == 6 && r.status == 426), "%s gave %d", bad[i],
                       r.status);
-        ck_assert_str_eq(r.file, "");
         api_reply_free(&r);
     }
     api_fini(&api);
@@ -57,11 +64,70 @@ START_TEST(http_routes)
 }
 END_TEST
 
+/* What the web root's table holds: plain files, directories' index.html,
+ * and neither hidden names nor symbolic links (which could lead out). */
+START_TEST(web_root_in_memory)
+{
+    char dir[] = "/tmp/carc-web-XXXXXX", p[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *files[] = {"index.html", "sub/index.html", "sub/a.css", ".hidden"};
+    snprintf(p, sizeof p, "%s/sub", dir);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "<%s>", files[i]);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/link", dir);
+    ck_assert_int_eq(symlink("/etc/hostname", p), 0);
+    struct api api;
+    ck_assert_int_eq(api_init(&api, lb, dir), 0);
+    ck_assert_int_eq(api.web.n, 3);
+    struct api_reply r;
+    const char *want[][2] = {{"/", "<index.html>"},
+                             {"/sub", "<sub/index.html>"},
+                             {"/sub/", "<sub/index.html>"},
+                             {"/sub/a.css", "<sub/a.css>"}};
+    for (int i = 0; i < 4; i++) {
+        api_route(&api, "GET", want[i][0], &r);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_uint_eq(r.len, strlen(want[i][1]));
+        ck_assert(memcmp(r.body, want[i][1], r.len) == 0);
+        api_reply_free(&r);
+    }
+    const char *gone[] = {"/.hidden", "/link", "/sub/b.css"};
+    for (int i = 0; i < 3; i++) {
+        api_route(&api, "GET", gone[i], &r);
+        ck_assert_msg(r.status == 404, "%s gave %d", gone[i], r.status);
+        api_reply_free(&r);
+    }
+    api_fini(&api);
+    /* A missing web root: the server still runs, static files are 404. */
+    ck_assert_int_eq(api_init(&api, lb, "/nonexistent/carc-web"), 0);
+    api_route(&api, "GET", "/", &r);
+    ck_assert_int_eq(r.status, 404);
+    api_reply_free(&r);
+    api_fini(&api);
+    for (int i = 3; i >= 0; i--) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/link", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/sub", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *suite_api(void)
 {
     Suite *s = suite_create("api");
     TCase *tc = tcase_with("routes", setup_default);
     tcase_add_test(tc, http_routes);
+    tcase_add_test(tc, web_root_in_memory);
     suite_add_tcase(s, tc);
     return s;
 }

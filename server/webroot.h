@@ -1,0 +1,37 @@
+/* webroot.h: the static files of the web client, read into memory once at
+ * start, so that serving them never touches the disk from the event loop.
+ * A file changed or added under the web root shows after a restart.
+ *
+ * Only plain files and directories are read; names starting with '.' are
+ * skipped, and so are symbolic links (nothing outside the root is served).
+ * Bounds: WEBROOT_MAX_FILES files, WEBROOT_MAX_BYTES bytes in all, paths
+ * under WEBROOT_PATH_MAX. Owned by whoever holds the struct (api.c). */
+#ifndef CARCD_WEBROOT_H
+#define CARCD_WEBROOT_H
+
+#include <stddef.h>
+
+#define WEBROOT_MAX_FILES 1024
+#define WEBROOT_MAX_BYTES (64u << 20)
+#define WEBROOT_PATH_MAX 512
+
+struct webroot_file {
+    char *path; /* URL path: "/index.html", "/js/main.js" */
+    char *data;
+    size_t len;
+};
+
+struct webroot {
+    struct webroot_file *files; /* sorted by path */
+    int n;
+    size_t bytes;
+};
+
+/* Read every file under dir. 0, or -1 with a sentence in err (dir missing or
+ * unreadable, a bound passed); w is then empty but usable. */
+int webroot_load(struct webroot *w, const char *dir, char *err, size_t errlen);
+/* The file at URL path (exact, case-sensitive), or NULL. */
+const struct webroot_file *webroot_find(const struct webroot *w, const char *path);
+void webroot_free(struct webroot *w);
+
+#endif
