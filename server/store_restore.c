@@ -79,6 +79,11 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     c.u.create.escape_rule = sqlite3_column_int(q, 3);
     c.u.create.seats = sqlite3_column_int(q, 4);
     c.u.create.private_room = sqlite3_column_int(q, 5);
+    /* Checked before the room is built from them: its state has one view per seat. */
+    if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
+        snprintf(err, errlen, "room %s: bad stored seats", id);
+        return NULL;
+    }
     struct room *r = room_new(id, &c, lb->lim.history, lb->lim.history_bytes);
     snprintf(r->pw_hash, sizeof r->pw_hash, "%s", (const char *)sqlite3_column_text(q, 6));
     r->host = sqlite3_column_int(q, 7);
@@ -89,8 +94,8 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     long long seq = sqlite3_column_int64(q, 11);
     r->created_ms = (uint64_t)sqlite3_column_int64(q, 12);
     r->updated_ms = (uint64_t)sqlite3_column_int64(q, 13);
-    if (r->nseats < 1 || r->nseats > CARC_MAX_PLAYERS || r->host < 0 || r->host >= r->nseats) {
-        snprintf(err, errlen, "room %s: bad stored seats", id);
+    if (r->host < 0 || r->host >= r->nseats) {
+        snprintf(err, errlen, "room %s: bad stored host", id);
         room_free(r);
         return NULL;
     }

@@ -726,6 +726,25 @@ START_TEST(wal_checkpointed_beside_commits)
 }
 END_TEST
 
+/* A damaged row is left on disk with a message; the other rooms come back. */
+START_TEST(bad_rows_not_restored)
+{
+    world_open();
+    struct fake *a = fake_new(), *b = fake_new();
+    char ra[PROTO_ROOM_MAX], rb[PROTO_ROOM_MAX];
+    memcpy(ra, create(a, "2")->id, sizeof ra);
+    memcpy(rb, create(b, "3")->id, sizeof rb);
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE rooms SET seats = 9 WHERE id = '%s'", ra);
+    ck_assert_int_eq(store_test_exec(su_st, sql), 0);
+    world_crash(); /* nothing else written over the damage */
+    world_open();
+    ck_assert_ptr_null(lobby_room_find(su_lb, ra));
+    ck_assert_ptr_nonnull(lobby_room_find(su_lb, rb));
+    world_close();
+}
+END_TEST
+
 Suite *suite_store(void)
 {
     Suite *s = suite_create("store");
@@ -743,6 +762,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, abandoned_game_kept_as_record);
     tcase_add_test(tc, failed_commit_keeps_chat_and_closed_rooms);
     tcase_add_test(tc, wal_checkpointed_beside_commits);
+    tcase_add_test(tc, bad_rows_not_restored);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
     suite_add_tcase(s, tc);
