@@ -196,7 +196,7 @@ int main(int argc, char **argv)
         url_host(sv.cfg.listen, host, sizeof host);
         printf("carcd listening on http://%s:%d/\n", host, net_port(sv.net));
         fflush(stdout);
-        log_info("web root %s, data %s", sv.cfg.web_root, sv.cfg.data_dir);
+        log_info("data directory %s", sv.cfg.data_dir);
     }
     if (status != 0)
         store_stop(sv.store);
