@@ -146,7 +146,8 @@ int session_rx_append(struct session *s, const void *data, size_t len, size_t re
     if (want > s->rxmax || remaining > s->rxmax - want)
         return -1;
     if (want + 1 > s->rxcap) {
-        size_t ncap = s->rxcap == 0 ? 1024 : s->rxcap;
+        /* A move is about 150 bytes: start small, six connections a room. */
+        size_t ncap = s->rxcap == 0 ? 256 : s->rxcap;
         while (ncap < want + remaining + 1)
             ncap *= 2;
         if (ncap > s->rxmax + 1)
