@@ -10,6 +10,10 @@
  *   moves/s: X          moves played (placed tiles) per second of play
  *   p50_ms: X, p99_ms: X  move-to-all-six latency: from sending `play` until
  *                       all six clients of the room have received its delta
+ *   server_cpu: X% of a core, Y us per move, Z moves/s per core   carcd's CPU
+ *                       time while the games were played (from /proc), and
+ *                       load_cpu: the same for carc-load, which may be the
+ *                       limit of moves/s on a small machine
  *   rss_per_room_kib: X server VmRSS growth from before the first room to all
  *                       games started, divided by N (rooms with their six
  *                       connections and running games); rss_per_room_halfway_kib:
@@ -88,6 +92,26 @@ static void usage(FILE *out)
             "  --seconds S   give up after S seconds of play (default 120)\n"
             "  --no-spread   all clients from 127.0.0.1 (default: one loopback source\n"
             "                address per room, 127.0.0.2 and up)\n");
+}
+
+/* CPU time (user + system) the process has used, in seconds; -1 when unknown. */
+static double cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* Fields 14 and 15, counted after the command name, which may hold spaces. */
+    const char *p = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (p == NULL ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static long rss_kib(pid_t pid)
@@ -668,6 +692,7 @@ int main(int argc, char **argv)
         if (bot_send_take(&rooms[i].c[0].ws, proto_client_encode_simple(PROTO_T_START, NULL)) < 0)
             rooms[i].failed = rooms[i].done = 1;
     uint64_t t0 = bot_now_ns();
+    double cpu0 = pid > 0 ? cpu_s(pid) : -1, self0 = cpu_s(getpid());
     if (rate > 0) { /* each room moves every N/rate seconds, the rooms evenly staggered */
         room_interval_ns = (uint64_t)((double)nrooms / rate * 1e9);
         for (int i = 0; i < nrooms; i++)
@@ -684,6 +709,7 @@ int main(int argc, char **argv)
     int ok = run_until(ep, all_done, deadline) == 0;
     double play_s = (double)(bot_now_ns() - t0) / 1e9;
     long rss_end = pid > 0 ? rss_kib(pid) : -1;
+    double cpu1 = pid > 0 ? cpu_s(pid) : -1, self1 = cpu_s(getpid());
 
     int finished = 0, failed = 0;
     for (int i = 0; i < nrooms; i++) {
@@ -697,6 +723,16 @@ int main(int argc, char **argv)
     printf("games_finished: %d of %d (failed %d)\n", finished, nrooms, failed);
     printf("moves: %ld in %.2f s, refused: %ld\n", total_moves, play_s, total_errors);
     printf("moves/s: %.0f\n", play_s > 0 ? (double)total_moves / play_s : 0.0);
+    /* Who limits the figure above: this process has one core too. A server at
+     * well under one core is not the limit, and its CPU per move says what a
+     * core of it could carry. */
+    if (cpu0 >= 0 && cpu1 > cpu0 && play_s > 0) {
+        printf("server_cpu: %.0f%% of a core, %.1f us per move, %.0f moves/s per core\n",
+               100.0 * (cpu1 - cpu0) / play_s, 1e6 * (cpu1 - cpu0) / (double)total_moves,
+               (double)total_moves / (cpu1 - cpu0));
+    }
+    if (self0 >= 0 && self1 >= self0 && play_s > 0)
+        printf("load_cpu: %.0f%% of a core (carc-load itself)\n", 100.0 * (self1 - self0) / play_s);
     printf("p50_ms: %.3f\n", percentile(0.50));
     printf("p99_ms: %.3f\n", percentile(0.99));
     printf("max_ms: %.3f\n", nlat ? lat_ms[nlat - 1] : 0.0);
