@@ -451,6 +451,23 @@ void room_leave(struct room *r, struct session *s, const char *ref)
     session_send_text(s, proto_encode_left(ref));
 }
 
+/* What the game is dealt from (the seed, and a copy of an explicit deck) and
+ * room for its moves: enough to replay it, and to write its record. */
+static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len)
+{
+    r->seed = seed;
+    if (deck != NULL && deck_len > 0) {
+        r->deck = malloc((size_t)deck_len);
+        if (r->deck == NULL)
+            srv_oom("room deck");
+        memcpy(r->deck, deck, (size_t)deck_len);
+        r->deck_len = deck_len;
+    }
+    r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
+    if (r->moves == NULL)
+        srv_oom("room moves");
+}
+
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
                struct carc_error *err)
 {
@@ -493,17 +510,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     r->host = map[r->host] >= 0 ? map[r->host] : 0;
     r->nseats = n;
     r->game = g;
-    r->seed = seed;
-    if (deck != NULL && deck_len > 0) {
-        r->deck = malloc((size_t)deck_len);
-        if (r->deck == NULL)
-            srv_oom("room deck");
-        memcpy(r->deck, deck, (size_t)deck_len);
-        r->deck_len = deck_len;
-    }
-    r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
-    if (r->moves == NULL)
-        srv_oom("room moves");
+    room__keep_deal(r, seed, deck, deck_len);
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
     struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
@@ -769,17 +776,7 @@ int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, 
     if (phase != PROTO_PHASE_LOBBY) {
         if (nmoves < 0 || nmoves > CARC_MAX_TILES)
             return carc_error_set(err, CARC_E_RECORD, "too many moves");
-        r->seed = seed;
-        if (deck != NULL && deck_len > 0) {
-            r->deck = malloc((size_t)deck_len);
-            if (r->deck == NULL)
-                srv_oom("room deck");
-            memcpy(r->deck, deck, (size_t)deck_len);
-            r->deck_len = deck_len;
-        }
-        r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
-        if (r->moves == NULL)
-            srv_oom("room moves");
+        room__keep_deal(r, seed, deck, deck_len);
         if (nmoves > 0)
             memcpy(r->moves, moves, (size_t)nmoves * sizeof *moves);
         int rc = room__replay(r, nmoves, err);

@@ -117,20 +117,16 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     int rc = 0;
     struct carc_error cerr = {0, ""};
     if (phase != PROTO_PHASE_LOBBY) {
-        r->seed = seed;
+        /* The record needs the seed and deck: lent to r for record_text only
+         * (room_restore keeps its own copy). */
         uint8_t deckcopy[CARC_MAX_TILES];
         int dl = deck != NULL && deck_len > 0 && deck_len <= CARC_MAX_TILES ? deck_len : 0;
         if (dl > 0)
             memcpy(deckcopy, deck, (size_t)dl);
-        if (dl > 0) {
-            r->deck = malloc((size_t)dl);
-            if (r->deck == NULL)
-                srv_oom("restore");
-            memcpy(r->deck, deckcopy, (size_t)dl);
-            r->deck_len = dl;
-        }
+        r->seed = seed;
+        r->deck = dl > 0 ? deckcopy : NULL;
+        r->deck_len = dl;
         char *text = record_text(st, id, r, err, errlen);
-        free(r->deck);
         r->deck = NULL;
         r->deck_len = 0;
         if (text == NULL) {
