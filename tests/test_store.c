@@ -579,6 +579,17 @@ static int record_moves(const char *id, const char *status)
     return n;
 }
 
+/* Both players' connections close; room-ttl later the lobby closes the room. */
+static void close_after_ttl(struct fake *a, struct fake *b)
+{
+    lobby_session_close(su_lb, &a->s);
+    lobby_session_close(su_lb, &b->s);
+    struct lobby_limits l;
+    lobby_limits_defaults(&l);
+    lobby_tick(su_lb, su_now);
+    lobby_tick(su_lb, su_now + (uint64_t)l.room_ttl * 1000 + 1);
+}
+
 START_TEST(abandoned_game_kept_as_record)
 {
     world_open();
@@ -590,13 +601,7 @@ START_TEST(abandoned_game_kept_as_record)
         play_first(r, mover(r, a, b));
         commit();
     }
-    /* Everyone leaves; room-ttl later the room is closed. */
-    lobby_session_close(su_lb, &a->s);
-    lobby_session_close(su_lb, &b->s);
-    struct lobby_limits l;
-    lobby_limits_defaults(&l);
-    lobby_tick(su_lb, su_now);
-    lobby_tick(su_lb, su_now + (uint64_t)l.room_ttl * 1000 + 1);
+    close_after_ttl(a, b);
     ck_assert_ptr_null(lobby_room_find(su_lb, room));
     commit();
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
@@ -624,12 +629,7 @@ START_TEST(failed_commit_keeps_chat_and_closed_rooms)
         commit();
     }
     say(a, "\"type\":\"chat\",\"text\":\"carried-over-line\"");
-    lobby_session_close(su_lb, &a->s);
-    lobby_session_close(su_lb, &b->s);
-    struct lobby_limits l;
-    lobby_limits_defaults(&l);
-    lobby_tick(su_lb, su_now);
-    lobby_tick(su_lb, su_now + (uint64_t)l.room_ttl * 1000 + 1);
+    close_after_ttl(a, b);
     ck_assert_ptr_null(lobby_room_find(su_lb, room));
     store_test_fail(su_st, 1);
     ck_assert_int_eq(store_flush(su_st, su_lb), -1);
