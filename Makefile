@@ -9,7 +9,8 @@
 #   server/*.c          -> $(BUILD)/carcd (and $(BUILD)/libcarcd.a, the core the tests link)
 
 BUILD  ?= build
-SHARED ?= $(or $(CARC_SHARED),../shared)
+# The project's rules reference: the tile table is generated from it, the tests re-read it.
+RULES  ?= docs/rules.md
 
 CC      ?= cc
 AR      ?= ar
@@ -72,8 +73,10 @@ SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3)
 SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3)
 # The test runner links libcarcd.a, whose storage (server/store.c) needs these.
 CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3)
-# `make run RUN_ARGS="--port 0"` passes flags to carcd.
+# `make run RUN_ARGS="--port 0 --data-dir /tmp/carcd"` passes flags to carcd; `make run PORT=8081`
+# is short for RUN_ARGS="--port 8081".
 RUN_ARGS ?=
+PORT ?=
 
 # ---------------------------------------------------------------------------------------------
 # Top-level targets
@@ -100,9 +103,9 @@ help:
 	@echo "make check-layers   check the include rules of DESIGN.md section 1"
 	@echo "make bench          engine benchmarks pinned to CPU 0, then the server load benches"
 	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a fresh carcd"
-	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (RUN_ARGS=...)"
+	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (PORT=..., RUN_ARGS=...)"
 	@echo "make demo           play and replay one demo game with the tools"
-	@echo "make tiles          regenerate common/tiles_data.c from $(SHARED)/rules/RULES.md"
+	@echo "make tiles          regenerate common/tiles_data.c from $(RULES)"
 	@echo "make format | format-check   clang-format the C sources / check them"
 	@echo "make clean          remove $(BUILD)/"
 
@@ -165,7 +168,7 @@ bench: $(BENCH_PREREQS)
 # gracefully). It prints "carcd listening on http://ADDR:PORT/".
 run: deps
 	@$(MAKE) --no-print-directory all
-	exec $(BUILD)/carcd $(RUN_ARGS)
+	exec $(BUILD)/carcd $(if $(PORT),--port $(PORT)) $(RUN_ARGS)
 
 # Play one game with the tools, replay it, show the final line.
 demo: $(BUILD)/carc-sim $(BUILD)/carc-replay
@@ -176,7 +179,7 @@ demo: $(BUILD)/carc-sim $(BUILD)/carc-replay
 
 # Regenerate the committed tile table; a failed run leaves the old file in place.
 tiles:
-	$(PYTHON) common/gen/tiles.py $(SHARED)/rules/RULES.md > common/tiles_data.c.tmp \
+	$(PYTHON) common/gen/tiles.py $(RULES) > common/tiles_data.c.tmp \
 	    || { rm -f common/tiles_data.c.tmp; exit 1; }
 	mv common/tiles_data.c.tmp common/tiles_data.c
 

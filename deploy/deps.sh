@@ -15,6 +15,9 @@ packages=(
     chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core
     "$@"
 )
+# Debian 12's nodejs has no npm (its own package, `npm`); NodeSource's nodejs bundles npm and
+# conflicts with that package. So ask for the package only when no npm command is there.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 if ! command -v dpkg >/dev/null 2>&1; then
     echo "deps.sh: no dpkg here (not Debian?); make sure these or their equivalents are" \

@@ -5,6 +5,8 @@
 #include <string.h>
 
 static int threshold = LOG_INFO;
+static log_sink_fn sink;
+static void *sink_ctx;
 static const char *const names[] = {"error", "warn", "info", "debug"};
 
 void log_level_set(int level)
@@ -15,6 +17,12 @@ void log_level_set(int level)
 int log_level_get(void)
 {
     return threshold;
+}
+
+void log_sink_set(log_sink_fn fn, void *ctx)
+{
+    sink = fn;
+    sink_ctx = ctx;
 }
 
 int log_level_find(const char *name)
@@ -39,5 +47,9 @@ void log_msg(int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (sink != NULL) {
+        sink(sink_ctx, level, line);
+        return;
+    }
     fprintf(stderr, "carcd: %s: %s\n", names[level], line);
 }

@@ -19,6 +19,14 @@ void log_msg(int level, const char *fmt, ...)
 #endif
     ;
 
+/* Where the lines that pass the threshold go: by default stderr, as
+ * "carcd: LEVEL: text". A sink gets the level and the text alone (no prefix, no
+ * newline; borrowed, valid during the call); NULL restores stderr. Process-wide:
+ * set it before other threads log (the tests use it to capture the lines they
+ * provoke on purpose). */
+typedef void (*log_sink_fn)(void *ctx, int level, const char *text);
+void log_sink_set(log_sink_fn fn, void *ctx);
+
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

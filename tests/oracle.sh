@@ -11,7 +11,7 @@ py=${PYTHON:-/usr/bin/python3}
 games=${GAMES:-20}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 oracle="$here/gen/score_oracle.py"
-shared=${CARC_SHARED:-$here/../../shared}
+bga=$here/data/games   # the real BGA games, wrapped with their expected scores
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -44,7 +44,7 @@ for c in "${configs[@]}"; do
         done
     done
 done
-"$py" "$oracle" --compare --replay "$build/carc-replay" "$shared"/rules/games/bga-*.json \
+"$py" "$oracle" --compare --replay "$build/carc-replay" "$bga"/bga-*.json \
     "$tmp"/g*.json >"$tmp/compare.log" || { grep -v '^AGREE' "$tmp/compare.log"; exit 1; }
 agree=$(grep -c '^AGREE' "$tmp/compare.log")
 echo "oracle: self-test ok; $agree games agree with carc-replay after every move ($n random, 2 BGA)"

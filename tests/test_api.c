@@ -104,8 +104,12 @@ START_TEST(web_root_in_memory)
         api_reply_free(&r);
     }
     api_fini(&api);
-    /* A missing web root: the server still runs, static files are 404. */
+    /* A missing web root: the server still runs, says so once, static files are 404. */
+    test_log_capture();
     ck_assert_int_eq(api_init(&api, lb, "/nonexistent/carc-web"), 0);
+    test_log_release();
+    ck_assert_msg(test_log_count("warn: web root /nonexistent/carc-web") == 1, "log: %s",
+                  test_log_text());
     api_route(&api, "GET", "/", &r);
     ck_assert_int_eq(r.status, 404);
     api_reply_free(&r);

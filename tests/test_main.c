@@ -1,14 +1,54 @@
 /* The single test runner: every suite of tests.h, one SRunner.
- * Run from the repository root (tests read tests/data/ and ../shared/). */
+ * Run from the repository root (tests read tests/data/ and docs/rules.md). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "tests.h"
 
-const char *test_shared_dir(void)
+static char log_buf[4096];
+static size_t log_len;
+
+static void log_keep(void *ctx, int level, const char *text)
 {
-    const char *d = getenv("CARC_SHARED");
-    return d != NULL && d[0] != '\0' ? d : "../shared";
+    (void)ctx;
+    size_t room = sizeof log_buf - log_len; /* at least 1: log_len stops at the last byte */
+    int n = snprintf(log_buf + log_len, room, "%s: %s\n", log_level_name(level), text);
+    if (n > 0)
+        log_len += (size_t)n < room ? (size_t)n : room - 1; /* truncated: the buffer is full */
+}
+
+void test_log_capture(void)
+{
+    log_len = 0;
+    log_buf[0] = '\0';
+    log_sink_set(log_keep, NULL);
+}
+
+int test_log_count(const char *needle)
+{
+    int n = 0;
+    for (const char *l = log_buf; *l != '\0';) {
+        const char *end = strchr(l, '\n');
+        size_t len = end != NULL ? (size_t)(end - l) : strlen(l);
+        for (size_t i = 0; i + strlen(needle) <= len; i++)
+            if (strncmp(l + i, needle, strlen(needle)) == 0) {
+                n++;
+                break;
+            }
+        l += len + (end != NULL);
+    }
+    return n;
+}
+
+const char *test_log_text(void)
+{
+    return log_buf;
+}
+
+void test_log_release(void)
+{
+    log_sink_set(NULL, NULL);
 }
 
 char *test_stream_read(FILE *f, size_t *len)

@@ -272,14 +272,14 @@ START_TEST(record_size_cap)
 }
 END_TEST
 
-/* The record member of every shared real game round-trips too. */
+/* The record member of every real game (tests/data/games) round-trips too. */
 START_TEST(record_real_games_round_trip)
 {
     const char *names[] = {"bga-366166200.json", "bga-370417702.json"};
     for (int i = 0; i < 2; i++) {
         char path[512];
         size_t len;
-        snprintf(path, sizeof path, "%s/rules/games/%s", test_shared_dir(), names[i]);
+        snprintf(path, sizeof path, "%s/%s", TEST_GAMES_DIR, names[i]);
         char *text = test_file_read(path, &len);
         ck_assert_msg(text != NULL, "cannot read %s", path);
         char *inner = proto_json_path_dump(text, len, "record");

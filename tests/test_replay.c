@@ -1,5 +1,5 @@
 /* test_replay.c: the tools as a user runs them: carc-replay on the real games
- * of <shared>/rules/games, carc-sim records replayed by carc-replay, and the
+ * of tests/data/games, carc-sim records replayed by carc-replay, and the
  * error lines and exit codes of bad records. Tools live in $CARC_BUILD
  * (default build/); run from the repository root. */
 #include <dirent.h>
@@ -88,7 +88,7 @@ static void ints_eq(const long long *a, int na, const long long *b, int nb, cons
     ck_assert_msg(same, "%s: scores differ", what);
 }
 
-/* Replay one shared game and compare with its expectations. */
+/* Replay one real game and compare with its expectations. */
 static void check_real_game(const char *path)
 {
     size_t len;
@@ -139,10 +139,9 @@ static void check_real_game(const char *path)
 
 START_TEST(replay_real_games)
 {
-    char dirpath[512];
-    snprintf(dirpath, sizeof dirpath, "%s/rules/games", test_shared_dir());
+    const char *dirpath = TEST_GAMES_DIR;
     DIR *dir = opendir(dirpath);
-    ck_assert_msg(dir != NULL, "cannot open %s (set CARC_SHARED)", dirpath);
+    ck_assert_msg(dir != NULL, "cannot open %s (run from the repository root)", dirpath);
     int games = 0;
     for (struct dirent *e; (e = readdir(dir)) != NULL;) {
         size_t n = strlen(e->d_name);

@@ -450,6 +450,7 @@ START_TEST(failed_commit_undoes_the_move)
     int turn = r->game->turn;
     struct fake *m = mover(r, a, b);
     struct fake *o = m == a ? b : a;
+    test_log_capture();
     store_test_fail(su_st, 1);
     play_first(r, m);
     ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
@@ -479,6 +480,10 @@ START_TEST(failed_commit_undoes_the_move)
     expect(m, "ack");
     ck_assert_int_eq(r->game->turn, turn + 1);
     world_close();
+    test_log_release();
+    /* Logged once when commits start failing, not at the second failure. */
+    ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
+                  "log: %s", test_log_text());
 }
 END_TEST
 
@@ -496,6 +501,7 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
     play_first(r, mover(r, a, b));
     commit();
     struct fake *m = mover(r, a, b);
+    test_log_capture();
     store_test_fail(su_st, 1);
     play_first(r, m);
     ck_assert_int_eq(store_flush(su_st, su_lb), -1);
@@ -514,6 +520,9 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
     expect(a, "joined");
     ck_assert_int_eq(strtoll(strstr(expect(a, "state"), "\"seq\":") + 6, NULL, 10), r->seq);
     world_close();
+    test_log_release();
+    ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
+                  "log: %s", test_log_text());
 }
 END_TEST
 
@@ -631,10 +640,14 @@ START_TEST(failed_commit_keeps_chat_and_closed_rooms)
     say(a, "\"type\":\"chat\",\"text\":\"carried-over-line\"");
     close_after_ttl(a, b);
     ck_assert_ptr_null(lobby_room_find(su_lb, room));
+    test_log_capture();
     store_test_fail(su_st, 1);
     ck_assert_int_eq(store_flush(su_st, su_lb), -1);
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), -1); /* not yet */
     ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    test_log_release();
+    ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
+                  "log: %s", test_log_text());
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
     world_close();
     size_t n;
@@ -738,7 +751,11 @@ START_TEST(bad_rows_not_restored)
     snprintf(sql, sizeof sql, "UPDATE rooms SET seats = 9 WHERE id = '%s'", ra);
     ck_assert_int_eq(store_test_exec(su_st, sql), 0);
     world_crash(); /* nothing else written over the damage */
+    test_log_capture();
     world_open();
+    test_log_release();
+    ck_assert_msg(test_log_count("bad stored seats (left on disk, not restored)") == 1, "log: %s",
+                  test_log_text());
     ck_assert_ptr_null(lobby_room_find(su_lb, ra));
     ck_assert_ptr_nonnull(lobby_room_find(su_lb, rb));
     world_close();

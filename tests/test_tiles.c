@@ -1,4 +1,4 @@
-/* test_tiles.c: the tile catalogue (tiles_data.c) against RULES.md.
+/* test_tiles.c: the tile catalogue (tiles_data.c) against RULES.md (docs/rules.md).
  *
  * RULES.md is read with a small parser of our own (not common/gen/tiles.py):
  * every record in the ``` blocks of sections 3.1-3.5 and 6.2 is compared field by
@@ -270,8 +270,7 @@ static void load_rules(void)
 {
     if (nrt > 0)
         return;
-    char path[512];
-    snprintf(path, sizeof path, "%s/rules/RULES.md", test_shared_dir());
+    const char *path = TEST_RULES_PATH;
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "cannot open %s", path);
     char line[1024];

@@ -31,7 +31,22 @@ char *test_file_read(const char *path, size_t *len);
 /* Does s end with suffix? */
 int test_has_suffix(const char *s, const char *suffix);
 
-/* Path of the shared reference folder (RULES.md, games/): $CARC_SHARED or ../shared. */
-const char *test_shared_dir(void);
+/* The project's reference data, relative to the repository root (the runner's working
+ * directory): the rules digest the tile table is generated from, and the folder of real
+ * games (BGA records wrapped with their expected scores). */
+#define TEST_RULES_PATH "docs/rules.md"
+#define TEST_GAMES_DIR "tests/data/games"
+
+/* carcd's log lines (server/log.h) provoked on purpose by a test: capture them in
+ * memory instead of stderr, so that a passing run prints nothing alarming, and
+ * assert on them. test_log_capture() starts (forgetting earlier lines);
+ * test_log_count() is the number of captured lines containing needle;
+ * test_log_text() is every captured line ("LEVEL: text\n" each, truncated at
+ * 4 KiB), for failure messages; test_log_release() sends lines to stderr again
+ * (harmless when not capturing: fixtures' teardowns call it). */
+void test_log_capture(void);
+int test_log_count(const char *needle);
+const char *test_log_text(void);
+void test_log_release(void);
 
 #endif

@@ -9,7 +9,7 @@ neighbour has the same kind (C, R, F) as that neighbour's facing edge. All 4 rot
 count separately, even when a symmetric tile looks the same in two of them.
 
 Usage (from the repository root):
-    tests/gen/perft.py [--shared ../shared] [--out tests/data/perft]
+    tests/gen/perft.py [--rules docs/rules.md] [--games tests/data/games] [--out tests/data/perft]
 
 For every game it writes two files into --out:
     <name>.moves  header lines, then one line per draw-pile entry in draw order:
@@ -19,7 +19,7 @@ For every game it writes two files into --out:
                   placements of TILE on the board before entry I (0 for a discard).
 Header lines of .moves: `# comment`, `sets NAME...`, `players N`.
 
-Games: the two real games of <shared>/rules/games/*.json (base set, no discards),
+Games: the two real games of tests/data/games/*.json (base set, no discards),
 and a few synthetic games from fixed Python seeds (all sets; random, "dense" or
 "hostile" placement choice) so that many multi-sided holes and some discards are
 covered. The output depends on Python's random module (stable across 3.x for
@@ -192,13 +192,14 @@ def synthetic(tiles, sets, seed, mode):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", default=os.environ.get("CARC_SHARED") or "../shared")
+    ap.add_argument("--rules", default="docs/rules.md")
+    ap.add_argument("--games", default="tests/data/games")
     ap.add_argument("--out", default="tests/data/perft")
     a = ap.parse_args()
-    tiles = load_tiles(os.path.join(a.shared, "rules", "RULES.md"))
+    tiles = load_tiles(a.rules)
     assert len(tiles) == 67, len(tiles)
     os.makedirs(a.out, exist_ok=True)
-    for path in sorted(glob.glob(os.path.join(a.shared, "rules", "games", "*.json"))):
+    for path in sorted(glob.glob(os.path.join(a.games, "*.json"))):
         name = os.path.splitext(os.path.basename(path))[0]
         rec, rows = real_game(tiles, path)
         assert all(r[2] is not None for r in rows), "a real game with a discard"

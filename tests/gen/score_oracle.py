@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent scoring oracle for carcd game records.
 
-Written from ../shared/rules/RULES.md only (tile catalogue of section 3 and 6.2, rules of
+Written from RULES.md (docs/rules.md) only (tile catalogue of section 3 and 6.2, rules of
 sections 2, 4, 5, 6) plus the rulings listed in common/README.md ("Rulings where RULES.md is
 silent"): scoring order within a turn (roads and cities, then cloisters, then tithe barns),
 escape at the very end of the turn, herbs on a tie to the mover, farmers=false.
@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_RULES = os.path.join(HERE, "..", "..", "..", "shared", "rules", "RULES.md")
+DEFAULT_RULES = os.path.join(HERE, "..", "..", "docs", "rules.md")
 
 HEAD = re.compile(r"^\s*([A-Z]{2}\.[A-Z0-9]{1,2})\s+x(\d+)\s+edges\s+([CRF]{4})\b")
 SEG = re.compile(r"^\s*([crf])(\d+)\s*=\s*(.*)$")
