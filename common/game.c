@@ -203,6 +203,22 @@ static void turn_apply(struct carc_game *g, const struct carc_move *m)
         escape_apply(g, m);
 }
 
+/* The drawn tile (the last one drawn, at deck_pos - 1) goes to the bottom of
+ * the pile: what was under it moves up one place. */
+static void skip_apply(struct carc_game *g)
+{
+    g->nevents = 0;
+    int p = g->deck_pos - 1;
+    uint8_t t = g->deck[p];
+    for (int i = p; i + 1 < g->deck_len; i++)
+        g->deck[i] = g->deck[i + 1];
+    g->deck[g->deck_len - 1] = t;
+    g->deck_pos = (uint16_t)p;
+    g->current = (uint8_t)((g->current + 1) % g->nplayers);
+    g->tile = -1;
+    draw(g);
+}
+
 int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_error *err)
 {
     if (g->phase == CARC_PHASE_OVER)
@@ -212,6 +228,10 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
                               g->current, m->player);
     if (m->tile != g->tile)
         return carc_error_set(err, CARC_E_TILE, "the drawn tile is %s", carc_tiles[g->tile].id);
+    if (m->skip) {
+        skip_apply(g);
+        return 0;
+    }
     int rc = move_check(g, m, 1, err);
     if (rc < 0)
         return rc;
@@ -238,7 +258,8 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
     if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255 ||
         (t >= 0 && t < carc_tiles_count && g->nnodes + carc_tiles[t].nsegs > CARC_MAX_NODES))
         return carc_error_set(err, CARC_E_INVAL, "the board is full");
-    struct carc_move m = {player, t, x, y, rot, seg, large, 0, 0, 0, 0};
+    struct carc_move m = {.player = player, .tile = t, .x = x, .y = y, .rot = rot, .seg = seg,
+                          .large = large};
     int rc = move_check(g, &m, 0, err);
     if (rc < 0)
         return rc;

@@ -23,6 +23,7 @@
 
 #define CARC_MAX_PLAYERS 6
 #define CARC_MAX_TILES 128 /* tiles in one game, start tile included (all sets: 116) */
+#define CARC_MAX_MOVES 256 /* moves of one game record: placements and skips */
 #define CARC_GRID 128      /* board side; positions wrap, which cannot alias below 128 tiles */
 #define CARC_COORD_MAX 120 /* |x|, |y| of any position a move may name */
 /* Feature segments of all placed tiles together: every tile of every set has
@@ -70,6 +71,8 @@ struct carc_move {
     int large;        /* the meeple is the large one */
     int escape;       /* take one knight back at the end of the turn */
     int ex, ey, eseg; /* that knight's tile position and segment index */
+    int skip;         /* no placement: the drawn tile goes under the pile, the turn passes
+                         (a clock's timeout, PROTOCOL.md); only player and tile are read */
 };
 
 enum carc_event_type {
@@ -190,7 +193,9 @@ struct carc_game {
 int carc_game_init(struct carc_game *g, const struct carc_config *cfg, struct carc_error *err);
 
 /* Validate and apply one move of the current player. Returns 0, or a negative
- * code with err filled and the game unchanged. */
+ * code with err filled and the game unchanged. A skip (m->skip) puts the drawn
+ * tile under the draw pile and passes the turn; the next player draws as usual
+ * (the skipped tile again when it was the last). */
 int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_error *err);
 
 /* Legal placements of tile type t (placement rules only). Fills up to max entries

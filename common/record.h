@@ -9,7 +9,8 @@
 
 #include "game.h"
 
-#define CARC_NAME_MAX 64 /* bytes of a player name, NUL included */
+#define CARC_NAME_MAX 64    /* bytes of a player name, NUL included */
+#define CARC_BOT_NAME_MAX 8 /* bytes of a bot level name ("strong"), NUL included */
 
 struct carc_record {
     unsigned sets;   /* bitmask of (1 << enum carc_set); the JSON default is base */
@@ -17,6 +18,8 @@ struct carc_record {
     int escape_rule; /* options.siege_escape */
     int nplayers;
     char names[CARC_MAX_PLAYERS][CARC_NAME_MAX];
+    char bots[CARC_MAX_PLAYERS][CARC_BOT_NAME_MAX]; /* a bot seat's level name, or "" */
+    int forfeited[CARC_MAX_PLAYERS];                /* lost the seat to a clock (forfeit) */
     int start; /* tile type of the start tile */
     int has_seed;
     uint64_t seed;
@@ -24,7 +27,7 @@ struct carc_record {
     int deck_len;
     uint8_t deck[CARC_MAX_TILES];
     int nmoves;
-    struct carc_move moves[CARC_MAX_TILES]; /* player is filled when played */
+    struct carc_move moves[CARC_MAX_MOVES]; /* player is filled when played */
 };
 
 /* Fill cfg from rec (cfg->deck points into rec). */

@@ -229,6 +229,17 @@ char *proto_replay_move_line(const struct carc_game *g, int move, int player, in
     return dump_take(o, ok);
 }
 
+char *proto_replay_skip_line(int move, int player, int tile)
+{
+    int ok = 1;
+    json_t *o = json_object();
+    set(o, "move", json_integer(move), &ok);
+    set(o, "player", json_integer(player), &ok);
+    set(o, "skip", json_string(tile >= 0 && tile < carc_tiles_count ? carc_tiles[tile].id : "?"),
+        &ok);
+    return dump_take(o, ok);
+}
+
 char *proto_replay_discard_line(int tile)
 {
     int ok = 1;

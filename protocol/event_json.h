@@ -52,6 +52,8 @@ char *proto_event_dump(const struct carc_game *g, const struct carc_event *ev);
  *   left out when move < 0, "field" when field is NULL or "". */
 char *proto_replay_move_line(const struct carc_game *g, int move, int player, int tile,
                              const int32_t *scores);
+/* {"move": i, "player": p, "skip": "BA.U"}: a skipped turn (the tile went under the pile). */
+char *proto_replay_skip_line(int move, int player, int tile);
 char *proto_replay_discard_line(int tile);
 char *proto_replay_end_line(const struct carc_game *g);
 char *proto_replay_error_line(int move, const char *field, int code, const char *message);

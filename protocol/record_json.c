@@ -164,9 +164,36 @@ static int load_options(struct loader *ld, const json_t *v, struct carc_record *
     return rc;
 }
 
+/* A player's optional "bot" (a level name, or null) and "forfeited" (bool). */
+static int load_player_marks(struct loader *ld, const json_t *p, const char *path,
+                             struct carc_record *rec, int i)
+{
+    char field[PATH_MAX_LEN];
+    json_t *m = NULL;
+    int rc = member(ld, p, path, "bot", 0, &m, field);
+    if (rc == 0 && m != NULL && !json_is_null(m)) {
+        const char *level = NULL;
+        rc = get_string(ld, m, field, &level);
+        if (rc != 0)
+            return rc;
+        if (strcmp(level, "random") != 0 && strcmp(level, "greedy") != 0 &&
+            strcmp(level, "strong") != 0)
+            return bad(ld, CARC_E_RECORD, field, "must be \"random\", \"greedy\" or \"strong\"");
+        snprintf(rec->bots[i], sizeof rec->bots[i], "%s", level);
+    }
+    if (rc == 0)
+        rc = member(ld, p, path, "forfeited", 0, &m, field);
+    if (rc == 0 && m != NULL) {
+        if (!json_is_boolean(m))
+            return bad(ld, CARC_E_RECORD, field, "must be true or false");
+        rec->forfeited[i] = json_is_true(m);
+    }
+    return rc;
+}
+
 static int load_players(struct loader *ld, const json_t *v, struct carc_record *rec)
 {
-    static const char *const keys[] = {"name", NULL};
+    static const char *const keys[] = {"name", "bot", "forfeited", NULL};
     if (!json_is_array(v))
         return bad(ld, CARC_E_RECORD, "players", "must be a list");
     size_t n = json_array_size(v);
@@ -190,6 +217,9 @@ static int load_players(struct loader *ld, const json_t *v, struct carc_record *
         if (len == 0 || len >= CARC_NAME_MAX || strlen(name) != len)
             return bad(ld, CARC_E_RECORD, field, "must be 1 to 63 bytes without NUL");
         memcpy(rec->names[i], name, len + 1);
+        rc = load_player_marks(ld, p, path, rec, (int)i);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
@@ -222,7 +252,7 @@ int proto_record_tile_at(const struct carc_record *rec, int upto, int x, int y)
     if (x == 0 && y == 0)
         return rec->start;
     for (int j = 0; j <= upto && j < rec->nmoves; j++)
-        if (rec->moves[j].x == x && rec->moves[j].y == y)
+        if (!rec->moves[j].skip && rec->moves[j].x == x && rec->moves[j].y == y)
             return rec->moves[j].tile;
     return -1;
 }
@@ -308,7 +338,7 @@ static int load_escape(struct loader *ld, const json_t *v, const char *path,
 
 static int load_move(struct loader *ld, const json_t *v, struct carc_record *rec, int i)
 {
-    static const char *const keys[] = {"tile", "x", "y", "rot", "meeple", "escape", NULL};
+    static const char *const keys[] = {"tile", "x", "y", "rot", "meeple", "escape", "skip", NULL};
     struct carc_move *mv = &rec->moves[i];
     char path[PATH_MAX_LEN], field[PATH_MAX_LEN];
     json_t *m = NULL;
@@ -323,6 +353,18 @@ static int load_move(struct loader *ld, const json_t *v, struct carc_record *rec
         rc = member(ld, v, path, "tile", 1, &m, field);
     if (rc == 0)
         rc = get_tile(ld, m, field, CARC_E_RECORD, &mv->tile);
+    if (rc == 0)
+        rc = member(ld, v, path, "skip", 0, &m, field);
+    if (rc == 0 && m != NULL) {
+        /* {"tile": id, "skip": true}: nothing else may be given. */
+        static const char *const skip_keys[] = {"tile", "skip", NULL};
+        if (!json_is_true(m))
+            return bad(ld, CARC_E_RECORD, field, "must be true (or left out)");
+        rc = check_object(ld, v, path, skip_keys);
+        mv->skip = 1;
+        ld->move = -1;
+        return rc;
+    }
     if (rc == 0)
         rc = load_xy(ld, v, path, &mv->x, &mv->y);
     if (rc == 0)
@@ -348,8 +390,8 @@ static int load_moves(struct loader *ld, const json_t *v, struct carc_record *re
 {
     if (!json_is_array(v))
         return bad(ld, CARC_E_RECORD, "moves", "must be a list");
-    if (json_array_size(v) > CARC_MAX_TILES - 1)
-        return bad(ld, CARC_E_RECORD, "moves", "more moves than a game has tiles");
+    if (json_array_size(v) > CARC_MAX_MOVES)
+        return bad(ld, CARC_E_RECORD, "moves", "more moves than a game record holds (256)");
     for (size_t i = 0; i < json_array_size(v); i++) {
         int rc = load_move(ld, json_array_get(v, i), rec, (int)i);
         if (rc != 0)
@@ -479,6 +521,14 @@ static json_t *dump_move(struct dumper *d, const struct carc_record *rec, int i)
     const struct carc_move *mv = &rec->moves[i];
     char field[PATH_MAX_LEN];
     path_index(field, "moves", (size_t)i);
+    if (mv->skip && tile_ok(mv->tile)) {
+        json_t *s = json_object();
+        if (s != NULL) {
+            put(d, s, "tile", json_string(carc_tiles[mv->tile].id));
+            put(d, s, "skip", json_true());
+        }
+        return s;
+    }
     if (!tile_ok(mv->tile) || !coord_ok(mv->x) || !coord_ok(mv->y) || mv->rot < 0 || mv->rot > 3 ||
         (mv->seg != -1 && !seg_ok(mv->tile, mv->seg))) {
         dump_fail(d, CARC_E_INVAL, i, field, "tile, position, rotation or meeple out of range");
@@ -535,7 +585,7 @@ static int dump_check(struct dumper *d, const struct carc_record *rec)
         field = "seed";
     else if (rec->has_deck && (rec->deck_len < 0 || rec->deck_len > CARC_MAX_TILES - 1))
         field = "deck";
-    else if (rec->nmoves < 0 || rec->nmoves > CARC_MAX_TILES - 1)
+    else if (rec->nmoves < 0 || rec->nmoves > CARC_MAX_MOVES)
         field = "moves";
     for (int i = 0; field == NULL && rec->has_deck && i < rec->deck_len; i++)
         if (!tile_ok(rec->deck[i]))
@@ -576,6 +626,10 @@ static json_t *dump_root(struct dumper *d, const struct carc_record *rec)
             dump_fail(d, CARC_E_INVAL, -1, "players", "a name is not UTF-8");
         if (p != NULL)
             put(d, p, "name", name);
+        if (p != NULL && rec->bots[i][0] != '\0')
+            put(d, p, "bot", json_string(rec->bots[i]));
+        if (p != NULL && rec->forfeited[i])
+            put(d, p, "forfeited", json_true());
         append(d, a, p);
     }
     put(d, root, "start", json_string(carc_tiles[rec->start].id));

@@ -7,6 +7,8 @@
  *       one per placed tile; scores after that turn's scoring step (end-game
  *       scoring, which the last move also triggers, is not in them); events of
  *       that turn without discards and end-game scoring.
+ *   {"move": i, "player": p, "skip": "BA.U"}  a skipped turn (a clock's
+ *       timeout): the tile went under the pile.
  *   {"discard": "BA.X"}  a drawn tile with no legal placement, after the line
  *       of the move that drew it (or first, for the very first draw).
  *   {"final": true, "scores": [..], "events": [..]}  after end-game scoring, or
@@ -138,6 +140,11 @@ static void play(struct carc_game *g)
         rc = carc_game_play(g, &m, &cerr);
         if (rc != 0)
             fail(i, NULL, rc, cerr.text);
+        if (m.skip) {
+            emit(proto_replay_skip_line(i, m.player, m.tile));
+            emit_discards(g);
+            continue;
+        }
         /* The last move also ran end-game scoring: take it back out of the
          * turn's scores, using the deltas of its events. */
         int32_t scores[CARC_MAX_PLAYERS];
