@@ -44,7 +44,9 @@
     X(RATE, "rate_limited", "too many messages: slow down")                                        \
     X(TOO_BIG, "message_too_big", "the message is larger than the server accepts")                 \
     X(LIMIT, "limit_reached", "a server limit was reached")                                        \
-    X(STORAGE, "storage_error", "the server could not store the move")
+    X(STORAGE, "storage_error", "the server could not store the move")                             \
+    X(NOT_BOT, "not_a_bot", "that seat holds no bot")                                              \
+    X(TIME_OUT, "time_out", "your time for this turn ran out")
 
 #define CARC__EPOS(name, wire, text) CARC__EPOS_##name,
 enum { CARC__EPOS_OK = 0, CARC_ERRNO_MAP(CARC__EPOS) CARC__EPOS_COUNT };

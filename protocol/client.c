@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "patch.h"
 
 struct proto_client_doc {
@@ -592,8 +593,22 @@ static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
         proto__set(o, "private", json_boolean(m->u.create.private_room), ok);
         if (m->u.create.password[0] != '\0')
             put_text(o, "password", m->u.create.password, ok);
+        if (m->u.create.clock.initial > 0) {
+            json_t *c = json_object();
+            proto__set(c, "initial", json_integer(m->u.create.clock.initial), ok);
+            proto__set(c, "increment", json_integer(m->u.create.clock.increment), ok);
+            proto__set(c, "on_timeout",
+                       proto__string_or(proto_timeout_name(m->u.create.clock.on_timeout), ""), ok);
+            proto__set(o, "clock", c, ok);
+        }
         break;
     }
+    case PROTO_T_ADD_BOT:
+        proto__set(o, "level", proto__string_or(carc_bot_level_name(m->u.add_bot.level), ""), ok);
+        break;
+    case PROTO_T_REMOVE_BOT:
+        proto__set(o, "seat", json_integer(m->u.remove_bot.seat), ok);
+        break;
     case PROTO_T_JOIN:
         put_text(o, "room", m->u.join.room, ok);
         put_text(o, "name", m->u.join.name, ok);

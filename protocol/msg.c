@@ -11,13 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "patch.h"
 
 #define FIELD_MAX 64
 #define ID_ABS_MAX 9007199254740992LL /* 2^53: integers a JavaScript client keeps exactly */
 
 static const char *const type_names[PROTO_T_COUNT] = {
-    "list", "create", "join", "resume", "watch", "leave", "start", "play", "chat", "sync", "ping",
+    "list", "create", "join",  "resume", "watch",   "leave",     "start",
+    "play", "chat",   "sync",  "ping",   "add_bot", "remove_bot",
 };
 
 const char *proto_type_name(int type)
@@ -228,6 +230,40 @@ static int read_options(const json_t *v, struct proto_msg *m, struct proto_error
     return 0;
 }
 
+static const char *const timeout_names[] = {"bot", "skip", "forfeit"};
+
+const char *proto_timeout_name(int policy)
+{
+    return policy >= 0 && policy <= PROTO_TIMEOUT_FORFEIT ? timeout_names[policy] : NULL;
+}
+
+/* "clock": null or {"initial", "increment", "on_timeout"}. */
+static int read_clock(const json_t *v, struct proto_msg *m, struct proto_error *err)
+{
+    static const char *const keys[] = {"initial", "increment", "on_timeout", NULL};
+    if (v == NULL || json_is_null(v))
+        return 0;
+    long long initial = 0, increment = 0;
+    int rc = check_keys(v, "clock", keys, NULL, err);
+    if (rc == 0)
+        rc = get_int(v, "clock", "initial", 1, 1, PROTO_CLOCK_INITIAL_MAX, &initial, err);
+    if (rc == 0)
+        rc = get_int(v, "clock", "increment", 1, 0, PROTO_CLOCK_INCREMENT_MAX, &increment, err);
+    if (rc != 0)
+        return rc;
+    const json_t *p = json_object_get(v, "on_timeout");
+    int policy = -1;
+    for (int i = 0; p != NULL && json_is_string(p) && i <= PROTO_TIMEOUT_FORFEIT; i++)
+        if (strcmp(json_string_value(p), timeout_names[i]) == 0)
+            policy = i;
+    if (policy < 0)
+        return bad(err, CARC_E_INVAL, "clock.on_timeout", "must be \"bot\", \"skip\" or \"forfeit\"");
+    m->u.create.clock.initial = (int)initial;
+    m->u.create.clock.increment = (int)increment;
+    m->u.create.clock.on_timeout = policy;
+    return 0;
+}
+
 static int read_create(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     long long seats = 0;
@@ -243,6 +279,8 @@ static int read_create(const json_t *root, struct proto_msg *m, struct proto_err
     if (rc == 0)
         rc = get_text(root, "", "password", 0, TEXT_PASSWORD, m->u.create.password,
                       PROTO_PASSWORD_MAX, err);
+    if (rc == 0)
+        rc = read_clock(json_object_get(root, "clock"), m, err);
     if (rc != 0)
         return rc;
     m->u.create.seats = (int)seats;
@@ -371,9 +409,29 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
     return rc;
 }
 
+static int read_add_bot(const json_t *root, struct proto_msg *m, struct proto_error *err)
+{
+    const json_t *v = json_object_get(root, "level");
+    int level = v != NULL && json_is_string(v) ? carc_bot_level_find(json_string_value(v)) : -1;
+    if (level < 0)
+        return bad(err, CARC_E_INVAL, "level", "must be \"random\", \"greedy\" or \"strong\"");
+    m->u.add_bot.level = level;
+    return 0;
+}
+
+static int read_remove_bot(const json_t *root, struct proto_msg *m, struct proto_error *err)
+{
+    long long seat = 0;
+    int rc = get_int(root, "", "seat", 1, 0, CARC_MAX_PLAYERS - 1, &seat, err);
+    m->u.remove_bot.seat = (int)seat;
+    return rc;
+}
+
 static const char *const keys_none[] = {NULL};
-static const char *const keys_create[] = {"name",    "seats",    "sets", "options",
-                                          "private", "password", NULL};
+static const char *const keys_create[] = {"name",     "seats", "sets", "options", "private",
+                                          "password", "clock", NULL};
+static const char *const keys_add_bot[] = {"level", NULL};
+static const char *const keys_remove_bot[] = {"seat", NULL};
 static const char *const keys_join[] = {"room", "name", "password", NULL};
 static const char *const keys_resume[] = {"room", "token", "seq", NULL};
 static const char *const keys_watch[] = {"room", "seq", NULL};
@@ -392,6 +450,8 @@ static const struct {
     [PROTO_T_START] = {keys_none, read_none},   [PROTO_T_PLAY] = {keys_play, read_play},
     [PROTO_T_CHAT] = {keys_chat, read_chat},    [PROTO_T_SYNC] = {keys_sync, read_sync},
     [PROTO_T_PING] = {keys_none, read_none},
+    [PROTO_T_ADD_BOT] = {keys_add_bot, read_add_bot},
+    [PROTO_T_REMOVE_BOT] = {keys_remove_bot, read_remove_bot},
 };
 
 /* "id": a string or an integer with |n| <= 2^53, kept as compact JSON. */
@@ -466,7 +526,8 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
 
 /* ---- server messages ---- */
 
-char *proto_encode_welcome(const char *server, int message_bytes, int messages_per_second)
+char *proto_encode_welcome(const char *server, int message_bytes, int messages_per_second,
+                           long long now_ms)
 {
     int ok = 1;
     json_t *o = proto__frame_new("welcome", NULL);
@@ -476,6 +537,7 @@ char *proto_encode_welcome(const char *server, int message_bytes, int messages_p
     proto__set(limits, "messages_per_second", json_integer(messages_per_second), &ok);
     proto__set(limits, "chat_bytes", json_integer(PROTO_CHAT_MAX), &ok);
     proto__set(o, "limits", limits, &ok);
+    proto__set(o, "time", json_integer(now_ms), &ok);
     return proto__dump_take(o, ok);
 }
 

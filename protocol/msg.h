@@ -22,6 +22,19 @@
 #define PROTO_PASSWORD_MAX 65
 #define PROTO_CHAT_MAX 280 /* bytes of chat text */
 #define PROTO_FEATURE_MAX 16
+#define PROTO_CLOCK_INITIAL_MAX 2592000 /* seconds: 30 days */
+#define PROTO_CLOCK_INCREMENT_MAX 604800 /* seconds: 7 days */
+
+/* What the server does when a seat's clock runs out (PROTOCOL.md "Clocks and bots"). */
+enum proto_timeout { PROTO_TIMEOUT_BOT = 0, PROTO_TIMEOUT_SKIP, PROTO_TIMEOUT_FORFEIT };
+/* Wire name of a timeout policy ("skip"), or NULL. */
+const char *proto_timeout_name(int policy);
+
+/* A room's time control; initial == 0: no clock. */
+struct proto_clock {
+    int initial, increment; /* seconds */
+    int on_timeout;         /* enum proto_timeout */
+};
 
 enum proto_type {
     PROTO_T_LIST = 0,
@@ -35,6 +48,8 @@ enum proto_type {
     PROTO_T_CHAT,
     PROTO_T_SYNC,
     PROTO_T_PING,
+    PROTO_T_ADD_BOT,
+    PROTO_T_REMOVE_BOT,
     PROTO_T_COUNT
 };
 
@@ -53,7 +68,14 @@ struct proto_msg {
             int escape_rule; /* enum carc_escape_rule */
             int private_room;
             char password[PROTO_PASSWORD_MAX]; /* "" = none */
+            struct proto_clock clock;
         } create;
+        struct {
+            int level; /* enum carc_bot_level */
+        } add_bot;
+        struct {
+            int seat;
+        } remove_bot;
         struct {
             char room[PROTO_ROOM_MAX];
             char name[PROTO_NAME_MAX];
@@ -94,7 +116,9 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
 
 /* Server messages. `ref` is the compact JSON of the request's id or "" (then
  * no "ref" key). Each returns malloc'd text, or NULL when out of memory. */
-char *proto_encode_welcome(const char *server, int message_bytes, int messages_per_second);
+/* now_ms: the server's wall clock (ms since 1970), for clients' clocks. */
+char *proto_encode_welcome(const char *server, int message_bytes, int messages_per_second,
+                           long long now_ms);
 char *proto_encode_error(int code, const char *message, const char *ref);
 char *proto_encode_joined(const char *room, int seat, const char *token /* NULL: none */,
                           const char *ref);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "event_json.h"
 #include "patch.h"
 
@@ -42,7 +43,9 @@ struct seat_view {
     uint8_t null_name;         /* the seat is free: "name": null */
     uint8_t taken, connected;
     uint8_t meeples, large, herbs;
+    uint8_t bot, autoplay; /* as in struct proto_seat */
     int32_t score;
+    long long time_ms; /* -1: null */
 };
 
 /* What decides the legal list: while it is the same, the list is too. */
@@ -62,7 +65,17 @@ struct proto_state {
     uint8_t remaining[256]; /* undrawn tiles by type */
     struct legal_key lkey;
     struct legal_text *legal;
+    struct proto_clock clock; /* initial == 0: "clock": null */
+    long long turn_started;   /* -1: null */
 };
+
+static const char *const autoplay_names[PROTO_AUTO_COUNT] = {NULL,   "left", "offline", "timeout",
+                                                             "idle", "forfeit"};
+
+const char *proto_autoplay_name(int reason)
+{
+    return reason > 0 && reason < PROTO_AUTO_COUNT ? autoplay_names[reason] : NULL;
+}
 
 static int has_set(unsigned sets, int set)
 {
@@ -260,8 +273,9 @@ static struct legal_text *legal_new(const struct carc_game *g, int moving)
             PUT(&b, "],\"escapes\":[");
             first = 1;
             for (int k = 0; k < nk; k++) {
-                struct carc_move m = {g->current, g->tile, p.x,     p.y,     p.rot,    -1,
-                                      0,          1,       kn[k].x, kn[k].y, kn[k].seg};
+                struct carc_move m = {.player = g->current, .tile = g->tile, .x = p.x, .y = p.y,
+                                      .rot = p.rot, .seg = -1, .escape = 1, .ex = kn[k].x,
+                                      .ey = kn[k].y, .eseg = kn[k].seg};
                 if (carc_game_escape_check(g, &m, NULL) != 0)
                     continue;
                 const struct carc_tile *kt =
@@ -334,11 +348,16 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
         }
         o->taken = in->taken != 0;
         o->connected = in->connected != 0;
+        o->bot = (uint8_t)(in->bot > 0 && in->bot <= CARC_BOT_LEVELS ? in->bot : 0);
+        o->autoplay = (uint8_t)(in->autoplay > 0 && in->autoplay < PROTO_AUTO_COUNT ? in->autoplay : 0);
+        o->time_ms = v->clock.initial > 0 && in->time_ms >= 0 ? in->time_ms : -1;
         o->score = p.score;
         o->meeples = p.meeples;
         o->large = p.large;
         o->herbs = p.herbs;
     }
+    s->clock = v->clock.initial > 0 ? v->clock : (struct proto_clock){0, 0, 0};
+    s->turn_started = v->clock.initial > 0 && moving ? v->turn_started : -1;
     s->turn = g != NULL ? g->turn : 0;
     s->current = moving ? g->current : -1;
     s->tile = moving ? g->tile : -1;
@@ -407,6 +426,22 @@ static void put_seat_name(struct proto__out *b, const struct seat_view *st)
         put_string(b, st->name);
 }
 
+static void put_int_or_null(struct proto__out *b, long long v)
+{
+    if (v < 0)
+        PUT(b, "null");
+    else
+        put_int(b, v);
+}
+
+static void put_name_or_null(struct proto__out *b, const char *name)
+{
+    if (name == NULL)
+        PUT(b, "null");
+    else
+        put_name(b, name);
+}
+
 static void put_seat(struct proto__out *b, const struct seat_view *st)
 {
     PUT(b, "{\"name\":");
@@ -415,6 +450,12 @@ static void put_seat(struct proto__out *b, const struct seat_view *st)
     put_bool(b, st->taken);
     PUT(b, ",\"connected\":");
     put_bool(b, st->connected);
+    PUT(b, ",\"bot\":");
+    put_name_or_null(b, st->bot > 0 ? carc_bot_level_name(st->bot - 1) : NULL);
+    PUT(b, ",\"autoplay\":");
+    put_name_or_null(b, proto_autoplay_name(st->autoplay));
+    PUT(b, ",\"time_ms\":");
+    put_int_or_null(b, st->time_ms);
     PUT(b, ",\"score\":");
     put_int(b, st->score);
     PUT(b, ",\"meeples\":");
@@ -449,14 +490,6 @@ static void put_sets(struct proto__out *b, unsigned mask)
             put_name(b, carc_set_name(i));
         }
     PUT(b, "]");
-}
-
-static void put_int_or_null(struct proto__out *b, int v)
-{
-    if (v < 0)
-        PUT(b, "null");
-    else
-        put_int(b, v);
 }
 
 static void put_tile_or_null(struct proto__out *b, int t)
@@ -503,6 +536,23 @@ static void put_options(struct proto__out *b, const struct proto_state *s)
     PUT(b, "}");
 }
 
+static void put_clock(struct proto__out *b, const struct proto_state *s)
+{
+    if (s->clock.initial <= 0) {
+        PUT(b, "null");
+        return;
+    }
+    PUT(b, "{\"initial\":");
+    put_int(b, s->clock.initial);
+    PUT(b, ",\"increment\":");
+    put_int(b, s->clock.increment);
+    PUT(b, ",\"on_timeout\":");
+    put_name(b, proto_timeout_name(s->clock.on_timeout));
+    PUT(b, ",\"turn_started\":");
+    put_int_or_null(b, s->turn_started);
+    PUT(b, "}");
+}
+
 static void put_remaining(struct proto__out *b, const struct proto_state *s)
 {
     int first = 1;
@@ -533,6 +583,8 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
     put_int(b, s->host);
     PUT(b, ",\"seats\":");
     put_seats(b, s);
+    PUT(b, ",\"clock\":");
+    put_clock(b, s);
     PUT(b, ",\"turn\":");
     put_int(b, s->turn);
     PUT(b, ",\"current\":");
@@ -699,11 +751,61 @@ static void diff_board(struct patch *p, const struct proto_state *a, const struc
     }
 }
 
+static void op_value_name(struct patch *p, const char *path, const char *name)
+{
+    op_open(p, "replace", path, NULL);
+    PUT(p->b, ",\"value\":");
+    put_name_or_null(p->b, name);
+    PUT(p->b, "}");
+}
+
+static void op_autoplay(struct patch *p, const char *path, int reason)
+{
+    op_value_name(p, path, proto_autoplay_name(reason));
+}
+
+static void op_bot(struct patch *p, const char *path, int bot)
+{
+    op_value_name(p, path, bot > 0 ? carc_bot_level_name(bot - 1) : NULL);
+}
+
+static void op_int_or_null(struct patch *p, const char *path, long long v)
+{
+    op_open(p, "replace", path, NULL);
+    PUT(p->b, ",\"value\":");
+    put_int_or_null(p->b, v);
+    PUT(p->b, "}");
+}
+
+/* "clock": null and an object are replaced whole; two objects key by key. */
+static void diff_clock(struct patch *p, const struct proto_state *a, const struct proto_state *b)
+{
+    if ((a->clock.initial > 0) != (b->clock.initial > 0)) {
+        op_open(p, "replace", "/clock", NULL);
+        PUT(p->b, ",\"value\":");
+        put_clock(p->b, b);
+        PUT(p->b, "}");
+        return;
+    }
+    if (b->clock.initial <= 0)
+        return;
+    /* Keys in byte order: increment, initial, on_timeout, turn_started. */
+    if (a->clock.increment != b->clock.increment)
+        op_int(p, "/clock/increment", b->clock.increment);
+    if (a->clock.initial != b->clock.initial)
+        op_int(p, "/clock/initial", b->clock.initial);
+    if (a->clock.on_timeout != b->clock.on_timeout)
+        op_value_name(p, "/clock/on_timeout", proto_timeout_name(b->clock.on_timeout));
+    if (a->turn_started != b->turn_started)
+        op_int_or_null(p, "/clock/turn_started", b->turn_started);
+}
+
 static int seat_same(const struct seat_view *a, const struct seat_view *b)
 {
     return a->null_name == b->null_name && strcmp(a->name, b->name) == 0 && a->taken == b->taken &&
            a->connected == b->connected && a->score == b->score && a->meeples == b->meeples &&
-           a->large == b->large && a->herbs == b->herbs;
+           a->large == b->large && a->herbs == b->herbs && a->bot == b->bot &&
+           a->autoplay == b->autoplay && a->time_ms == b->time_ms;
 }
 
 static void diff_seats(struct patch *p, const struct proto_state *a, const struct proto_state *b)
@@ -722,12 +824,15 @@ static void diff_seats(struct patch *p, const struct proto_state *a, const struc
         const struct seat_view *x = &a->seats[i], *y = &b->seats[i];
         char path[32];
         int len = snprintf(path, sizeof path, "/seats/%d/", i);
-        /* Keys in byte order: connected, herbs, large, meeples, name, score, taken. */
+        /* Keys in byte order: autoplay, bot, connected, herbs, large, meeples, name, score,
+         * taken, time_ms. */
 #define SEAT_OP(field, name, kind)                                                                 \
     if (x->field != y->field) {                                                                    \
         snprintf(path + len, sizeof path - (size_t)len, "%s", name);                               \
         kind(p, path, y->field);                                                                   \
     }
+        SEAT_OP(autoplay, "autoplay", op_autoplay)
+        SEAT_OP(bot, "bot", op_bot)
         SEAT_OP(connected, "connected", op_bool)
         SEAT_OP(herbs, "herbs", op_int)
         SEAT_OP(large, "large", op_int)
@@ -741,6 +846,7 @@ static void diff_seats(struct patch *p, const struct proto_state *a, const struc
         }
         SEAT_OP(score, "score", op_int)
         SEAT_OP(taken, "taken", op_bool)
+        SEAT_OP(time_ms, "time_ms", op_int_or_null)
 #undef SEAT_OP
     }
 }
@@ -767,6 +873,7 @@ static void diff_remaining(struct patch *p, const struct proto_state *a,
 static void diff_doc(struct patch *p, const struct proto_state *a, const struct proto_state *b)
 {
     diff_board(p, a, b);
+    diff_clock(p, a, b);
     if (a->current != b->current) {
         op_open(p, "replace", "/current", NULL);
         PUT(p->b, ",\"value\":");
@@ -837,6 +944,20 @@ static json_t *extra_event_new(const struct proto_extra_event *e, const struct p
         proto__set(o, "players", players, ok);
         return o;
     }
+    if (e->kind == PROTO_EV_TIMEOUT) {
+        proto__set(o, "type", json_string("timeout"), ok);
+        proto__set(o, "seat", json_integer(e->seat), ok);
+        proto__set(o, "on_timeout", proto__string_or(proto_timeout_name(e->value), "bot"), ok);
+        return o;
+    }
+    if (e->kind == PROTO_EV_AUTOPLAY) {
+        const char *why = proto_autoplay_name(e->value);
+        proto__set(o, "type", json_string("autoplay"), ok);
+        proto__set(o, "seat", json_integer(e->seat), ok);
+        proto__set(o, "reason", why != NULL ? json_string(why) : json_null(), ok);
+        return o;
+    }
+    const char *bot = e->bot > 0 ? carc_bot_level_name(e->bot - 1) : NULL;
     proto__set(o, "type", json_string("seat"), ok);
     proto__set(o, "seat", json_integer(e->seat), ok);
     proto__set(o, "name",
@@ -844,6 +965,7 @@ static json_t *extra_event_new(const struct proto_extra_event *e, const struct p
                ok);
     proto__set(o, "taken", json_boolean(e->taken), ok);
     proto__set(o, "connected", json_boolean(e->connected), ok);
+    proto__set(o, "bot", bot != NULL ? json_string(bot) : json_null(), ok);
     return o;
 }
 
@@ -902,7 +1024,7 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
     put_int(&b, seq);
     PUT(&b, ",\"events\":[");
     for (int i = 0; i < nextra; i++) {
-        if (extra[i].kind != PROTO_EV_SEAT && extra[i].kind != PROTO_EV_START)
+        if (extra[i].kind <= PROTO_EV_NONE || extra[i].kind > PROTO_EV_AUTOPLAY)
             continue;
         int ok = 1;
         json_t *e = extra_event_new(&extra[i], to, &ok);
@@ -917,7 +1039,15 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
     if (move != NULL && g != NULL && move->tile >= 0 && move->tile < carc_tiles_count) {
         if (nev++ > 0)
             PUT(&b, ",");
-        put_placed_event(&b, g, move);
+        if (move->skip) {
+            PUT(&b, "{\"type\":\"skip\",\"player\":");
+            put_int(&b, move->player);
+            PUT(&b, ",\"tile\":");
+            put_name(&b, carc_tiles[move->tile].id);
+            PUT(&b, "}");
+        } else {
+            put_placed_event(&b, g, move);
+        }
         for (int i = 0; i < g->nevents && i < CARC_MAX_EVENTS; i++) {
             json_t *e = proto_event_new(g, &g->events[i]);
             PUT(&b, ",");

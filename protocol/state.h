@@ -9,10 +9,26 @@
 
 enum proto_phase { PROTO_PHASE_LOBBY = 0, PROTO_PHASE_PLAYING, PROTO_PHASE_OVER };
 
+/* Why a built-in bot plays a person's seat (PROTOCOL.md "Clocks and bots"). */
+enum proto_autoplay {
+    PROTO_AUTO_NONE = 0,
+    PROTO_AUTO_LEFT,
+    PROTO_AUTO_OFFLINE,
+    PROTO_AUTO_TIMEOUT,
+    PROTO_AUTO_IDLE,
+    PROTO_AUTO_FORFEIT,
+    PROTO_AUTO_COUNT
+};
+/* Wire name of a reason ("offline"), or NULL for PROTO_AUTO_NONE and out of range. */
+const char *proto_autoplay_name(int reason);
+
 struct proto_seat {
     char name[PROTO_NAME_MAX]; /* "" when free */
     int taken;
     int connected;
+    int bot;          /* 0: a person's seat; else 1 + enum carc_bot_level */
+    int autoplay;     /* enum proto_autoplay */
+    long long time_ms; /* time left on the seat's clock; -1 without a clock */
 };
 
 /* What the document is built from; nothing in it is kept after the call. */
@@ -26,6 +42,8 @@ struct proto_room_view {
     int nseats;
     struct proto_seat seats[CARC_MAX_PLAYERS];
     const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */
+    struct proto_clock clock;     /* clock.initial == 0: no clock */
+    long long turn_started;       /* wall clock ms of the current turn's start; -1: null */
 };
 
 struct proto_state;
@@ -44,18 +62,26 @@ void proto_state_free(struct proto_state *s);
 char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref);
 
 /* Room-level events that are not engine events, for deltas. */
-enum proto_room_event { PROTO_EV_NONE = 0, PROTO_EV_SEAT, PROTO_EV_START };
+enum proto_room_event {
+    PROTO_EV_NONE = 0,
+    PROTO_EV_SEAT,    /* seat, name, taken, connected, bot */
+    PROTO_EV_START,   /* the players' names come from the new document */
+    PROTO_EV_TIMEOUT, /* seat, value: enum proto_timeout */
+    PROTO_EV_AUTOPLAY /* seat, value: enum proto_autoplay (NONE: the player is back) */
+};
 struct proto_extra_event {
     int kind; /* enum proto_room_event */
     int seat;
     const char *name;
     int taken, connected;
+    int bot;   /* SEAT: 0 or 1 + enum carc_bot_level */
+    int value; /* TIMEOUT, AUTOPLAY: see the kinds */
 };
 
 /* {"v":1,"type":"delta","seq":seq,"events":[...],"patch":[...]} where patch turns
  * `from` into `to` (RFC 6902). Events: the extra room events first, then, when
- * move is not NULL, a "placed" event for *move followed by g->events. Returns
- * NULL when out of memory. */
+ * move is not NULL, a "placed" event for *move (a "skip" event when move->skip)
+ * followed by g->events. Returns NULL when out of memory. */
 char *proto_delta_encode(const struct proto_state *from, const struct proto_state *to,
                          long long seq, const struct proto_extra_event *extra, int nextra,
                          const struct carc_game *g, const struct carc_move *move);

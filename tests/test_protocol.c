@@ -198,7 +198,7 @@ START_TEST(encode_server_messages)
         {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL},
     };
     char *got[] = {
-        proto_encode_welcome("carcd 0.1", 16384, 20),
+        proto_encode_welcome("carcd 0.1", 16384, 20, 1764583200000LL),
         proto_encode_error(CARC_E_EDGE, "x: does not fit", "7"),
         proto_encode_error(CARC_E_TURN, NULL, ""),
         proto_encode_error(CARC_E_INVAL, "bad \xff byte", NULL), /* not UTF-8: the table's text */
@@ -547,7 +547,8 @@ static void sim_turn(struct sim *S)
     int n = proto_client_legal(S->doc, legal_buf, MAXL);
     check_views(S, n);
     const struct proto_client_legal *l = &legal_buf[carc_rng_below(&S->rng, (uint32_t)n)];
-    struct carc_move m = {mover, g->tile, l->x, l->y, l->rot, -1, 0, 0, 0, 0, 0};
+    struct carc_move m = {.player = mover, .tile = g->tile, .x = l->x, .y = l->y, .rot = l->rot,
+                          .seg = -1};
     const struct carc_player *me = &g->players[mover];
     if (l->nmeeples > 0 && carc_rng_below(&S->rng, 3) != 0) {
         m.seg = l->meeples[carc_rng_below(&S->rng, (uint32_t)l->nmeeples)].seg;
@@ -557,13 +558,19 @@ static void sim_turn(struct sim *S)
     if (l->nescapes > 0 && carc_rng_below(&S->rng, 2) == 0) {
         const struct proto_client_spot *e =
             &l->escapes[carc_rng_below(&S->rng, (uint32_t)l->nescapes)];
-        m = (struct carc_move){mover, g->tile, l->x, l->y, l->rot, -1, 0, 1, e->x, e->y, e->seg};
+        m = (struct carc_move){.player = mover, .tile = g->tile, .x = l->x, .y = l->y,
+                               .rot = l->rot, .seg = -1, .escape = 1, .ex = e->x, .ey = e->y,
+                               .eseg = e->seg};
         S->escapes_taken++;
     }
     struct carc_error err = {0};
     int rc = carc_game_play(g, &m, &err);
     ck_assert_msg(rc == 0, "turn %d: a listed move fails: %s", g->turn, err.text);
     S->view.phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
+    /* The clock moves on, and now and then a bot plays a person's seat. */
+    S->view.seats[mover].time_ms -= 1000 + g->turn;
+    S->view.turn_started += 1000 + g->turn;
+    S->view.seats[mover].autoplay = g->turn % 7 == 3 ? PROTO_AUTO_OFFLINE : PROTO_AUTO_NONE;
     char *d = sim_push(S, sim_build(S), NULL, 0, &m);
     ck_assert_str_eq(jstr(d, "events.0.type"), "placed");
     ck_assert_int_eq(jint(d, "events.0.player"), mover);
@@ -593,8 +600,17 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
     struct sim *S = calloc(1, sizeof *S);
     S->g = &game_g;
     carc_rng_seed(&S->rng, seed);
-    S->view = (struct proto_room_view){"t1", PROTO_PHASE_LOBBY, sets, no_farmers, escape_rule, 0,
-                                       np,   {{"Ann", 1, 1}},   NULL};
+    S->view = (struct proto_room_view){.room = "t1",
+                                       .phase = PROTO_PHASE_LOBBY,
+                                       .sets = sets,
+                                       .no_farmers = no_farmers,
+                                       .escape_rule = escape_rule,
+                                       .nseats = np,
+                                       .seats = {{.name = "Ann", .taken = 1, .connected = 1}},
+                                       .turn_started = -1};
+    /* Odd seeds play with a clock, so that its fields are patched too. */
+    if (seed & 1)
+        S->view.clock = (struct proto_clock){300, 10, (int)(seed % 3)};
     S->cur = NULL;
     S->cur = sim_build(S);
     S->state0 = proto_state_encode(S->cur, 0, "\"w\"");
@@ -608,19 +624,26 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
     ck_assert_int_eq(proto_client_current(S->doc), -1);
     ck_assert_int_eq(proto_client_legal(S->doc, NULL, 0), 0);
     for (int i = 1; i < np; i++) {
-        struct proto_extra_event e = {PROTO_EV_SEAT, i, names[i], 1, 1};
+        /* Seat 1 is a bot seat (greedy), the others people. */
+        struct proto_extra_event e = {PROTO_EV_SEAT, i, names[i], 1, i != 1, i == 1 ? 2 : 0, 0};
         snprintf(S->view.seats[i].name, PROTO_NAME_MAX, "%s", names[i]);
-        S->view.seats[i].taken = S->view.seats[i].connected = 1;
+        S->view.seats[i].taken = 1;
+        S->view.seats[i].connected = i != 1;
+        S->view.seats[i].bot = i == 1 ? 2 : 0;
         char *d = sim_push(S, sim_build(S), &e, 1, NULL);
         ck_assert_str_eq(jstr(d, "events.0.name"), names[i]);
-        ck_assert_str_eq(jdump(d, "events.0.connected"), "true");
+        ck_assert_str_eq(jdump(d, "events.0.connected"), i != 1 ? "true" : "false");
+        ck_assert_str_eq(jdump(d, "events.0.bot"), i == 1 ? "\"greedy\"" : "null");
     }
     struct carc_config cfg = {np, sets, no_farmers, escape_rule, -1, seed, NULL, 0};
     struct carc_error err = {0};
     ck_assert_int_eq(carc_game_init(S->g, &cfg, &err), 0);
     S->view.phase = PROTO_PHASE_PLAYING;
     S->view.game = S->g;
-    struct proto_extra_event start = {PROTO_EV_START, 0, NULL, 0, 0};
+    for (int i = 0; i < np; i++)
+        S->view.seats[i].time_ms = 300000;
+    S->view.turn_started = 1764583200000LL;
+    struct proto_extra_event start = {PROTO_EV_START, 0, NULL, 0, 0, 0, 0};
     char *d = sim_push(S, sim_build(S), &start, 1, NULL);
     ck_assert_str_eq(jstr(d, "events.0.type"), "start");
     ck_assert_str_eq(jstr(d, "events.0.players.1"), "Bob");
@@ -630,7 +653,7 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
             int p = S->g->turn % np;
             S->view.seats[p].connected = !S->view.seats[p].connected;
             struct proto_extra_event e = {PROTO_EV_SEAT, p, S->view.seats[p].name, 1,
-                                          S->view.seats[p].connected};
+                                          S->view.seats[p].connected, 0, 0};
             d = sim_push(S, sim_build(S), &e, 1, NULL);
             ck_assert_str_eq(jdump(d, "events.0.connected"),
                              S->view.seats[p].connected ? "true" : "false");
@@ -664,15 +687,17 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
 /* A lobby document, byte for byte (tests/data/protocol/golden/lobby.json). */
 START_TEST(state_lobby_golden)
 {
-    struct proto_room_view v = {"k3J9xQ2a",
-                                PROTO_PHASE_LOBBY,
-                                1u << CARC_SET_INNS_CATHEDRALS,
-                                1,
-                                CARC_ESCAPE_ANY_TILE,
-                                2,
-                                3,
-                                {{"Ann", 1, 1}, {"", 0, 0}, {"Cy", 1, 0}},
-                                NULL};
+    struct proto_room_view v = {.room = "k3J9xQ2a",
+                                .phase = PROTO_PHASE_LOBBY,
+                                .sets = 1u << CARC_SET_INNS_CATHEDRALS,
+                                .no_farmers = 1,
+                                .escape_rule = CARC_ESCAPE_ANY_TILE,
+                                .host = 2,
+                                .nseats = 3,
+                                .seats = {{.name = "Ann", .taken = 1, .connected = 1},
+                                          {.name = ""},
+                                          {.name = "Cy", .taken = 1}},
+                                .turn_started = -1};
     struct proto_state *st = proto_state_build(&v);
     char *got = proto_state_encode(st, 0, "1");
     size_t len;
@@ -752,7 +777,7 @@ START_TEST(client_handle)
     ck_assert_str_eq(ev.room, "abc");
     ck_assert_str_eq(ev.token, "00112233445566778899aabbccddeeff");
     free(s);
-    s = proto_encode_welcome("x", 100, 7);
+    s = proto_encode_welcome("x", 100, 7, 5);
     ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
     ck_assert(ev.type == PROTO_S_WELCOME && ev.message_bytes == 100 &&
               ev.messages_per_second == 7 && ev.chat_bytes == PROTO_CHAT_MAX);

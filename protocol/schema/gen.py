@@ -73,6 +73,11 @@ def message(direction, mtype, fields, required=(), title=None, **extra):
 
 
 # Client messages -------------------------------------------------------------------------------
+LEVEL = {"enum": ["random", "greedy", "strong"]}
+POLICY = {"enum": ["bot", "skip", "forfeit"]}
+CLOCK_SETTING = obj({"initial": {"type": "integer", "minimum": 1, "maximum": 2592000},
+                     "increment": {"type": "integer", "minimum": 0, "maximum": 604800},
+                     "on_timeout": POLICY}, ["initial", "increment", "on_timeout"])
 ESCAPE = {"oneOf": [{"type": "null"},
                     obj({"x": COORD, "y": COORD, "feature": FEATURE}, ["x", "y", "feature"])]}
 CLIENT = {
@@ -85,6 +90,7 @@ CLIENT = {
                         "siege_escape": {"enum": ["siege-tile", "any-tile"]}}),
         "private": {"type": "boolean"},
         "password": {"type": "string", "maxLength": 64, "pattern": NO_CONTROL},
+        "clock": {"oneOf": [{"type": "null"}, CLOCK_SETTING]},
     }, ["name", "seats"],
         # Six seats need the large-meeple set (the engine's player limit).
         **{"if": {"properties": {"seats": {"const": 6}}, "required": ["seats"]},
@@ -111,6 +117,8 @@ CLIENT = {
                  "pattern": "^[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]*$"}}, ["text"]),
     "sync": message("client", "sync", {"seq": SEQ}),
     "ping": message("client", "ping", {}),
+    "add_bot": message("client", "add_bot", {"level": LEVEL}, ["level"]),
+    "remove_bot": message("client", "remove_bot", {"seat": SEAT}, ["seat"]),
 }
 
 # The state document ----------------------------------------------------------------------------
@@ -118,11 +126,15 @@ SEAT_DOC = obj({
     "name": {"type": ["string", "null"]},
     "taken": {"type": "boolean"},
     "connected": {"type": "boolean"},
+    "bot": {"oneOf": [{"type": "null"}, LEVEL]},
+    "autoplay": {"enum": [None, "left", "offline", "timeout", "idle", "forfeit"]},
+    "time_ms": {"type": ["integer", "null"], "minimum": 0},
     "score": {"type": "integer"},
     "meeples": {"type": "integer", "minimum": 0, "maximum": 7},
     "large": {"type": "integer", "minimum": 0, "maximum": 1},
     "herbs": {"type": "integer", "minimum": 0, "maximum": 5},
-}, ["name", "taken", "connected", "score", "meeples", "large", "herbs"])
+}, ["name", "taken", "connected", "bot", "autoplay", "time_ms", "score", "meeples", "large",
+    "herbs"])
 MEEPLE_DOC = {"oneOf": [{"type": "null"},
                         obj({"player": SEAT, "feature": FEATURE,
                              "kind": {"enum": ["normal", "large"]}},
@@ -138,6 +150,10 @@ STATE_DOC = obj({
                    ["farmers", "siege_escape"]),
     "host": SEAT,
     "seats": {"type": "array", "items": SEAT_DOC, "minItems": 1, "maxItems": 6},
+    "clock": {"oneOf": [{"type": "null"}, obj({
+        "initial": {"type": "integer", "minimum": 1}, "increment": {"type": "integer", "minimum": 0},
+        "on_timeout": POLICY, "turn_started": {"type": ["integer", "null"], "minimum": 0}},
+        ["initial", "increment", "on_timeout", "turn_started"])]},
     "turn": {"type": "integer", "minimum": 0},
     "current": {"oneOf": [{"type": "null"}, SEAT]},
     "tile": {"oneOf": [{"type": "null"}, TILE]},
@@ -153,7 +169,7 @@ STATE_DOC = obj({
         "meeples": {"type": "array", "items": FEATURE, "uniqueItems": True},
         "escapes": {"type": "array", "items": SPOT},
     }, ["x", "y", "rot", "meeples", "escapes"])},
-}, ["room", "phase", "sets", "options", "host", "seats", "turn", "current", "tile",
+}, ["room", "phase", "sets", "options", "host", "seats", "clock", "turn", "current", "tile",
     "tiles_left", "remaining", "herbs_left", "board", "legal"])
 
 # Events ----------------------------------------------------------------------------------------
@@ -164,8 +180,15 @@ ENGINE_COMMON = {"x": {"type": "integer"}, "y": {"type": "integer"}, "segment": 
                  "delta": PER_PLAYER, "final": {"type": "boolean"}, "large_back": SCORERS}
 EVENTS = [
     obj({"type": {"const": "seat"}, "seat": SEAT, "name": {"type": ["string", "null"]},
-         "taken": {"type": "boolean"}, "connected": {"type": "boolean"}},
-        ["type", "seat", "name", "taken", "connected"]),
+         "taken": {"type": "boolean"}, "connected": {"type": "boolean"},
+         "bot": {"oneOf": [{"type": "null"}, LEVEL]}},
+        ["type", "seat", "name", "taken", "connected", "bot"]),
+    obj({"type": {"const": "timeout"}, "seat": SEAT, "on_timeout": POLICY},
+        ["type", "seat", "on_timeout"]),
+    obj({"type": {"const": "skip"}, "player": SEAT, "tile": TILE}, ["type", "player", "tile"]),
+    obj({"type": {"const": "autoplay"}, "seat": SEAT,
+         "reason": {"enum": [None, "left", "offline", "timeout", "idle", "forfeit"]}},
+        ["type", "seat", "reason"]),
     obj({"type": {"const": "start"},
          "players": {"type": "array", "items": {"type": ["string", "null"]}, "maxItems": 6}},
         ["type", "players"]),
@@ -213,7 +236,8 @@ SERVER = {
                        "messages_per_second": {"type": "integer", "minimum": 1},
                        "chat_bytes": {"type": "integer", "minimum": 1}},
                       ["message_bytes", "messages_per_second", "chat_bytes"]),
-    }, ["server", "limits"]),
+        "time": {"type": "integer", "minimum": 0},
+    }, ["server", "limits", "time"]),
     "rooms": message("server", "rooms", {"rooms": {"type": "array", "items": obj({
         "room": ROOM, "seats": {"type": "integer", "minimum": 2, "maximum": 6},
         "taken": {"type": "integer", "minimum": 0, "maximum": 6},
