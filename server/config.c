@@ -70,6 +70,13 @@ static const struct key keys[] = {
     {"room-ttl", K_INT, LIM(room_ttl), 0, 0, 100000000,
      "seconds a room with nobody connected is kept (3600; 0 = forever)"},
     {"list-max", K_INT, LIM(list_max), 0, 1, 100000, "rooms in one list answer (200)"},
+    {"takeover-grace", K_INT, LIM(takeover_grace), 0, 0, 100000000,
+     "seconds a disconnected player's turn waits in a room without a clock before a bot plays"
+     " the seat (60; 0 = never)"},
+    {"bot-think-ms", K_INT, OFF(bot_think_ms), 0, 10, 60000,
+     "milliseconds a built-in bot may think about one move (1000)"},
+    {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
+     "bots' searches at once on the thread pool, which storage shares (2)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -92,6 +99,7 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->history_bytes = 16384;
     l->room_ttl = 3600;
     l->list_max = 200;
+    l->takeover_grace = 60;
 }
 
 void config_defaults(struct carcd_config *c)
@@ -108,6 +116,8 @@ void config_defaults(struct carcd_config *c)
     c->stale_room = 7 * 24 * 3600;
     c->storage_busy_ms = STORE_BUSY_MS;
     c->storage_fsync = 1;
+    c->bot_think_ms = 1000;
+    c->bot_searches = 2;
     lobby_limits_defaults(&c->limits);
 }
 

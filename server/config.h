@@ -24,6 +24,8 @@ struct lobby_limits {
     int history_bytes;           /* ... as long as they add up to at most this */
     int room_ttl;                /* seconds a room with nobody connected is kept; 0: forever */
     int list_max;                /* rooms in one `rooms` answer */
+    int takeover_grace;          /* seconds a disconnected player's turn waits for them (no
+                                    clock) before a bot plays the seat; 0: never */
 };
 
 struct carcd_config {
@@ -38,6 +40,8 @@ struct carcd_config {
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
     int storage_busy_ms; /* how long a write waits for another program's lock */
     int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
+    int bot_think_ms;    /* time a bot's search may take per move */
+    int bot_searches;    /* bots' searches on the thread pool at once */
     struct lobby_limits limits;
 };
 

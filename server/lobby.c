@@ -7,6 +7,7 @@
 #include "log.h"
 #include "rand.h"
 #include "store.h"
+#include "turn.h"
 
 #define IP_BUCKETS 1024u
 
@@ -109,7 +110,13 @@ void lobby_store_set(struct lobby *lb, struct store *st)
 
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
+    r->bots = lb->bots;
     room_insert(lb, r);
+}
+
+void lobby_bots_set(struct lobby *lb, struct bots *b)
+{
+    lb->bots = b;
 }
 
 /* ---- connections per address ---- */
@@ -239,6 +246,7 @@ int lobby_test_game(struct lobby *lb, uint64_t seed, const char *const *deck, in
 
 int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, uint64_t now)
 {
+    lb->now = now;
     s->id = ++lb->next_id;
     snprintf(s->peer, sizeof s->peer, "%s", peer != NULL ? peer : "");
     s->open = 1;
@@ -258,8 +266,8 @@ int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, ui
         s->counted = 1;
     }
     log_debug("session %lu open from %s", s->id, s->peer);
-    session_send_text(s,
-                      proto_encode_welcome(lb->server_name, lb->lim.message_bytes, lb->lim.rate));
+    session_send_text(s, proto_encode_welcome(lb->server_name, lb->lim.message_bytes, lb->lim.rate,
+                                              turn_wall_ms()));
     return 0;
 }
 
@@ -269,7 +277,7 @@ void lobby_session_close(struct lobby *lb, struct session *s)
         return;
     if (s->room != NULL) {
         struct room *r = s->room;
-        room_detach(r, s);
+        room_detach(r, s, lb->now);
         room_reap_if_dead(lb, r);
     }
     idle_unlink(lb, s);
@@ -345,6 +353,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     while (lobby_room_find(lb, id) != NULL);
     struct room *r = room_new(id, c->m, lb->lim.history, lb->lim.history_bytes);
     r->store = lb->store;
+    r->bots = lb->bots;
     room_insert(lb, r);
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
     log_debug("room %s created by session %lu", r->id, c->s->id);
@@ -366,11 +375,11 @@ static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
         return carc_error_set(err, CARC_E_TOKEN, NULL);
     struct room *old = c->s->room;
     if (old != NULL && !(old == c->r && c->s->seat == i)) {
-        room_detach(old, c->s);
+        room_detach(old, c->s, c->now);
         if (old != c->r)
             room_reap_if_dead(c->lb, old);
     }
-    room_resume(c->r, c->s, i, c->m->u.resume.seq, c->m->id);
+    room_resume(c->r, c->s, i, c->m->u.resume.seq, c->m->id, c->now);
     return 0;
 }
 
@@ -384,7 +393,7 @@ static int cmd_watch(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_leave(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
-    room_leave(c->r, c->s, c->m->id);
+    room_leave(c->r, c->s, c->m->id, c->now);
     room_reap_if_dead(c->lb, c->r);
     return 0;
 }
@@ -395,12 +404,24 @@ static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
     /* 53 bits: the seed goes into the game record (JSON), whose readers may hold
      * integers as doubles. */
     uint64_t seed = lb->fixed_seed ? lb->seed : rand_u64() >> 11;
-    return room_start(c->r, seed, lb->deck, lb->deck_len, err);
+    return room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
 }
 
 static int cmd_play(const struct cmd_ctx *c, struct carc_error *err)
 {
-    return room_play(c->r, c->s, c->m, err);
+    return room_play(c->r, c->s, c->m, c->now, err);
+}
+
+static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
+{
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
+    return room_bot_add(c->r, c->m->u.add_bot.level, err);
+}
+
+static int cmd_remove_bot(const struct cmd_ctx *c, struct carc_error *err)
+{
+    return room_bot_remove(c->r, c->m->u.remove_bot.seat, err);
 }
 
 static int cmd_chat(const struct cmd_ctx *c, struct carc_error *err)
@@ -438,6 +459,8 @@ static const struct cmd cmds[PROTO_T_COUNT] = {
     [PROTO_T_CHAT] = {cmd_chat, WHO_MEMBER, PH_ANY, T_OWN},
     [PROTO_T_SYNC] = {cmd_sync, WHO_MEMBER, PH_ANY, T_OWN},
     [PROTO_T_PING] = {cmd_ping, WHO_ANY, PH_ANY, T_NONE},
+    [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN},
+    [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN},
 };
 
 static const char *named_room(const struct proto_msg *m)
@@ -510,6 +533,7 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
         return;
     }
     s->last_ms = now;
+    lb->now = now;
     idle_unlink(lb, s);
     idle_append(lb, s);
     if (bucket_take(&s->flood, now, l->flood_rate, l->flood_burst, 1000) != 0) {
@@ -541,8 +565,17 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
 
 /* ---- time ---- */
 
+void lobby_clock_tick(struct lobby *lb, uint64_t now)
+{
+    lb->now = now;
+    uint64_t grace = (uint64_t)lb->lim.takeover_grace * 1000;
+    for (struct room *r = lb->oldest; r != NULL; r = r->newer)
+        turn_tick(r, now, grace);
+}
+
 void lobby_tick(struct lobby *lb, uint64_t now)
 {
+    lb->now = now;
     if (lb->store != NULL)
         store_retry(lb->store);
     const struct lobby_limits *l = &lb->lim;

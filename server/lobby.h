@@ -21,6 +21,7 @@
 
 struct lobby_ip;
 struct store;
+struct bots;
 
 struct lobby {
     struct lobby_limits lim;
@@ -39,7 +40,9 @@ struct lobby {
     unsigned nips;
 
     int shutting_down;
+    uint64_t now;        /* the loop's clock at the last call that gave one (ms) */
     struct store *store; /* NULL: memory only (lobby_store_set) */
+    struct bots *bots;   /* NULL: no bot plays (lobby_bots_set) */
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
@@ -70,6 +73,12 @@ void lobby_session_close(struct lobby *lb, struct session *s);
 /* Time passes: idle connections are closed (4002), rooms with nobody
  * connected for room_ttl seconds are deleted. Call about once a second. */
 void lobby_tick(struct lobby *lb, uint64_t now);
+
+/* Clocks and bots (turn.h): about ten times a second. */
+void lobby_clock_tick(struct lobby *lb, uint64_t now);
+
+/* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
+void lobby_bots_set(struct lobby *lb, struct bots *b);
 
 /* Close every session with 1001 "server restarting, retry" and refuse new
  * ones. */

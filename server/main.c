@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "bots.h"
 #include "lobby.h"
 #include "log.h"
 #include "loopstat.h"
@@ -22,10 +23,12 @@ struct server {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
     uv_timer_t tick;  /* lobby_tick, once a second */
+    uv_timer_t clock; /* lobby_clock_tick: clocks and bots, ten times a second */
     uv_timer_t drain; /* shutdown: wait for clients to close */
     struct carcd_config cfg;
     struct lobby *lobby;
     struct store *store; /* NULL with storage off */
+    struct bots *bots;   /* the built-in bots' searches */
     struct api api;
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
@@ -77,6 +80,12 @@ static void on_tick(uv_timer_t *t)
     lobby_tick(sv->lobby, uv_now(&sv->loop));
 }
 
+static void on_clock(uv_timer_t *t)
+{
+    struct server *sv = t->data;
+    lobby_clock_tick(sv->lobby, uv_now(&sv->loop));
+}
+
 /* The last step inside the loop: lws lets go, our handles close, uv_run returns. */
 static void server_finish(struct server *sv)
 {
@@ -86,8 +95,10 @@ static void server_finish(struct server *sv)
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
     net_stop(sv->net);
     store_stop(sv->store);
+    bots_stop(sv->bots);
     loopstat_stop(&sv->stats);
     uv_close((uv_handle_t *)&sv->tick, NULL);
+    uv_close((uv_handle_t *)&sv->clock, NULL);
     uv_close((uv_handle_t *)&sv->drain, NULL);
     uv_close((uv_handle_t *)&sv->sigint, NULL);
     uv_close((uv_handle_t *)&sv->sigterm, NULL);
@@ -151,6 +162,8 @@ int main(int argc, char **argv)
         return 1;
     }
     sv.lobby = lobby_new(&sv.cfg.limits);
+    sv.bots = bots_new(&sv.loop, sv.cfg.bot_searches, sv.cfg.bot_think_ms);
+    lobby_bots_set(sv.lobby, sv.bots);
     if (sv.cfg.storage) {
         sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
         if (sv.store == NULL) {
@@ -182,11 +195,13 @@ int main(int argc, char **argv)
         status = 1;
     } else {
         uv_timer_init(&sv.loop, &sv.tick);
+        uv_timer_init(&sv.loop, &sv.clock);
         uv_timer_init(&sv.loop, &sv.drain);
         uv_signal_init(&sv.loop, &sv.sigint);
         uv_signal_init(&sv.loop, &sv.sigterm);
-        sv.tick.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
+        sv.tick.data = sv.clock.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
         uv_timer_start(&sv.tick, on_tick, 1000, 1000);
+        uv_timer_start(&sv.clock, on_clock, 100, 100);
         /* Figures only: carcd serves the same without them. */
         if ((rc = loopstat_start(&sv.stats, &sv.loop)) != 0)
             log_warn("loop statistics off: %s", uv_strerror(rc));
@@ -198,8 +213,10 @@ int main(int argc, char **argv)
         fflush(stdout);
         log_info("data directory %s", sv.cfg.data_dir);
     }
-    if (status != 0)
+    if (status != 0) {
         store_stop(sv.store);
+        bots_stop(sv.bots);
+    }
     uv_run(&sv.loop, UV_RUN_DEFAULT);
     if (status == 0) {
         char line[512];
@@ -210,6 +227,7 @@ int main(int argc, char **argv)
     if (sv.store != NULL && store_flush(sv.store, sv.lobby) != 0)
         log_error("storage: the last changes could not be written");
     lobby_free(sv.lobby);
+    bots_free(sv.bots);
     store_close(sv.store);
     api_fini(&sv.api);
     int lc = uv_loop_close(&sv.loop);

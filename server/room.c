@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
+#include "bots.h"
 #include "log.h"
 #include "rand.h"
 #include "record_json.h"
 #include "store.h"
+#include "turn.h"
 
 /* ---- write before tell: messages wait for the batch of the room's change ---- */
 
@@ -90,11 +93,17 @@ static void room__view(const struct room *r, struct proto_room_view *v)
     v->host = r->host;
     v->nseats = r->nseats;
     for (int i = 0; i < r->nseats; i++) {
-        memcpy(v->seats[i].name, r->seats[i].name, sizeof v->seats[i].name);
-        v->seats[i].taken = r->seats[i].taken;
-        v->seats[i].connected = r->seats[i].s != NULL;
+        const struct room_seat *seat = &r->seats[i];
+        memcpy(v->seats[i].name, seat->name, sizeof v->seats[i].name);
+        v->seats[i].taken = seat->taken;
+        v->seats[i].connected = seat->s != NULL;
+        v->seats[i].bot = seat->bot;
+        v->seats[i].autoplay = seat->autoplay;
+        v->seats[i].time_ms = r->clock.initial > 0 && seat->taken ? seat->clock_ms : -1;
     }
     v->game = r->game;
+    v->clock = r->clock;
+    v->turn_started = r->turn_ms != 0 ? r->turn_wall : -1;
 }
 
 /* The document of r now; prev (the document at r->seq, or NULL) lets the
@@ -154,8 +163,8 @@ static void room__broadcast(struct room *r, struct sbuf *b, const struct session
 
 /* The room changed: build the new document, encode one delta against the
  * previous one, keep it and send it to everyone but skip. Returns its seq. */
-static long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
-                               const struct carc_move *mv, const struct session *skip)
+long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
+                        const struct carc_move *mv, const struct session *skip)
 {
     room__dirty(r);
     struct proto_state *to = room__build(r, r->state);
@@ -172,8 +181,8 @@ static long long room__publish(struct room *r, const struct proto_extra_event *e
 
 static void room__seat_changed(struct room *r, int i, const char *name, const struct session *skip)
 {
-    struct proto_extra_event ev = {PROTO_EV_SEAT, i, name, r->seats[i].taken,
-                                   r->seats[i].s != NULL};
+    struct proto_extra_event ev = {PROTO_EV_SEAT, i,           name, r->seats[i].taken,
+                                   r->seats[i].s != NULL, r->seats[i].bot, 0};
     room__publish(r, &ev, 1, NULL, skip);
 }
 
@@ -239,6 +248,14 @@ int room_taken(const struct room *r)
     return n;
 }
 
+int room_humans(const struct room *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nseats; i++)
+        n += r->seats[i].taken && !r->seats[i].bot;
+    return n;
+}
+
 int room_members(const struct room *r)
 {
     int n = r->nspectators;
@@ -267,6 +284,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     r->no_farmers = c->u.create.no_farmers;
     r->escape_rule = c->u.create.escape_rule;
     r->nseats = c->u.create.seats;
+    r->clock = c->u.create.clock;
     r->host = 0;
     r->hist_cap = history > 0 ? history : 1;
     r->hist_max_bytes = history_bytes > 0 ? (size_t)history_bytes : SIZE_MAX;
@@ -282,6 +300,7 @@ void room_free(struct room *r)
 {
     if (r == NULL)
         return;
+    bots_job_cancel(r->job);
     for (int i = 0; i < r->hist_cap; i++)
         sbuf_unref(r->hist[i]);
     free(r->hist);
@@ -391,12 +410,14 @@ int room_token_seat(const struct room *r, const char *token)
 {
     int found = -1;
     for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].taken && secret_matches(token, PROTO_TOKEN_MAX, r->seats[i].token_hash))
+        if (r->seats[i].taken && !r->seats[i].bot &&
+            secret_matches(token, PROTO_TOKEN_MAX, r->seats[i].token_hash))
             found = i;
     return found;
 }
 
-void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref)
+void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref,
+                 uint64_t now)
 {
     struct room_seat *seat = &r->seats[i];
     if (seat->s != s) {
@@ -414,9 +435,10 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
     }
     room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
     room__catch_up(r, s, seq, NULL);
+    turn_seat_back(r, i, now);
 }
 
-void room_detach(struct room *r, struct session *s)
+void room_detach(struct room *r, struct session *s, uint64_t now)
 {
     if (s->seat < 0) {
         spectator_remove(r, s);
@@ -424,10 +446,21 @@ void room_detach(struct room *r, struct session *s)
     }
     int i = s->seat;
     seat_detach(r, s);
+    r->seats[i].offline_ms = now;
     room__seat_changed(r, i, r->seats[i].name, NULL);
 }
 
-void room_leave(struct room *r, struct session *s, const char *ref)
+/* The host's seat was freed: the next seat held by a person hosts. */
+static void room__host_pass(struct room *r)
+{
+    for (int j = 0; j < r->nseats; j++)
+        if (r->seats[j].taken && !r->seats[j].bot) {
+            r->host = j;
+            return;
+        }
+}
+
+void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now)
 {
     if (s->seat >= 0 && r->phase == PROTO_PHASE_LOBBY) {
         int i = s->seat;
@@ -436,19 +469,44 @@ void room_leave(struct room *r, struct session *s, const char *ref)
         memcpy(name, seat->name, sizeof name);
         seat_detach(r, s);
         memset(seat, 0, sizeof *seat);
-        if (r->host == i) {
-            for (int j = 0; j < r->nseats; j++)
-                if (r->seats[j].taken) {
-                    r->host = j;
-                    break;
-                }
-        }
-        if (room_taken(r) > 0)
+        if (r->host == i)
+            room__host_pass(r);
+        if (room_humans(r) > 0)
             room__seat_changed(r, i, name, NULL);
     } else {
-        room_detach(r, s);
+        int i = s->seat;
+        room_detach(r, s, now);
+        if (i >= 0)
+            turn_seat_left(r, i, now);
     }
     session_send_text(s, proto_encode_left(ref));
+}
+
+int room_bot_add(struct room *r, int level, struct carc_error *err)
+{
+    int i = 0;
+    while (i < r->nseats && r->seats[i].taken)
+        i++;
+    if (i == r->nseats)
+        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    struct room_seat *seat = &r->seats[i];
+    memset(seat, 0, sizeof *seat);
+    turn_bot_name(r, level, seat->name, sizeof seat->name);
+    seat->taken = 1;
+    seat->bot = 1 + level;
+    room__seat_changed(r, i, seat->name, NULL);
+    return 0;
+}
+
+int room_bot_remove(struct room *r, int i, struct carc_error *err)
+{
+    if (i < 0 || i >= r->nseats)
+        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
+    if (!r->seats[i].bot)
+        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
+    memset(&r->seats[i], 0, sizeof r->seats[i]);
+    room__seat_changed(r, i, NULL, NULL);
+    return 0;
 }
 
 /* What the game is dealt from (the seed, and a copy of an explicit deck) and
@@ -463,12 +521,12 @@ static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, 
         memcpy(r->deck, deck, (size_t)deck_len);
         r->deck_len = deck_len;
     }
-    r->moves = calloc(CARC_MAX_TILES, sizeof *r->moves);
+    r->moves = calloc(CARC_MAX_MOVES, sizeof *r->moves);
     if (r->moves == NULL)
         srv_oom("room moves");
 }
 
-int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
+int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err)
 {
     int n = room_taken(r);
@@ -512,16 +570,24 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     r->game = g;
     room__keep_deal(r, seed, deck, deck_len);
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
-    struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0};
+    turn_game_start(r, now);
+    struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
+    turn_schedule(r, now);
     return 0;
 }
 
-int room_play(struct room *r, struct session *s, const struct proto_msg *m, struct carc_error *err)
+int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint64_t now,
+              struct carc_error *err)
 {
     struct carc_game *g = r->game;
+    if (r->seats[s->seat].forfeited)
+        return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
     if (s->seat != g->current)
         return carc_error_set(err, CARC_E_TURN, NULL);
+    int rc = turn_play_check(r, s->seat, now, err);
+    if (rc != 0)
+        return rc;
     struct carc_move mv = {0};
     mv.player = s->seat;
     mv.tile = m->u.play.tile;
@@ -552,16 +618,9 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, stru
         mv.ex = m->u.play.ex;
         mv.ey = m->u.play.ey;
     }
-    if (r->store != NULL && store_failing(r->store))
-        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store moves now; retry");
-    int rc = carc_game_play(g, &mv, err);
-    if (rc != 0)
-        return rc;
-    if (r->nmoves < CARC_MAX_TILES)
-        r->moves[r->nmoves++] = mv;
-    if (g->phase == CARC_PHASE_OVER)
-        r->phase = PROTO_PHASE_OVER;
-    long long seq = room__publish(r, NULL, 0, &mv, NULL);
+    long long seq = room__move(r, &mv, NULL, 0, now, err);
+    if (seq < 0)
+        return (int)seq;
     struct sbuf *ack = sbuf_take(proto_encode_ack(seq, m->id));
     if (room__holding(r)) {
         struct sbuf *alt = sbuf_take(proto_encode_error(
@@ -573,6 +632,27 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, stru
     }
     sbuf_unref(ack);
     return 0;
+}
+
+long long room__move(struct room *r, const struct carc_move *mv, const struct proto_extra_event *ex,
+                     int nex, uint64_t now, struct carc_error *err)
+{
+    struct carc_game *g = r->game;
+    if (r->store != NULL && store_failing(r->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store moves now; retry");
+    if (r->nmoves >= CARC_MAX_MOVES)
+        return carc_error_set(err, CARC_E_INVAL, "the game record is full");
+    int mover = g->current;
+    int rc = carc_game_play(g, mv, err);
+    if (rc != 0)
+        return rc;
+    r->moves[r->nmoves++] = *mv;
+    if (g->phase == CARC_PHASE_OVER)
+        r->phase = PROTO_PHASE_OVER;
+    turn_moved(r, mover, now);
+    long long seq = room__publish(r, ex, nex, mv, NULL);
+    turn_schedule(r, now);
+    return seq;
 }
 
 void room_chat(struct room *r, struct session *s, const char *text)
@@ -627,6 +707,10 @@ int room_move_json(const struct room *r, int i, char *buf, size_t size)
 {
     const struct carc_move *m = &r->moves[i];
     const struct carc_tile *t = &carc_tiles[m->tile];
+    if (m->skip) {
+        int k = snprintf(buf, size, "{\"tile\":\"%s\",\"skip\":true}", t->id);
+        return k < (int)size ? k : -1;
+    }
     int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
                      m->x, m->y, m->rot * 90);
     if (m->seg >= 0)
@@ -654,8 +738,13 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
     rec->no_farmers = r->no_farmers;
     rec->escape_rule = r->escape_rule;
     rec->nplayers = r->nseats;
-    for (int i = 0; i < r->nseats; i++)
-        snprintf(rec->names[i], sizeof rec->names[i], "%s", r->seats[i].name);
+    for (int i = 0; i < r->nseats; i++) {
+        const struct room_seat *seat = &r->seats[i];
+        snprintf(rec->names[i], sizeof rec->names[i], "%s", seat->name);
+        snprintf(rec->bots[i], sizeof rec->bots[i], "%s",
+                 seat->bot ? carc_bot_level_name(seat->bot - 1) : "");
+        rec->forfeited[i] = seat->forfeited;
+    }
     rec->start = carc_tile_find("BA.D");
     rec->has_seed = 1;
     rec->seed = r->seed;
@@ -774,7 +863,7 @@ int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, 
                  const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err)
 {
     if (phase != PROTO_PHASE_LOBBY) {
-        if (nmoves < 0 || nmoves > CARC_MAX_TILES)
+        if (nmoves < 0 || nmoves > CARC_MAX_MOVES)
             return carc_error_set(err, CARC_E_RECORD, "too many moves");
         room__keep_deal(r, seed, deck, deck_len);
         if (nmoves > 0)
@@ -785,6 +874,8 @@ int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, 
         r->finish_saved = r->phase == PROTO_PHASE_OVER;
     }
     r->seq = seq + 1;
+    r->turn_ms = 0; /* the turn starts again on the first clock tick: downtime is not charged */
+    r->turn_moves = r->nmoves;
     proto_state_free(r->state);
     r->state = room__build(r, NULL);
     room__hist_clear(r);

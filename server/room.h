@@ -28,12 +28,20 @@
 struct lobby;
 struct carc_record;
 struct store;
+struct bots;
+struct bots_job;
 
 struct room_seat {
     char name[PROTO_NAME_MAX];
     char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
     int taken;
     struct session *s; /* the connected session, or NULL */
+    int bot;           /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
+    int autoplay;      /* enum proto_autoplay: why a bot plays this person's seat now */
+    int forfeited;     /* lost the seat to its clock (on_timeout forfeit) */
+    int timeouts;      /* clock timeouts in a row (on_timeout skip) */
+    long long clock_ms; /* time left when its current (or next) turn starts */
+    uint64_t offline_ms; /* loop ms when its connection went; 0 when never connected since */
 };
 
 /* A message held until batch `gen` is committed (write before tell). alt,
@@ -71,8 +79,18 @@ struct room {
     uint64_t seed;
     uint8_t *deck; /* NULL unless dealt from an explicit deck */
     int deck_len;
-    struct carc_move *moves; /* CARC_MAX_TILES, with the game */
+    struct carc_move *moves; /* CARC_MAX_MOVES, with the game */
     int nmoves;
+
+    /* Turns (turn.h): the clock, bots playing seats. */
+    struct proto_clock clock;  /* clock.initial == 0: none */
+    uint64_t turn_ms;          /* loop ms the current turn started; 0: not yet (restored) */
+    long long turn_wall;       /* the same on the wall clock (ms since 1970), for the state */
+    int turn_moves;            /* nmoves when the current turn started */
+    int timed_out;             /* the current turn's clock ran out and was handled */
+    struct bots *bots;         /* NULL: no bot ever plays (tests without bots) */
+    struct bots_job *job;      /* the search playing the current turn, or NULL */
+    int job_moves;             /* nmoves of the turn the job plays */
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;
@@ -126,25 +144,37 @@ int room_token_seat(const struct room *r, const char *token);
  * that seat is detached and closed with 4000 (no delta: the seat stays
  * connected); else everyone else gets a delta. s must be in no room, or on
  * that very seat. */
-void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref);
+void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref,
+                 uint64_t now);
 
 /* s leaves: in the lobby its seat is freed (the host passes to the next taken
  * seat), during or after a game the seat is kept for `resume`. s gets `left`. */
-void room_leave(struct room *r, struct session *s, const char *ref);
+void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now);
 
 /* The connection of s is gone: its seat shows disconnected, or the spectator
  * is dropped. Nothing is sent to s. */
-void room_detach(struct room *r, struct session *s);
+void room_detach(struct room *r, struct session *s, uint64_t now);
 
 /* Start the game (host, lobby phase): empty seats are dropped keeping the
  * order, the engine deals from seed (or from deck when deck_len > 0).
  * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
-int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
+int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err);
 
 /* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
- * CARC_E_TURN, CARC_E_FEATURE, CARC_E_ESCAPE or any engine code. */
-int room_play(struct room *r, struct session *s, const struct proto_msg *m, struct carc_error *err);
+ * CARC_E_TURN, CARC_E_TIME_OUT (the clock ran out: the timeout is applied),
+ * CARC_E_FEATURE, CARC_E_ESCAPE or any engine code. */
+int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint64_t now,
+              struct carc_error *err);
+
+/* The host seats a bot of level (enum carc_bot_level) in the first free
+ * seat (lobby): everyone gets a delta. CARC_E_ROOM_FULL. */
+int room_bot_add(struct room *r, int level, struct carc_error *err);
+/* The host frees bot seat i (lobby). CARC_E_NOT_BOT, CARC_E_INVAL. */
+int room_bot_remove(struct room *r, int i, struct carc_error *err);
+
+/* Seats held by people (not bots). */
+int room_humans(const struct room *r);
 
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);
@@ -160,14 +190,29 @@ void room_evict(struct room *r, int send_left);
 int room_taken(const struct room *r);
 int room_members(const struct room *r);
 
-/* A lobby room whose last seat was freed: the lobby deletes it. */
+/* A lobby room whose last person left (bots alone do not keep it): the
+ * lobby deletes it. */
 static inline int room_is_dead(const struct room *r)
 {
-    return r->phase == PROTO_PHASE_LOBBY && room_taken(r) == 0;
+    return r->phase == PROTO_PHASE_LOBBY && room_humans(r) == 0;
 }
 
 /* The room's line in `rooms` (pointers borrowed from r). */
 void room_summary(const struct room *r, struct proto_room_summary *out);
+
+/* ---- for turn.c: changes made by the clock and the bots ---- */
+
+/* Publish a change (see room.c): one delta with events ex (and mv's events),
+ * to everyone but skip. Returns its seq. */
+long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
+                        const struct carc_move *mv, const struct session *skip);
+/* Apply mv (player = the seat to move) as the room's next move: validated by
+ * the engine, the mover's clock charged, the next turn started, the delta
+ * published with the extra events ex before the move's own. Returns the
+ * delta's seq, or a negative code with err (nothing changed): storage
+ * failing, or an engine code. */
+long long room__move(struct room *r, const struct carc_move *mv, const struct proto_extra_event *ex,
+                     int nex, uint64_t now, struct carc_error *err);
 
 /* ---- storage (store.c) ---- */
 

@@ -146,12 +146,21 @@ static void snapshot(struct store *st, struct room *r)
     e->seq = r->seq;
     e->created = r->created_ms;
     e->updated = r->updated_ms;
+    e->clock_initial = r->clock.initial;
+    e->clock_increment = r->clock.increment;
+    e->clock_policy = r->clock.on_timeout;
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].taken) {
+            const struct room_seat *rs = &r->seats[i];
             struct sb_seat *s = &e->seats[e->nseat++];
             s->idx = i;
-            memcpy(s->name, r->seats[i].name, sizeof s->name);
-            memcpy(s->hash, r->seats[i].token_hash, sizeof s->hash);
+            memcpy(s->name, rs->name, sizeof s->name);
+            memcpy(s->hash, rs->token_hash, sizeof s->hash);
+            s->bot = rs->bot;
+            s->autoplay = rs->autoplay;
+            s->forfeited = rs->forfeited;
+            s->timeouts = rs->timeouts;
+            s->clock_ms = rs->clock_ms;
         }
     e->move_from = r->moves_saved;
     e->move_to = r->nmoves;

@@ -27,6 +27,8 @@ struct sb_seat {
     int idx;
     char name[PROTO_NAME_MAX];
     char hash[SHA256_HEX];
+    int bot, autoplay, forfeited, timeouts; /* as in struct room_seat */
+    long long clock_ms;
 };
 
 enum sb_gone {
@@ -45,6 +47,7 @@ struct sb_room {
     int deck_len;
     long long seq;
     uint64_t created, updated;
+    int clock_initial, clock_increment, clock_policy; /* struct proto_clock */
     int nseat;
     struct sb_seat seats[CARC_MAX_PLAYERS];
     int move_from, move_to;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "lobby.h"
 #include "log.h"
 #include "record_json.h"
@@ -15,7 +16,7 @@
 
 #define ROOM_COLUMNS                                                                               \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy"
 
 /* The record text of a stored room: its settings, seats, seed and moves. */
 static char *record_text(struct store *st, const char *id, const struct room *r, char *err,
@@ -79,6 +80,9 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     c.u.create.escape_rule = sqlite3_column_int(q, 3);
     c.u.create.seats = sqlite3_column_int(q, 4);
     c.u.create.private_room = sqlite3_column_int(q, 5);
+    c.u.create.clock.initial = sqlite3_column_int(q, 14);
+    c.u.create.clock.increment = sqlite3_column_int(q, 15);
+    c.u.create.clock.on_timeout = sqlite3_column_int(q, 16);
     /* Checked before the room is built from them: its state has one view per seat. */
     if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
         snprintf(err, errlen, "room %s: bad stored seats", id);
@@ -100,8 +104,10 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
         return NULL;
     }
     sqlite3_stmt *s;
-    sqlite3_prepare_v2(st->db, "SELECT idx, name, token_hash FROM seats WHERE room = ?", -1, &s,
-                       NULL);
+    sqlite3_prepare_v2(st->db,
+                       "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts, clock_ms"
+                       " FROM seats WHERE room = ?",
+                       -1, &s, NULL);
     sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
     while (sqlite3_step(s) == SQLITE_ROW) {
         int i = sqlite3_column_int(s, 0);
@@ -111,6 +117,12 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
         snprintf(r->seats[i].token_hash, sizeof r->seats[i].token_hash, "%s",
                  sqlite3_column_text(s, 2));
         r->seats[i].taken = 1;
+        int bot = sqlite3_column_int(s, 3), autoplay = sqlite3_column_int(s, 4);
+        r->seats[i].bot = bot >= 0 && bot <= CARC_BOT_LEVELS ? bot : 0;
+        r->seats[i].autoplay = autoplay >= 0 && autoplay < PROTO_AUTO_COUNT ? autoplay : 0;
+        r->seats[i].forfeited = sqlite3_column_int(s, 5) != 0;
+        r->seats[i].timeouts = sqlite3_column_int(s, 6);
+        r->seats[i].clock_ms = sqlite3_column_int64(s, 7);
     }
     sqlite3_finalize(s);
     struct carc_record *rec = NULL;

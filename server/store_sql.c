@@ -3,7 +3,10 @@
  *
  *   rooms  (id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase,
  *           seed, deck, seq, created, updated, closed)
- *   seats  (room, idx, name, token_hash)          token_hash = SHA-256 hex of the token
+ *           clock_initial, clock_increment, clock_policy)   the time control, 0: none
+ *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
+ *           bot, autoplay, forfeited, timeouts, clock_ms)   turn.h; clock_ms: time left
+ *           when the seat's current or next turn starts
  *   moves  (room, idx, move)                      move = one record move as JSON (DESIGN 3)
  *   chat   (id, room, seat, name, text, time)
  *   games  (room, record, players, scores, finished, status)
@@ -13,7 +16,8 @@
  * Times are wall-clock milliseconds. phase: 0 lobby, 1 playing, 2 over. closed: 1 when the room
  * was dropped from memory after room-ttl or stale-room (its rows stay).
  *
- * Schema history (PRAGMA user_version): 1 the tables above without games.status; 2 adds it. */
+ * Schema history (PRAGMA user_version): 1 the tables above without games.status; 2 adds it;
+ * 3 adds the clock and bot columns of rooms and seats. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,9 +37,14 @@ static const char *schema_sql =
     " escape_rule INTEGER NOT NULL, seats INTEGER NOT NULL, private INTEGER NOT NULL,"
     " password_hash TEXT NOT NULL, host INTEGER NOT NULL, phase INTEGER NOT NULL,"
     " seed INTEGER NOT NULL, deck BLOB, seq INTEGER NOT NULL, created INTEGER NOT NULL,"
-    " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0);"
+    " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
+    " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
+    " clock_policy INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
-    " token_hash TEXT NOT NULL, PRIMARY KEY(room, idx));"
+    " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
+    " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
+    " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id INTEGER PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -44,7 +53,7 @@ static const char *schema_sql =
     "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT NULL, players TEXT NOT NULL,"
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
-    "PRAGMA user_version = 2;";
+    "PRAGMA user_version = 3;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -54,6 +63,16 @@ static const char *migrations[STORE_SCHEMA] = {
     "DROP INDEX games_finished;"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "PRAGMA user_version = 2;",
+    /* 2 -> 3: clocks, bot seats and takeover. */
+    "ALTER TABLE rooms ADD COLUMN clock_initial INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE rooms ADD COLUMN clock_increment INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE rooms ADD COLUMN clock_policy INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN autoplay INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN forfeited INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN clock_ms INTEGER NOT NULL DEFAULT 0;"
+    "PRAGMA user_version = 3;",
 };
 
 int store__exec(sqlite3 *db, const char *sql)
@@ -119,11 +138,15 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
     }
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
-             " password_hash, host, phase, seed, deck, seq, created, updated, closed)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)",
+             " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
+             " clock_initial, clock_increment, clock_policy)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)",
              &room) ||
         prep(db, "DELETE FROM seats WHERE room = ?", &seat_del) ||
-        prep(db, "INSERT INTO seats(room, idx, name, token_hash) VALUES(?,?,?,?)", &seat) ||
+        prep(db,
+             "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
+             " clock_ms) VALUES(?,?,?,?,?,?,?,?,?)",
+             &seat) ||
         prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &move) ||
         prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &chat) ||
         prep(db,
@@ -170,6 +193,9 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
         sqlite3_bind_int64(room, 12, e->seq);
         sqlite3_bind_int64(room, 13, (sqlite3_int64)e->created);
         sqlite3_bind_int64(room, 14, (sqlite3_int64)e->updated);
+        sqlite3_bind_int(room, 15, e->clock_initial);
+        sqlite3_bind_int(room, 16, e->clock_increment);
+        sqlite3_bind_int(room, 17, e->clock_policy);
         if (step_done(room))
             goto fail;
         sqlite3_bind_text(seat_del, 1, e->id, -1, SQLITE_STATIC);
@@ -180,6 +206,11 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
             sqlite3_bind_int(seat, 2, e->seats[k].idx);
             sqlite3_bind_text(seat, 3, e->seats[k].name, -1, SQLITE_STATIC);
             sqlite3_bind_text(seat, 4, e->seats[k].hash, -1, SQLITE_STATIC);
+            sqlite3_bind_int(seat, 5, e->seats[k].bot);
+            sqlite3_bind_int(seat, 6, e->seats[k].autoplay);
+            sqlite3_bind_int(seat, 7, e->seats[k].forfeited);
+            sqlite3_bind_int(seat, 8, e->seats[k].timeouts);
+            sqlite3_bind_int64(seat, 9, e->seats[k].clock_ms);
             if (step_done(seat))
                 goto fail;
         }

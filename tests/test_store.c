@@ -526,8 +526,8 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
 }
 END_TEST
 
-/* A database of schema 1 (before games.status) is brought to schema 2, its
- * finished games kept. */
+/* A database of schema 1 (before games.status, clocks and bot seats) is
+ * brought to the current schema, its finished games kept. */
 START_TEST(schema_migrated_from_v1)
 {
     char err[512];
@@ -540,6 +540,14 @@ START_TEST(schema_migrated_from_v1)
                                         "CREATE INDEX games_finished ON games(finished);"
                                         "INSERT INTO games VALUES('OLD1', '{\"seed\":1}',"
                                         " '[\"Ann\",\"Bob\"]', '[3,4]', 5);"
+                                        "ALTER TABLE rooms DROP COLUMN clock_initial;"
+                                        "ALTER TABLE rooms DROP COLUMN clock_increment;"
+                                        "ALTER TABLE rooms DROP COLUMN clock_policy;"
+                                        "ALTER TABLE seats DROP COLUMN bot;"
+                                        "ALTER TABLE seats DROP COLUMN autoplay;"
+                                        "ALTER TABLE seats DROP COLUMN forfeited;"
+                                        "ALTER TABLE seats DROP COLUMN timeouts;"
+                                        "ALTER TABLE seats DROP COLUMN clock_ms;"
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);

@@ -138,6 +138,18 @@ class Lobby(ErrorCase):
         finally:
             p[0].close()
 
+    def test_bot_codes(self):
+        srv = h.shared()
+        p = h.create_room(srv, ["Ann", "Bob"], seats=3)
+        try:
+            self.expect_error(p[0], "not_a_bot", "remove_bot", seat=1)
+            self.expect_error(p[0], "not_a_bot", "remove_bot", seat=2)
+            self.expect_error(p[0], "bad_request", "add_bot", level="expert")
+            self.expect_error(p[1], "not_host", "add_bot", level="greedy")
+        finally:
+            for c in p:
+                c.close()
+
     def test_create_codes(self):
         srv = h.shared()
         with h.Client(srv) as c:

@@ -1,0 +1,191 @@
+"""Games that always finish (PROTOCOL.md "Clocks and bots"), against a live carcd.
+
+A player who disconnects and never returns is replaced by a bot after the takeover grace; a
+clock that runs out is handled under each of the three policies (bot, skip, forfeit) and the game
+still ends; a SIGKILL while a clock runs does not charge the downtime to anyone; a room of one
+person and three bots of mixed levels finishes, and its record replays (carc-replay) to the final
+scores everyone saw."""
+
+import json
+import random
+import time
+import unittest
+import urllib.request
+
+import harness as h
+import test_errors
+
+FAST = dict(h.LIMITS, **{"rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000,
+                         "takeover-grace": 1, "bot-think-ms": 200})
+
+
+def http_json(srv, path):
+    with urllib.request.urlopen(srv.http_url.rstrip("/") + path, timeout=10) as r:
+        return json.loads(r.read().decode())
+
+
+def play_until_over(me, rng, timeout=120):
+    """me plays a random legal move whenever it is its turn, until the game is over. Returns
+    every event me saw."""
+    events = []
+    deadline = time.monotonic() + timeout
+    seen = 0
+    while True:
+        doc = me.wait_doc(lambda d: d["phase"] == "over" or
+                          (d["current"] == me.seat and d["seats"][me.seat]["autoplay"] is None),
+                          timeout=max(1, deadline - time.monotonic()))
+        for m in me.backlog[seen:]:
+            if m.get("type") == "delta":
+                events.extend(m["events"])
+        seen = len(me.backlog)
+        if doc["phase"] == "over":
+            return events
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not end")
+        mv = h.random_move(rng, doc)
+        r = me.request("play", **mv)
+        # A bot may have moved for us meanwhile (a timeout): any refusal is followed by a new
+        # turn or the end.
+        if r.get("type") == "error" and r["code"] not in ("not_your_turn", "time_out",
+                                                          "wrong_tile"):
+            raise AssertionError("play refused: %s" % r)
+
+
+def record_scores(srv, room):
+    rec = http_json(srv, "/api/games/" + room)
+    last = h.replay(rec)[-1]
+    assert last.get("final") is True, last
+    return rec, last["scores"]
+
+
+class Turns(unittest.TestCase):
+    def setUp(self):
+        self.srv = h.Server(config=FAST).start()
+
+    def tearDown(self):
+        status = self.srv.stop()
+        self.assertEqual(status, 0, self.srv.log())
+
+    def test_player_gone_for_good_is_played_by_a_bot(self):
+        a, b = h.create_room(self.srv, ["Ann", "Bob"])
+        room = a.room
+        a.send({"v": 1, "type": "start"})
+        a.wait_doc(lambda d: d["phase"] == "playing")
+        b.close()  # Bob never comes back
+        events = play_until_over(a, random.Random(1))
+        self.assertIn({"type": "autoplay", "seat": 1, "reason": "offline"}, events)
+        doc = a.doc
+        _, scores = record_scores(self.srv, room)
+        self.assertEqual(scores, [s["score"] for s in doc["seats"]])
+        a.close()
+
+    def _clock_game(self, policy, seed):
+        a, b = h.create_room(self.srv, ["Ann", "Bob"],
+                             clock={"initial": 1, "increment": 0, "on_timeout": policy})
+        room = a.room
+        a.send({"v": 1, "type": "start"})
+        doc = a.wait_doc(lambda d: d["phase"] == "playing")
+        self.assertEqual(doc["clock"]["on_timeout"], policy)
+        self.assertEqual(doc["seats"][1]["time_ms"], 1000)
+        self.assertIsNotNone(doc["clock"]["turn_started"])
+        # Bob stays connected and never moves: his clock runs out every turn.
+        events = play_until_over(a, random.Random(seed))
+        timeouts = [e for e in events if e["type"] == "timeout" and e["seat"] == 1]
+        self.assertGreater(len(timeouts), 0)
+        self.assertTrue(all(e["on_timeout"] == policy for e in timeouts))
+        rec, scores = record_scores(self.srv, room)
+        self.assertEqual(scores, [s["score"] for s in a.doc["seats"]])
+        b.drain()
+        a.close()
+        b.close()
+        return events, rec
+
+    def test_timeout_bot(self):
+        events, rec = self._clock_game("bot", 2)
+        self.assertIn({"type": "autoplay", "seat": 1, "reason": "timeout"}, events)
+        self.assertFalse(any(p.get("forfeited") for p in rec["players"]))
+
+    def test_timeout_skip(self):
+        events, rec = self._clock_game("skip", 3)
+        skips = [e for e in events if e["type"] == "skip"]
+        self.assertGreater(len(skips), 0)
+        self.assertTrue(any(m.get("skip") for m in rec["moves"]))
+        # Three timeouts in a row: a bot plays Bob's seat.
+        self.assertIn({"type": "autoplay", "seat": 1, "reason": "idle"}, events)
+
+    def test_timeout_forfeit(self):
+        # A forfeited seat's own moves are refused with time_out, whoever's turn it is.
+        a, b = h.create_room(self.srv, ["Ann", "Bob"],
+                             clock={"initial": 1, "increment": 0, "on_timeout": "forfeit"})
+        a.send({"v": 1, "type": "start"})
+        doc = a.wait_doc(lambda d: d["phase"] == "playing")
+        if doc["current"] == 0:
+            a.request("play", **h.random_move(random.Random(7), doc))
+        b.wait_doc(lambda d: d["seats"][1]["autoplay"] == "forfeit", timeout=5)
+        err = b.request("play", tile="BA.D", x=50, y=50, rot=0)
+        self.assertEqual((err["type"], err["code"]), ("error", "time_out"), err)
+        test_errors.SEEN.add(err["code"])
+        a.close()
+        b.close()
+        events, rec = self._clock_game("forfeit", 4)
+        self.assertIn({"type": "autoplay", "seat": 1, "reason": "forfeit"}, events)
+        self.assertEqual(rec["players"][1], {"name": "Bob", "forfeited": True})
+
+    def test_one_person_three_bots(self):
+        a = h.Client(self.srv, name="Ann")
+        a.request_ok("create", "joined", name="Ann", seats=4,
+                     sets=["base", "inns-cathedrals", "apothecaries-tithes"])
+        for level in ("random", "greedy", "strong"):
+            a.send({"v": 1, "type": "add_bot", "level": level})
+        doc = a.wait_doc(lambda d: all(s["taken"] for s in d["seats"]))
+        self.assertEqual([s["bot"] for s in doc["seats"]], [None, "random", "greedy", "strong"])
+        a.send({"v": 1, "type": "start"})
+        play_until_over(a, random.Random(5), timeout=300)
+        _, scores = record_scores(self.srv, a.room)
+        self.assertEqual(scores, [s["score"] for s in a.doc["seats"]])
+        a.close()
+
+
+class ClockAfterCrash(unittest.TestCase):
+    def test_sigkill_does_not_charge_the_downtime(self):
+        import tempfile
+        data = tempfile.TemporaryDirectory(prefix="carcd-clock-")
+        srv = h.Server(config=FAST, data_dir=data.name).start()
+        try:
+            a, b = h.create_room(srv, ["Ann", "Bob"],
+                                 clock={"initial": 60, "increment": 5, "on_timeout": "bot"})
+            room, tokens = a.room, [a.token, b.token]
+            a.send({"v": 1, "type": "start"})
+            doc = a.wait_doc(lambda d: d["phase"] == "playing")
+            cur = doc["current"]
+            mover = a if cur == 0 else b
+            mover.wait_doc(lambda d: d["phase"] == "playing")
+            time.sleep(0.5)
+            ack = mover.request("play", **h.random_move(random.Random(6), mover.doc))
+            self.assertEqual(ack["type"], "ack", ack)
+            doc = mover.wait_seq(ack["seq"])
+            left = doc["seats"][cur]["time_ms"]
+            self.assertTrue(60000 < left <= 65000 - 500, left)  # charged, then the increment
+            nxt = doc["current"]
+            before = doc["seats"][nxt]["time_ms"]
+            self.assertEqual(before, 60000)
+            time.sleep(1.0)  # the next player's clock runs...
+            srv.kill()       # ...when the server dies
+            time.sleep(2.0)  # down for two seconds
+            srv = h.Server(config=FAST, data_dir=data.name).start()
+            restarted = time.time() * 1000
+            c = h.Client(srv, name="back")
+            c.request_ok("resume", "joined", room=room, token=tokens[nxt])
+            st = c.wait_doc(lambda d: d["phase"] == "playing" and
+                            d["clock"]["turn_started"] is not None)
+            self.assertEqual(st["seats"][nxt]["time_ms"], before)  # the turn starts over
+            self.assertEqual(st["seats"][cur]["time_ms"], left)
+            self.assertGreaterEqual(st["clock"]["turn_started"], restarted - 1000)
+            c.close()
+        finally:
+            srv.stop()
+            data.cleanup()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,371 @@
+/* test_turn.c: who plays the turn (server/turn.c, bots.c): bot seats added
+ * and removed by the host, games played to the end by bots, the clock and its
+ * three timeout policies, takeover of a seat whose player left or went
+ * offline, and taking it back. Driven without sockets (room_util.h); the
+ * bots run in manual mode (bots_run_pending), so every step is exact. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bots.h"
+#include "record_json.h"
+#include "room_util.h"
+#include "tests.h"
+#include "turn.h"
+
+static struct bots *bots;
+
+static void setup_bots(void)
+{
+    setup_default();
+    bots = bots_new(NULL, 1, 0);
+    lobby_bots_set(lb, bots);
+}
+
+static void teardown_bots(void)
+{
+    teardown();
+    bots_free(bots);
+    bots = NULL;
+}
+
+/* Time passes by ms, in clock ticks of 100 ms. */
+static void advance(uint64_t ms)
+{
+    for (uint64_t t = 0; t < ms; t += 100) {
+        now += 100;
+        lobby_clock_tick(lb, now);
+    }
+}
+
+/* Run the bots until the seat to move is a person's (or the game ends). */
+static void bots_play(struct room *r)
+{
+    for (int guard = 0; guard < 400 && bots_pending(bots) > 0; guard++) {
+        bots_run_pending(bots, now);
+        lobby_clock_tick(lb, now);
+    }
+    ck_assert(bots_pending(bots) == 0 || r->phase != PROTO_PHASE_PLAYING);
+}
+
+/* f plays the first legal placement its document offers. */
+static void play_first_legal(struct fake *f)
+{
+    drain(f);
+    struct proto_client_legal l[1];
+    ck_assert_int_gt(proto_client_legal(f->doc, l, 1), 0);
+    say(f, "\"type\":\"play\",\"id\":9,\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+        carc_tiles[proto_client_tile(f->doc)].id, l[0].x, l[0].y, l[0].rot * 90);
+}
+
+/* The record of r replays (engine) to the scores r shows. */
+static void assert_record_replays(const struct room *r)
+{
+    char *text = room_record_json(r);
+    ck_assert_ptr_nonnull(text);
+    struct carc_record *rec = calloc(1, sizeof *rec);
+    struct proto_error perr;
+    proto_error_init(&perr);
+    ck_assert_msg(proto_record_load(text, strlen(text), 0, rec, &perr) == 0, "%s", perr.text);
+    struct carc_game *g = calloc(1, sizeof *g);
+    struct carc_error err = {0, ""};
+    ck_assert_int_eq(carc_record_start(rec, g, &err), 0);
+    for (int i = 0; i < rec->nmoves; i++)
+        ck_assert_msg(carc_record_step(rec, i, g, &err) == 0, "move %d: %s", i, err.text);
+    ck_assert_int_eq(g->phase, r->game->phase);
+    for (int p = 0; p < g->nplayers; p++)
+        ck_assert_int_eq(g->players[p].score, r->game->players[p].score);
+    free(g);
+    free(rec);
+    free(text);
+}
+
+START_TEST(bot_seats_in_the_lobby)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "3");
+    join(b, a->room, "Bob");
+    drain(a);
+    say(b, "\"type\":\"add_bot\",\"id\":1,\"level\":\"greedy\"");
+    expect_error(b, "not_host");
+    say(a, "\"type\":\"remove_bot\",\"id\":2,\"seat\":1");
+    expect_error(a, "not_a_bot");
+    say(a, "\"type\":\"add_bot\",\"id\":3,\"level\":\"strong\"");
+    const char *d = expect(a, "delta");
+    ck_assert_str_eq(jstr(d, "events.0.type"), "seat");
+    ck_assert_str_eq(jstr(d, "events.0.bot"), "strong");
+    ck_assert_str_eq(jstr(d, "events.0.name"), "Strong bot");
+    ck_assert_int_eq(r->seats[2].bot, 1 + 2);
+    say(a, "\"type\":\"add_bot\",\"id\":4,\"level\":\"random\"");
+    expect_error(a, "room_full");
+    /* A bot seat takes no token. */
+    ck_assert_int_eq(room_token_seat(r, "00000000000000000000000000000000"), -1);
+    say(a, "\"type\":\"remove_bot\",\"id\":5,\"seat\":2");
+    d = expect(a, "delta");
+    ck_assert_str_eq(jstr(d, "events.0.name"), "<missing events.0.name>");
+    ck_assert_int_eq(r->seats[2].taken, 0);
+    /* Two bots get different names; the host leaving alone with bots ends the room. */
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    drain(a);
+    ck_assert_str_eq(r->seats[2].name, "Greedy bot");
+    say(b, "\"type\":\"leave\"");
+    say(a, "\"type\":\"remove_bot\",\"seat\":2");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    drain(a);
+    ck_assert_str_eq(r->seats[1].name, "Greedy bot");
+    ck_assert_str_eq(r->seats[2].name, "Greedy bot 2");
+    say(a, "\"type\":\"leave\"");
+    ck_assert_ptr_null(lobby_room_find(lb, a->room));
+}
+END_TEST
+
+/* One person and three bots of mixed levels: the game reaches its end, and
+ * the record replays to the same scores. */
+START_TEST(bots_finish_a_game)
+{
+    struct fake *a = fake_new();
+    struct room *r = create(a, "4, \"sets\": [\"base\", \"inns-cathedrals\"]");
+    say(a, "\"type\":\"add_bot\",\"level\":\"random\"");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    say(a, "\"type\":\"add_bot\",\"level\":\"strong\"");
+    say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    int turns = 0;
+    while (r->phase == PROTO_PHASE_PLAYING && turns < 200) {
+        bots_play(r);
+        if (r->phase != PROTO_PHASE_PLAYING)
+            break;
+        ck_assert_int_eq(r->game->current, 0);
+        play_first_legal(a);
+        drain(a);
+        turns++;
+    }
+    ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
+    assert_record_replays(r);
+    char *text = room_record_json(r);
+    ck_assert_msg(strstr(text, "{\"name\":\"Strong bot\",\"bot\":\"strong\"}") != NULL, "%s", text);
+    free(text);
+}
+END_TEST
+
+/* A player who leaves is played by a bot; resume gives the seat back. */
+START_TEST(leave_then_takeover_then_back)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    char token[PROTO_TOKEN_MAX];
+    memcpy(token, b->token, sizeof token);
+    if (r->game->current == 0)
+        play_first_legal(a);
+    ck_assert_int_eq(r->game->current, 1);
+    say(b, "\"type\":\"leave\"");
+    ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_LEFT);
+    int turn = r->game->turn;
+    bots_play(r);
+    ck_assert_int_eq(r->game->turn, turn + 1);
+    /* Back: the seat is theirs again, the bot stops. */
+    struct fake *c = fake_new();
+    say(c, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, token);
+    expect(c, "joined");
+    ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_NONE);
+    drain(a);
+    const char *last = a->last;
+    (void)last;
+    play_first_legal(a);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert_int_eq(bots_pending(bots), 0);
+}
+END_TEST
+
+static void grace_5s(struct lobby_limits *l)
+{
+    l->takeover_grace = 5;
+}
+
+static void setup_grace(void)
+{
+    setup_with(grace_5s);
+    bots = bots_new(NULL, 1, 0);
+    lobby_bots_set(lb, bots);
+}
+
+/* Offline on its turn past the grace: a bot plays; not before. */
+START_TEST(offline_past_grace)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    if (r->game->current == 1)
+        play_first_legal(b);
+    fake_free(a);
+    advance(4800);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    ck_assert_int_eq(bots_pending(bots), 0);
+    advance(400);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_OFFLINE);
+    drain(b);
+    ck_assert_str_eq(jstr(b->last, "events.0.type"), "autoplay");
+    ck_assert_str_eq(jstr(b->last, "events.0.reason"), "offline");
+    int turn = r->game->turn;
+    bots_play(r);
+    ck_assert_int_eq(r->game->turn, turn + 1);
+    ck_assert_int_eq(r->game->current, 1);
+}
+END_TEST
+
+/* A clock room of two people: the seat to move is a's. */
+static struct room *clock_game(const char *policy, int initial, int increment, struct fake **pa,
+                               struct fake **pb)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new();
+    char extra[200];
+    snprintf(extra, sizeof extra,
+             "2, \"clock\": {\"initial\": %d, \"increment\": %d, \"on_timeout\": \"%s\"}", initial,
+             increment, policy);
+    struct room *r = create(a, extra);
+    join(b, a->room, "Bob");
+    say(a, "\"type\":\"start\"");
+    drain(a);
+    drain(b);
+    ck_assert_int_eq(r->game->current, 0);
+    ck_assert_msg(strstr(a->last, "{\"op\":\"replace\",\"path\":\"/clock/turn_started\"") != NULL,
+                  "%s", a->last);
+    *pa = a;
+    *pb = b;
+    return r;
+}
+
+START_TEST(clock_charges_and_increments)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("bot", 60, 5, &a, &b);
+    ck_assert_int_eq(r->seats[0].clock_ms, 60000);
+    now += 2000;
+    long long used = (long long)(now - r->turn_ms);
+    play_first_legal(a);
+    ck_assert_int_eq(r->seats[0].clock_ms, 60000 - used + 5000);
+    drain(b);
+    ck_assert_int_eq(jint(b->last, "seq") > 0, 1);
+    /* The document shows it. */
+    char *st = proto_state_encode(r->state, r->seq, NULL);
+    ck_assert_int_eq(jint(st, "state.seats.0.time_ms"), 65000 - used);
+    ck_assert_int_eq(jint(st, "state.clock.initial"), 60);
+    ck_assert_int_gt(jint(st, "state.clock.turn_started"), 1700000000000LL);
+    free(st);
+}
+END_TEST
+
+START_TEST(timeout_bot_plays_one_turn)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("bot", 2, 1, &a, &b);
+    advance(2100);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_TIMEOUT);
+    drain(b);
+    ck_assert_str_eq(jstr(b->last, "events.0.type"), "timeout");
+    ck_assert_str_eq(jstr(b->last, "events.0.on_timeout"), "bot");
+    ck_assert_str_eq(jstr(b->last, "events.1.reason"), "timeout");
+    /* Too late for a's own move. */
+    drain(a);
+    play_first_legal(a);
+    expect_error(a, "time_out");
+    bots_play(r);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    ck_assert_int_eq(r->seats[0].clock_ms, 1000);
+}
+END_TEST
+
+START_TEST(timeout_skip_passes_the_turn)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("skip", 1, 10, &a, &b);
+    int tile = r->game->tile, left = carc_game_tiles_left(r->game);
+    advance(1100);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert_int_eq(r->game->turn, 0);
+    ck_assert_int_eq(r->nmoves, 1);
+    ck_assert(r->moves[0].skip);
+    ck_assert_int_eq(r->game->deck[r->game->deck_len - 1], tile); /* under the pile */
+    ck_assert_int_eq(carc_game_tiles_left(r->game), left);
+    drain(b);
+    ck_assert_str_eq(jstr(b->last, "events.0.type"), "timeout");
+    ck_assert_str_eq(jstr(b->last, "events.1.type"), "skip");
+    ck_assert_str_eq(jstr(b->last, "events.1.tile"), carc_tiles[tile].id);
+    char move[128];
+    ck_assert_int_gt(room_move_json(r, 0, move, sizeof move), 0);
+    ck_assert_str_eq(move, "{\"tile\":\"BA.V\",\"skip\":true}");
+    /* Three in a row and a bot plays the seat until its player is back. */
+    for (int k = 0; k < 2; k++) {
+        play_first_legal(b);
+        ck_assert_int_eq(r->seats[0].clock_ms, 10000);
+        advance(10100);
+    }
+    ck_assert_int_eq(r->seats[0].timeouts, 3);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_IDLE);
+    assert_record_replays(r);
+}
+END_TEST
+
+START_TEST(timeout_forfeit_for_good)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("forfeit", 1, 0, &a, &b);
+    advance(1100);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_FORFEIT);
+    ck_assert(r->seats[0].forfeited);
+    while (r->phase == PROTO_PHASE_PLAYING) {
+        bots_play(r);
+        if (r->phase != PROTO_PHASE_PLAYING)
+            break;
+        play_first_legal(b);
+        /* a's own moves are refused, and resume does not give the play back */
+        struct fake *c = fake_new();
+        say(c, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, a->token);
+        ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_FORFEIT);
+        fake_free(c);
+    }
+    char *text = room_record_json(r);
+    ck_assert_msg(strstr(text, "{\"name\":\"Ann\",\"forfeited\":true}") != NULL, "%s", text);
+    free(text);
+    assert_record_replays(r);
+}
+END_TEST
+
+/* A play that arrives after the clock ran out, before the tick saw it. */
+START_TEST(late_play_is_time_out)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("skip", 1, 0, &a, &b);
+    now += 1500;
+    play_first_legal(a);
+    const char *d = expect(a, "delta"); /* the timeout, told to everyone first */
+    ck_assert_str_eq(jstr(d, "events.0.type"), "timeout");
+    expect_error(a, "time_out");
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert(r->moves[0].skip);
+}
+END_TEST
+
+Suite *suite_turn(void)
+{
+    Suite *s = suite_create("turn");
+    TCase *tc = tcase_create("bots");
+    tcase_add_checked_fixture(tc, setup_bots, teardown_bots);
+    tcase_add_test(tc, bot_seats_in_the_lobby);
+    tcase_add_test(tc, bots_finish_a_game);
+    tcase_add_test(tc, leave_then_takeover_then_back);
+    tcase_add_test(tc, clock_charges_and_increments);
+    tcase_add_test(tc, timeout_bot_plays_one_turn);
+    tcase_add_test(tc, timeout_skip_passes_the_turn);
+    tcase_add_test(tc, timeout_forfeit_for_good);
+    tcase_add_test(tc, late_play_is_time_out);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    TCase *tg = tcase_create("grace");
+    tcase_add_checked_fixture(tg, setup_grace, teardown_bots);
+    tcase_add_test(tg, offline_past_grace);
+    suite_add_tcase(s, tg);
+    return s;
+}
