@@ -99,7 +99,10 @@ static void room__view(const struct room *r, struct proto_room_view *v)
         v->seats[i].connected = seat->s != NULL;
         v->seats[i].bot = seat->bot;
         v->seats[i].autoplay = seat->autoplay;
-        v->seats[i].time_ms = r->clock.initial > 0 && seat->taken ? seat->clock_ms : -1;
+        /* In the lobby every seat will start with the initial time. */
+        v->seats[i].time_ms = r->clock.initial <= 0 || !seat->taken  ? -1
+                              : r->phase == PROTO_PHASE_LOBBY ? (long long)r->clock.initial * 1000
+                                                              : seat->clock_ms;
     }
     v->game = r->game;
     v->clock = r->clock;
