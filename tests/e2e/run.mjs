@@ -2,12 +2,13 @@
 // playwright-core. Starts $CARC_BUILD/carcd (default build/carcd) on an ephemeral port, plays a
 // complete 2-player game through the UI, and prints "N passed, N failed" last.
 // Screenshots go to $CARC_BUILD/artifacts/.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BUILD = path.resolve(ROOT, process.env.CARC_BUILD || "build");
@@ -55,8 +56,8 @@ function startServer() {
   });
 }
 
-async function newPage(browser, label) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+async function newPage(browser, label, viewport) {
+  const ctx = await browser.newContext({ viewport: viewport || { width: 1280, height: 800 } });
   const page = await ctx.newPage();
   page.on("console", (m) => {
     if (m.type() === "error") consoleErrors.push(`${label}: ${m.text()}`);
@@ -79,6 +80,64 @@ function serverState(page, room) {
       if (m.type === "error") reject(new Error(m.message));
     };
   }), room);
+}
+
+const DESKTOP = { width: 1366, height: 850 };
+const PHONE = { width: 390, height: 844 };
+
+// A screenshot at the desktop and at the phone size (name.png, name-phone.png); at the phone
+// size `focus` (a selector) is scrolled into view first.
+async function shots(page, name, focus) {
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: path.join(ART, name + ".png") });
+  await page.setViewportSize(PHONE);
+  if (focus) await page.$eval(focus, (n) => n.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: path.join(ART, name + "-phone.png") });
+  await page.setViewportSize(DESKTOP);
+}
+
+// The game record of a finished room (GET /api/games/{id}: the record is stored a moment after
+// the end) and the final scores carc-replay computes from it.
+async function recordScores(url, room) {
+  let rec = null;
+  for (let i = 0; i < 100 && !rec; i++) {
+    const res = await fetch(url + "/api/games/" + room);
+    if (res.ok) rec = await res.text();
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+  assert(rec, "no game record for " + room);
+  const out = spawnSync(path.join(BUILD, "carc-replay"), ["-"], { input: rec, encoding: "utf8" });
+  assert(out.status === 0, "carc-replay: " + out.stderr);
+  const last = JSON.parse(out.stdout.trim().split("\n").pop());
+  assert(last.final === true, "record ends before the game: " + JSON.stringify(last));
+  return { record: JSON.parse(rec), scores: last.scores };
+}
+
+// Creates a room from the lobby form of a fresh page: fill(page) sets more of the form.
+async function createRoom(page, url, name, seats, fill) {
+  await page.goto(url + "/");
+  await page.waitForSelector("#conn.online");
+  await page.fill("#create-name", name);
+  await page.selectOption("#create-seats", String(seats));
+  if (fill) await fill(page);
+  await page.click("#create-btn");
+  await page.waitForFunction(() => document.getElementById("room-id").textContent.length > 0);
+  return page.textContent("#room-id");
+}
+
+// The host adds a bot of that level from the first free seat's control; waits for its mark.
+async function addBot(page, level, seat) {
+  const row = `#scoreboard tbody tr[data-seat="${seat}"]`;
+  await page.waitForSelector(`${row} button.add-bot`);
+  await page.selectOption(`${row} select.bot-level`, level);
+  await page.click(`${row} button.add-bot`);
+  await page.waitForSelector(`.bot-mark[data-bot-seat="${seat}"]`);
+}
+
+function clockSeconds(text) {
+  const m = /^(\d+):(\d\d)$/.exec(text.trim());
+  assert(m, "clock text " + text);
+  return Number(m[1]) * 60 + Number(m[2]);
 }
 
 async function boardKeys(page) {
@@ -143,12 +202,13 @@ async function main() {
       await other.fill("#join-room", room);
       await other.fill("#join-name", "Mallory");
       await other.click("#join-btn");
-      await other.waitForSelector("#errors .error");
+      await other.waitForSelector('#errors .error[data-code="wrong_phase"]');
       const text = await other.textContent("#errors .error");
-      assert(/wrong_phase/.test(text), "error shown: " + text);
+      assert(/already started/.test(text) && !/_/.test(text), "error shown in words: " + text);
       await other.fill("#join-room", "nosuchroom1");
       await other.click("#join-btn");
-      await other.waitForFunction(() => /no_such_room/.test(document.getElementById("errors").textContent));
+      await other.waitForSelector('#errors .error[data-code="no_such_room"]');
+      assert(/no room with that code/.test(await other.textContent('#errors .error[data-code="no_such_room"]')), "no_such_room in words");
       await other.context().close();
     });
 
@@ -187,7 +247,7 @@ async function main() {
       await guest.fill("#room-join-name", "Gus");
       await guest.fill("#room-join-password", "wrong");
       await guest.click("#room-join-btn");
-      await guest.waitForFunction(() => /wrong_password/.test(document.getElementById("errors").textContent));
+      await guest.waitForSelector('#errors .error[data-code="wrong_password"]');
       await guest.fill("#room-join-password", "s3cret");
       await guest.click("#room-join-btn");
       await guest.waitForFunction(() => /You are Gus/.test(document.getElementById("room-role").textContent));
@@ -195,87 +255,36 @@ async function main() {
       await guest.context().close();
     });
 
-    let keyboardMove = false;
+    let keyboardMoved = false;
     let moves = 0;
     let reloaded = false;
     let shot = false;
     await test("play a complete game by clicking highlighted positions and meeple spots", async () => {
-      const pages = [ann, bob];
-      const deadline = Date.now() + 150000;
-      for (;;) {
-        assert(Date.now() < deadline, "game took too long");
-        const over = await ann.evaluate(() => !document.getElementById("end").hidden);
-        if (over) break;
-        let mover = null;
-        for (const p of pages) {
-          if ((await p.$$("#world .legal")).length) {
-            mover = p;
-            break;
+      moves = await playUntilOver([ann, bob], ann, {
+        turn: async (mover, n) => {
+          if (n === 6) {
+            await keyboardMove(mover);
+            keyboardMoved = true;
+            return;
           }
-        }
-        if (!mover) {
-          await ann.waitForTimeout(30);
-          continue;
-        }
-        const before = await mover.evaluate(() => document.getElementById("log").children.length);
-        if (moves === 6) {
-          // keyboard only: R rotates, Tab reaches a legal position, Enter places, Enter on the
-          // focused meeple spot takes it, Enter on the board confirms
-          await mover.focus("#board");
-          await mover.keyboard.press("r");
-          await mover.keyboard.press("Tab");
-          const focused = await mover.evaluate(() => document.activeElement.getAttribute("class"));
-          assert(/legal/.test(focused || ""), "Tab focused " + focused);
-          await mover.keyboard.press("Enter");
-          await mover.waitForSelector("#world .pending");
-          if (await mover.$("#world .spot")) {
-            await mover.keyboard.press("Enter");
-            await mover.waitForSelector("#world .spot.selected");
+          await clickMove(mover, n, { undo: n === 4 });
+          if (n + 1 === 12 && !shot) {
+            shot = true;
+            await ann.screenshot({ path: path.join(ART, "game.png") });
+            await eve.screenshot({ path: path.join(ART, "spectator.png") });
           }
-          await mover.focus("#board");
-          await mover.keyboard.press("Enter");
-          await mover.waitForFunction((n) => document.getElementById("log").children.length > n, before);
-          moves++;
-          keyboardMove = true;
-          continue;
-        }
-        const fits = await mover.$$("#world .legal.fits");
-        const target = fits.length ? fits[moves % fits.length] : (await mover.$$("#world .legal"))[0];
-        await target.click();
-        await mover.waitForSelector("#world .pending");
-        if (moves % 3 === 0) {
-          const spots = await mover.$$("#world .spot");
-          if (spots.length) {
-            await spots[moves % spots.length].click();
-            await mover.waitForSelector("#world .spot.selected");
+          if (n + 1 === 20 && !reloaded) {
+            reloaded = true;
+            await bob.reload();
+            await bob.waitForFunction(() => /You are Bob/.test(document.getElementById("room-role").textContent));
           }
-        }
-        if (moves === 4) {
-          // undo before confirm, then place again
-          await mover.click("#undo-btn");
-          await mover.waitForSelector("#world .legal");
-          await (await mover.$$("#world .legal"))[0].click();
-          await mover.waitForSelector("#world .pending");
-        }
-        await mover.click("#confirm-btn");
-        await mover.waitForFunction((n) => document.getElementById("log").children.length > n, before);
-        moves++;
-        if (moves === 12 && !shot) {
-          shot = true;
-          await ann.screenshot({ path: path.join(ART, "game.png") });
-          await eve.screenshot({ path: path.join(ART, "spectator.png") });
-        }
-        if (moves === 20 && !reloaded) {
-          reloaded = true;
-          await bob.reload();
-          await bob.waitForFunction(() => /You are Bob/.test(document.getElementById("room-role").textContent));
-        }
-      }
+        },
+      });
       assert(moves >= 60, "only " + moves + " moves");
     });
 
     await test("a turn was played with the keyboard alone", async () => {
-      assert(keyboardMove, "no keyboard move");
+      assert(keyboardMoved, "no keyboard move");
     });
 
     await test("a reload mid-game returned the player to the seat", async () => {
@@ -289,7 +298,7 @@ async function main() {
       assert(st.phase === "over", "phase " + st.phase);
       for (const p of [ann, bob]) {
         await p.waitForSelector("#end:not([hidden])");
-        const shown = await p.$$eval("#ranking li", (lis) => lis.map((li) => [Number(li.dataset.seat), Number(li.querySelector(".final-score").textContent)]));
+        const shown = await endScores(p);
         assert(shown.length === 2, "ranking rows " + shown.length);
         for (const [seat, score] of shown) assert(st.seats[seat].score === score, `seat ${seat}: shown ${score}, server ${st.seats[seat].score}`);
         const board = await p.$$eval("#scoreboard tbody td.score", (tds) => tds.map((t) => Number(t.textContent)));
@@ -339,6 +348,154 @@ async function main() {
       await ann.click("#replay-next");
       assert((await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length)) === 3, "two steps");
       await ann.screenshot({ path: path.join(ART, "replay.png") });
+    });
+
+    await test("the host adds and removes bots in the lobby; a full game against a bot", async () => {
+      const cleo = await newPage(browser, "cleo", DESKTOP);
+      const id = await createRoom(cleo, srv.url, "Cleo", 2);
+      const row1 = '#scoreboard tbody tr[data-seat="1"]';
+      await cleo.waitForSelector(`${row1} button.add-bot`);
+      for (const [level, hint] of [["strong", /ahead/], ["greedy", /most points/], ["random", /any legal move/]]) {
+        await cleo.selectOption(`${row1} select.bot-level`, level);
+        const h = await cleo.textContent(`${row1} .bot-hint`);
+        assert(hint.test(h), `hint for ${level}: ${h}`);
+      }
+      await addBot(cleo, "greedy", 1);
+      let mark = await cleo.textContent('.bot-mark[data-bot-seat="1"]');
+      assert(/Bot · Greedy/.test(mark), "bot mark " + mark);
+      assert(/Greedy bot/.test(await cleo.textContent(row1)), "bot name");
+      let st = await serverState(cleo, id);
+      assert(st.seats[1].bot === "greedy" && st.seats[1].taken, "server seat " + JSON.stringify(st.seats[1]));
+      await cleo.click(`${row1} button.remove-bot`);
+      await cleo.waitForSelector(`${row1} button.add-bot`);
+      st = await serverState(cleo, id);
+      assert(!st.seats[1].taken && !st.seats[1].bot, "bot removed on the server");
+      await cleo.waitForFunction(() => /Greedy bot was removed from seat 2/.test(document.getElementById("log").textContent));
+      await addBot(cleo, "random", 1);
+      mark = await cleo.textContent('.bot-mark[data-bot-seat="1"]');
+      assert(/Bot · Random/.test(mark), "bot mark " + mark);
+      assert(/a computer player \(Random\), takes seat 2/.test(await cleo.textContent("#log")), "log of the bot seat");
+      await cleo.click("#start-btn");
+      await cleo.waitForFunction(() => document.getElementById("tiles-left").textContent.includes("Tiles left"));
+      const n = await playUntilOver([cleo], cleo, { timeoutMs: 90000 });
+      assert(n >= 30, "only " + n + " moves through the UI");
+      const shown = await endScores(cleo);
+      const { record, scores } = await recordScores(srv.url, id);
+      assert(shown.length === 2, "ranking rows " + shown.length);
+      for (const [seat, score] of shown) assert(scores[seat] === score, `seat ${seat}: shown ${score}, carc-replay ${scores[seat]}`);
+      assert(record.players[1].bot === "random", "record player " + JSON.stringify(record.players[1]));
+      assert(/\(bot, Random\)/.test(await cleo.textContent("#ranking")), "bot named in the ranking");
+      await cleo.screenshot({ path: path.join(ART, "end-bot.png") });
+      await cleo.context().close();
+    });
+
+    await test("a room with a clock: the mover's clock ticks down; leave, then take the seat back", async () => {
+      const dana = await newPage(browser, "dana", DESKTOP);
+      // this browser's clock is an hour fast: the clocks must go by welcome.time, not by it
+      await dana.addInitScript(() => {
+        const now = Date.now.bind(Date);
+        Date.now = () => now() + 3600000;
+      });
+      const id = await createRoom(dana, srv.url, "Dana", 3, async (p) => {
+        await p.selectOption("#create-clock", "custom");
+        await p.fill("#clock-minutes", "1");
+        await p.fill("#clock-increment", "0");
+        await p.selectOption("#create-timeout", "bot");
+      });
+      const opts = await dana.textContent("#room-options");
+      assert(/clock 1 min \+ 0 s a move; out of time: a bot plays the turn/.test(opts), "options " + opts);
+      let st = await serverState(dana, id);
+      assert(st.clock && st.clock.initial === 60 && st.clock.increment === 0 && st.clock.on_timeout === "bot", "clock " + JSON.stringify(st.clock));
+      await addBot(dana, "strong", 1);
+      assert((await dana.textContent('[data-clock-seat="0"]')) === "1:00", "lobby clock");
+      await shots(dana, "lobby-bots", "#score-h");
+      await dana.click("#start-btn");
+      await dana.waitForSelector('[data-clock-seat="0"].running');
+      const t0 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
+      await dana.waitForTimeout(1500);
+      const t1 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
+      assert(t0 >= 55 && t1 < t0 && t0 - t1 <= 3, `clock ${t0} then ${t1}`);
+      assert((await dana.textContent('[data-clock-seat="1"]')) === "1:00", "the other clock stands still");
+      await shots(dana, "clock", "#score-h");
+      // Leave mid-game: a bot plays the seat; watch the room, and take the seat back.
+      await dana.click("#leave-btn");
+      await dana.waitForSelector("#lobby-view:not([hidden])");
+      st = await serverState(dana, id);
+      assert(st.seats[0].autoplay === "left", "autoplay " + st.seats[0].autoplay);
+      await dana.fill("#join-room", id);
+      await dana.click("#watch-btn");
+      await dana.waitForSelector('.autoplay-mark[data-autoplay-seat="0"]');
+      const m = await dana.textContent('.autoplay-mark[data-autoplay-seat="0"]');
+      assert(/Bot playing for Dana — left/.test(m), "autoplay mark " + m);
+      await dana.waitForSelector("#take-back-btn:not([hidden])");
+      assert(/because you left/.test(await dana.textContent("#seat-note")), "seat note");
+      await dana.click("#take-back-btn");
+      await dana.waitForFunction(() => /You are Dana/.test(document.getElementById("room-role").textContent));
+      await dana.waitForSelector('.autoplay-mark[data-autoplay-seat="0"]', { state: "detached" });
+      await dana.waitForFunction(() => /Dana took the seat back/.test(document.getElementById("log").textContent));
+      st = await serverState(dana, id);
+      assert(st.seats[0].autoplay === null, "autoplay after resume " + st.seats[0].autoplay);
+      await dana.context().close();
+    });
+
+    await test("out of time under skip: timeout and skip events, a bot after three, take the seat back", async () => {
+      const finn = await newPage(browser, "finn", DESKTOP);
+      const id = await createRoom(finn, srv.url, "Finn", 2, async (p) => {
+        await p.selectOption("#create-clock", "custom");
+        await p.fill("#clock-minutes", "0.05");
+        await p.fill("#clock-increment", "1");
+        await p.selectOption("#create-timeout", "skip");
+      });
+      // a strong bot thinks up to a second a move: the game lasts long enough to take the seat back
+      await addBot(finn, "strong", 1);
+      await finn.click("#start-btn");
+      await finn.waitForFunction(() => /Finn's time ran out: the turn is skipped/.test(document.getElementById("log").textContent), null, { timeout: 10000 });
+      assert(/Finn's turn was skipped: tile /.test(await finn.textContent("#log")), "skip event");
+      await finn.waitForSelector("#take-back-btn:not([hidden])", { timeout: 15000 });
+      assert(/three turns in a row/.test(await finn.textContent("#seat-note")), "idle note");
+      assert(/Bot playing for Finn — idle/.test(await finn.textContent('.autoplay-mark[data-autoplay-seat="0"]')), "idle mark");
+      await shots(finn, "timeout", "#seat-note");
+      await finn.click("#take-back-btn");
+      await finn.waitForFunction(() => /Finn took the seat back/.test(document.getElementById("log").textContent));
+      await finn.context().close();
+    });
+
+    await test("out of time under forfeit: the seat is marked forfeited, with no way back", async () => {
+      const gina = await newPage(browser, "gina", DESKTOP);
+      await createRoom(gina, srv.url, "Gina", 2, async (p) => {
+        await p.selectOption("#create-clock", "custom");
+        await p.fill("#clock-minutes", "0.05");
+        await p.fill("#clock-increment", "0");
+        await p.selectOption("#create-timeout", "forfeit");
+      });
+      await addBot(gina, "strong", 1);
+      await gina.click("#start-btn");
+      await gina.waitForSelector('.autoplay-mark[data-autoplay-seat="0"]', { timeout: 10000 });
+      assert(/Bot playing for Gina — forfeited/.test(await gina.textContent('.autoplay-mark[data-autoplay-seat="0"]')), "forfeit mark");
+      assert(/you forfeited/.test(await gina.textContent("#seat-note")), "forfeit note");
+      assert(await gina.$eval("#take-back-btn", (b) => b.hidden), "no take-back button after a forfeit");
+      assert(/Gina forfeits/.test(await gina.textContent("#log")), "timeout event in words");
+      await gina.context().close();
+    });
+
+    await test("a player offline on their turn is marked, with a notice (no clock)", async () => {
+      const hugo = await newPage(browser, "hugo", DESKTOP);
+      const id = await createRoom(hugo, srv.url, "Hugo", 2);
+      const ines = await newPage(browser, "ines", DESKTOP);
+      await ines.goto(srv.url + "/#room=" + id);
+      await ines.waitForSelector("#room-join-form:not([hidden])");
+      await ines.fill("#room-join-name", "Ines");
+      await ines.click("#room-join-btn");
+      await hugo.waitForFunction(() => /Ines/.test(document.querySelectorAll("#scoreboard tbody tr")[1].textContent));
+      await hugo.click("#start-btn");
+      await hugo.waitForSelector("#world .legal");
+      await ines.context().close();
+      await hugo.waitForFunction(() => /Ines · offline/.test(document.querySelectorAll("#scoreboard tbody tr")[1].textContent));
+      await clickMove(hugo, 0);
+      await hugo.waitForSelector("#turn-note:not([hidden])");
+      const note = await hugo.textContent("#turn-note");
+      assert(/Ines is offline — a bot takes over soon/.test(note), "notice " + note);
+      await hugo.context().close();
     });
 
     await test("no console errors", async () => {

@@ -159,8 +159,10 @@ export class Connection {
     return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
   }
 
-  // Sends a message; resolves with the reply carrying its ref (or an error).
-  request(msg) {
+  // Sends a message; resolves with the reply carrying its ref (or an error). Messages whose
+  // success is only the broadcast delta (start, add_bot, remove_bot) have no reply then: give
+  // waitMs, and after it the promise resolves with {type: "no_reply"}.
+  request(msg, waitMs) {
     const id = this.nextId++;
     const out = Object.assign({ v: 1 }, msg, { id });
     return new Promise((resolve) => {
@@ -170,6 +172,14 @@ export class Connection {
       }
       this.pending.set(id, { resolve });
       this.ws.send(JSON.stringify(out));
+      if (waitMs !== undefined) {
+        setTimeout(() => {
+          if (this.pending.get(id) && this.pending.get(id).resolve === resolve) {
+            this.pending.delete(id);
+            resolve({ type: "no_reply" });
+          }
+        }, waitMs);
+      }
     });
   }
 

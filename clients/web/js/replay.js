@@ -93,7 +93,8 @@ export class Replay {
     this.meta = (this.metaById && this.metaById[id]) || null;
     $("replay-id").textContent = id;
     const sets = rec.sets.join(", ");
-    $("replay-info").textContent = `${rec.players.map((p) => p.name).join(", ")} · ${sets} · ${rec.moves.length} moves`;
+    const players = rec.players.map((p) => p.name + (p.bot ? " (bot)" : "") + (p.forfeited ? " (forfeited)" : ""));
+    $("replay-info").textContent = `${players.join(", ")} · ${sets} · ${rec.moves.length} moves`;
     $("replay-slider").max = rec.moves.length;
     const scores = $("replay-scores");
     scores.replaceChildren();
@@ -147,7 +148,7 @@ export class Replay {
     const cells = [[0, 0, rec.start, 0]];
     for (let i = 0; i < this.n; i++) {
       const m = rec.moves[i];
-      cells.push([m.x, m.y, m.tile, m.rot]);
+      if (!m.skip) cells.push([m.x, m.y, m.tile, m.rot]); // a skip (clock time-out) places nothing
     }
     let b = [0, 0, 0, 0];
     for (const [x, y, id, rot] of cells) {
@@ -156,7 +157,7 @@ export class Replay {
       b = [Math.min(b[0], x), Math.min(b[1], y), Math.max(b[2], x), Math.max(b[3], y)];
     }
     // the whole game's extent, so the view does not jump while stepping
-    for (const m of rec.moves) b = [Math.min(b[0], m.x), Math.min(b[1], m.y), Math.max(b[2], m.x), Math.max(b[3], m.y)];
+    for (const m of rec.moves) if (!m.skip) b = [Math.min(b[0], m.x), Math.min(b[1], m.y), Math.max(b[2], m.x), Math.max(b[3], m.y)];
     this.bounds = b;
     this.fit(false);
     const text = $("replay-move");
@@ -165,14 +166,18 @@ export class Replay {
       return;
     }
     const m = rec.moves[this.n - 1];
-    const player = (this.n - 1) % np; // players move in turn; discarded tiles are not moves
+    const player = (this.n - 1) % np; // players move in turn (skips too); discarded tiles are not moves
+    const name = rec.players[player] ? rec.players[player].name : "Player " + (player + 1);
+    if (m.skip) {
+      text.textContent = `Move ${this.n} of ${rec.moves.length}: ${name}'s time ran out; the turn was skipped and ${m.tile} went under the pile.`;
+      return;
+    }
     el("rect", { x: m.x * T + 2, y: m.y * T + 2, width: T - 4, height: T - 4, class: "last-placed" }, world);
     if (m.meeple) {
       const sp = featureSpots(m.tile, tiles[m.tile])[m.meeple.feature] || [50, 50];
       const g = el("g", { transform: `translate(${m.x * T},${m.y * T})` }, world);
       drawMeeple(g, player, rotatePoint(sp, m.rot), m.meeple.kind === "large");
     }
-    const name = rec.players[player] ? rec.players[player].name : "Player " + (player + 1);
     let s = `Move ${this.n} of ${rec.moves.length}: ${name} placed ${m.tile} at (${m.x}, ${m.y})`;
     if (m.meeple) s += ` with ${m.meeple.kind === "large" ? "the large meeple" : "a meeple"} on ${m.meeple.feature}`;
     text.textContent = s + ".";

@@ -1,0 +1,93 @@
+// app.js: the state shared by the client's modules, local storage, and messages to the user.
+// main.js fills `hooks` at start so the other modules can reach the connection and re-render.
+import { errorText } from "./words.js";
+
+export const $ = (id) => document.getElementById(id);
+
+export const app = {
+  tiles: null, // catalogue: id -> tile
+  room: null,
+  seat: null, // our seat, null for a spectator
+  token: null,
+  doc: null,
+  seq: -1,
+  rot: 0,
+  pending: null, // {x, y, rot, meeple, escape}
+  hist: [], // [{turn, scores}]
+  finals: [], // final scoring events
+  lastTurnKey: "",
+  wantRoom: null, // room of the link, before we are in it
+  offset: 0, // server clock - our clock, in ms (from welcome.time)
+  botLevel: "random", // the level picked in the lobby's "Add bot" control
+};
+
+// conn: the Connection; render(): redraws the room; watch(room, seq), resume(room, token, seq),
+// toLobby(): as in main.js.
+export const hooks = { conn: null, render: null, watch: null, resume: null, toLobby: null };
+
+// The server's clock now, in ms since 1970.
+export function serverNow() {
+  return Date.now() + app.offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage: the seat token per room, and the score history for the chart.
+
+export function seatKey(room) {
+  return "carcd.seat." + room;
+}
+export function histKey(room) {
+  return "carcd.hist." + room;
+}
+export function loadJSON(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null");
+  } catch (e) {
+    return null;
+  }
+}
+export function saveJSON(key, v) {
+  try {
+    localStorage.setItem(key, JSON.stringify(v));
+  } catch (e) {
+    /* storage full or off: the game still works without it */
+  }
+}
+export function saveHist() {
+  if (app.room) saveJSON(histKey(app.room), { hist: app.hist.slice(-400), finals: app.finals });
+}
+
+// The stored seat {token, seat} of a room, or null.
+export function storedSeat(room) {
+  const s = room ? loadJSON(seatKey(room)) : null;
+  return s && s.token ? s : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages to the user
+
+// Shows a sentence in the error box; code (a protocol error code) is kept in data-code only.
+export function showError(text, code, detail) {
+  const box = $("errors");
+  const p = document.createElement("p");
+  p.className = "error";
+  p.textContent = text;
+  if (code) p.dataset.code = code;
+  if (detail) p.title = detail;
+  box.appendChild(p);
+  setTimeout(() => p.remove(), 10000);
+  while (box.children.length > 4) box.firstChild.remove();
+}
+
+export function showReplyError(reply) {
+  if (reply && reply.type === "error") {
+    showError(errorText(reply.code, reply.message), reply.code, reply.message);
+    return true;
+  }
+  return false;
+}
+
+export function who(seat) {
+  const s = app.doc && app.doc.seats[seat];
+  return (s && s.name) || `Seat ${seat + 1}`;
+}

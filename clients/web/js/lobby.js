@@ -1,0 +1,194 @@
+// lobby.js: the lobby view: public rooms (polled), finished games, create a room (sets,
+// options, time control), join by code or from the list.
+import { Replay } from "./replay.js";
+import { TIMEOUT_RULES } from "./words.js";
+import { $, app, hooks, showError, showReplyError } from "./app.js";
+
+export const SET_NAMES = {
+  base: "Base game", "inns-cathedrals": "Inns & Cathedrals", besiegers: "Besiegers",
+  cathars: "Cathars", siege: "Siege", "apothecaries-tithes": "Apothecaries & Tithes",
+};
+
+export const replay = new Replay(() => app.tiles, showError);
+
+let pollTimer = null;
+let lastRooms = null;
+export function startPolling() {
+  stopPolling();
+  loadRooms();
+  replay.loadList();
+  pollTimer = setInterval(() => {
+    loadRooms();
+    if (++pollCount % 5 === 0) replay.loadList();
+  }, 2000);
+}
+let pollCount = 0;
+export function stopPolling() {
+  clearInterval(pollTimer);
+  pollTimer = null;
+}
+
+async function loadRooms() {
+  const status = $("rooms-status");
+  let rooms;
+  try {
+    const res = await fetch("/api/rooms", { cache: "no-store" });
+    if (!res.ok) throw new Error("HTTP " + res.status);
+    rooms = await res.json();
+  } catch (e) {
+    status.textContent = "Could not load the rooms: " + e.message;
+    return;
+  }
+  const json = JSON.stringify(rooms);
+  if (json === lastRooms) return; // unchanged: keep the rows (and the keyboard focus)
+  lastRooms = json;
+  const table = $("rooms");
+  const body = table.querySelector("tbody");
+  body.replaceChildren();
+  status.textContent = rooms.length ? `${rooms.length} public room${rooms.length === 1 ? "" : "s"}` : "No public rooms right now. Create one below.";
+  table.hidden = rooms.length === 0;
+  for (const r of rooms) {
+    const tr = document.createElement("tr");
+    tr.dataset.room = r.room;
+    for (const c of [r.room, r.host || "", `${r.taken} / ${r.seats}`, r.phase, r.sets.map((s) => SET_NAMES[s] || s).join(", "), r.password ? "yes" : "no"]) {
+      const td = document.createElement("td");
+      td.textContent = c;
+      tr.append(td);
+    }
+    const td = document.createElement("td");
+    if (r.phase === "lobby" && r.taken < r.seats) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = "Join";
+      b.className = "join-room";
+      b.setAttribute("aria-label", `Join room ${r.room}`);
+      b.addEventListener("click", () => joinRoom(r.room, r.password));
+      td.append(b);
+    }
+    const w = document.createElement("button");
+    w.type = "button";
+    w.textContent = "Watch";
+    w.className = "watch-room";
+    w.setAttribute("aria-label", `Watch room ${r.room}`);
+    w.addEventListener("click", () => hooks.watch(r.room));
+    td.append(" ", w);
+    tr.append(td);
+    body.append(tr);
+  }
+}
+
+function myName(input) {
+  const n = (input.value || $("create-name").value || $("join-name").value || localStorage.getItem("carcd.name") || "").trim();
+  if (!n) {
+    showError("Enter your name first.");
+    input.focus();
+    return null;
+  }
+  localStorage.setItem("carcd.name", n);
+  return n;
+}
+
+async function joinRoom(room, needsPassword, nameInput, passwordInput) {
+  const name = myName(nameInput || $("join-name"));
+  if (!name) return;
+  const pw = (passwordInput || $("join-password")).value;
+  if (needsPassword && !pw) {
+    showError("This room has a password: enter it in the Password box.");
+    $("join-password").focus();
+    return;
+  }
+  const msg = { type: "join", room, name };
+  if (pw) msg.password = pw;
+  const r = await hooks.conn.request(msg);
+  showReplyError(r);
+}
+
+$("create-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const name = myName($("create-name"));
+  if (!name) return;
+  const sets = ["base"];
+  for (const c of document.querySelectorAll('#create-form input[name="set"]:checked')) if (c.value !== "base") sets.push(c.value);
+  const msg = {
+    type: "create", name, seats: Number($("create-seats").value), sets,
+    options: { farmers: $("create-farmers").checked, siege_escape: $("create-escape").value },
+    private: $("create-private").checked,
+  };
+  if ($("create-password").value) msg.password = $("create-password").value;
+  const clock = readClock();
+  if (clock === false) return;
+  if (clock) msg.clock = clock;
+  const r = await hooks.conn.request(msg);
+  showReplyError(r);
+});
+
+$("join-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  joinRoom($("join-room").value.trim(), false);
+});
+$("watch-btn").addEventListener("click", () => {
+  const room = $("join-room").value.trim();
+  if (!room) return showError("Enter a room code first.");
+  hooks.watch(room);
+});
+$("room-join-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const room = app.room;
+  const name = myName($("room-join-name"));
+  if (!name) return;
+  await hooks.conn.request({ type: "leave" });
+  const msg = { type: "join", room, name };
+  if ($("room-join-password").value) msg.password = $("room-join-password").value;
+  const r = await hooks.conn.request(msg);
+  if (showReplyError(r)) hooks.watch(room);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Time control of the create form (PROTOCOL.md create.clock)
+
+const CLOCK_PRESETS = {
+  fast: { initial: 300, increment: 10 },
+  normal: { initial: 900, increment: 20 },
+  relaxed: { initial: 3600, increment: 60 },
+  correspondence: { initial: 259200, increment: 86400 },
+};
+
+for (const r of TIMEOUT_RULES) {
+  const o = document.createElement("option");
+  o.value = r.value;
+  o.textContent = r.text;
+  $("create-timeout").append(o);
+}
+
+function showClockFields() {
+  const v = $("create-clock").value;
+  $("clock-custom").hidden = v !== "custom";
+  $("clock-timeout").hidden = v === "none";
+}
+$("create-clock").addEventListener("change", showClockFields);
+showClockFields();
+
+// The create message's clock: null for none, false (and an error shown) when the custom
+// fields are out of range.
+function readClock() {
+  const v = $("create-clock").value;
+  if (v === "none") return null;
+  let c = CLOCK_PRESETS[v];
+  if (v === "custom") {
+    const min = Number($("clock-minutes").value);
+    const inc = Number($("clock-increment").value);
+    const initial = Math.round(min * 60);
+    if (!Number.isFinite(min) || initial < 1 || initial > 2592000) {
+      showError("The starting time must be between 1 second and 30 days (0.02 to 43200 minutes).");
+      $("clock-minutes").focus();
+      return false;
+    }
+    if (!Number.isInteger(inc) || inc < 0 || inc > 604800) {
+      showError("The time added per move must be a whole number of seconds, 0 to 604800 (a week).");
+      $("clock-increment").focus();
+      return false;
+    }
+    c = { initial, increment: inc };
+  }
+  return { initial: c.initial, increment: c.increment, on_timeout: $("create-timeout").value };
+}

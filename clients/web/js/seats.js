@@ -1,0 +1,221 @@
+// seats.js: the players panel (one row per seat: name, marks, clock, score, meeples), the
+// host's bot controls in the lobby (add_bot, remove_bot), the ticking clocks, and the notice
+// about our own seat while a bot plays it ("Take my seat back": resume).
+import { el, playerBadge, PLAYER_COLOUR_NAMES, PLAYER_SHAPES } from "./board.js";
+import { BOT_LEVELS, RESUMABLE, autoplayMark, autoplayMine, botLevelName, formatClock } from "./words.js";
+import { $, app, hooks, serverNow, showReplyError, storedSeat, who } from "./app.js";
+
+// Replies to add_bot/remove_bot come only as a broadcast delta: wait this long for an error.
+const NO_REPLY_MS = 5000;
+
+function node(tag, cls, text) {
+  const n = document.createElement(tag);
+  if (cls) n.className = cls;
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+// A small robot head.
+function botIcon() {
+  const svg = el("svg", { viewBox: "0 0 16 16", width: 14, height: 14, class: "bot-icon", "aria-hidden": "true" });
+  el("line", { x1: 8, y1: 1.5, x2: 8, y2: 4, class: "bot-line" }, svg);
+  el("circle", { cx: 8, cy: 1.6, r: 1.3, class: "bot-head" }, svg);
+  el("rect", { x: 2, y: 4, width: 12, height: 10, rx: 2.5, class: "bot-head" }, svg);
+  el("circle", { cx: 5.5, cy: 8, r: 1.4, class: "bot-eye" }, svg);
+  el("circle", { cx: 10.5, cy: 8, r: 1.4, class: "bot-eye" }, svg);
+  el("rect", { x: 5, y: 11, width: 6, height: 1.3, class: "bot-eye" }, svg);
+  return svg;
+}
+
+// The seat's time left now, in ms; null without a clock.
+export function timeLeft(d, i) {
+  const s = d.seats[i];
+  if (!d.clock) return null;
+  if (d.phase === "lobby") return s.taken ? d.clock.initial * 1000 : null; // what each seat starts with
+  if (s.time_ms === null || s.time_ms === undefined) return null;
+  if (d.phase === "playing" && d.current === i && d.clock.turn_started !== null && d.clock.turn_started !== undefined) {
+    return Math.max(0, s.time_ms - (serverNow() - d.clock.turn_started));
+  }
+  return Math.max(0, s.time_ms);
+}
+
+// Red under 30 s, or under a tenth of the initial time when that is more.
+function lowAt(d) {
+  return Math.max(30000, d.clock.initial * 100);
+}
+
+// Updates the text of every seat's clock; runs every 200 ms (no message is needed).
+export function tickClocks() {
+  const d = app.doc;
+  if (!d || !d.clock || $("room-view").hidden) return;
+  for (const n of document.querySelectorAll("[data-clock-seat]")) {
+    const i = Number(n.dataset.clockSeat);
+    if (!d.seats[i]) continue;
+    const left = timeLeft(d, i);
+    if (left === null) continue;
+    const text = formatClock(left);
+    if (n.textContent !== text) n.textContent = text;
+    const running = d.phase === "playing" && d.current === i;
+    n.classList.toggle("running", running);
+    n.classList.toggle("low", left < lowAt(d));
+    n.classList.toggle("out", left === 0);
+  }
+}
+
+export function startClocks() {
+  setInterval(tickClocks, 200);
+}
+
+function columns(d) {
+  const cols = [["marker", ""], ["name", "Player"]];
+  if (d.clock) cols.push(["time", "Time"]);
+  if (d.phase !== "lobby") {
+    cols.push(["score", "Score"], ["meeples", "Meeples"]);
+    if (d.sets.includes("inns-cathedrals")) cols.push(["large", "Large"]);
+    if (d.sets.includes("apothecaries-tithes")) cols.push(["herbs", "Herbs"]);
+  }
+  return cols;
+}
+
+export function renderSeats() {
+  const d = app.doc;
+  const table = $("scoreboard");
+  const cols = columns(d);
+  const headRow = table.querySelector("thead tr");
+  headRow.replaceChildren();
+  for (const [k, label] of cols) {
+    const th = node("th", "col-" + k);
+    th.scope = "col";
+    if (k === "marker") th.append(node("span", "sr", "Marker"));
+    else th.textContent = label;
+    headRow.append(th);
+  }
+  const body = table.querySelector("tbody");
+  body.replaceChildren();
+  const host = d.phase === "lobby" && app.seat !== null && d.host === app.seat;
+  const firstFree = d.seats.findIndex((s) => !s.taken);
+  d.seats.forEach((s, i) => {
+    const tr = document.createElement("tr");
+    if (d.current === i) tr.className = "current";
+    tr.dataset.seat = i;
+    for (const [k] of cols) {
+      const td = node("td", k === "score" ? "score" : k);
+      if (k === "marker") td.append(playerBadge(i, 20));
+      else if (k === "name") nameCell(td, d, s, i, host && i === firstFree, host);
+      else if (k === "time") {
+        const c = node("span", "clock");
+        c.dataset.clockSeat = i;
+        c.setAttribute("role", "timer");
+        c.setAttribute("aria-label", `${who(i)}'s time`);
+        td.append(c);
+      } else td.textContent = s[k];
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+  tickClocks();
+  let t = "";
+  if (d.phase === "playing") t = `Tiles left: ${d.tiles_left} (plus the one being placed). Turn ${d.turn + 1}.`;
+  else if (d.phase === "lobby") t = `Waiting for players: ${d.seats.filter((x) => x.taken).length} of ${d.seats.length} seats taken.`;
+  if (d.sets.includes("apothecaries-tithes") && d.phase !== "lobby") t += ` Herb tokens left: ${d.herbs_left}.`;
+  $("tiles-left").textContent = t;
+  renderSeatNote();
+}
+
+function nameCell(td, d, s, i, addHere, host) {
+  let label = s.taken ? s.name : "(free seat)";
+  if (i === app.seat) label += " (you)";
+  if (d.host === i && d.phase === "lobby") label += " · host";
+  if (s.taken && !s.connected && !s.bot) label += " · offline";
+  if (d.current === i) label = "▶ " + label;
+  const line = node("div", "seat-line");
+  line.append(node("span", "seat-name", label));
+  td.title = `${PLAYER_COLOUR_NAMES[i]} ${PLAYER_SHAPES[i]}`;
+  line.append(node("span", "sr", ` (${PLAYER_COLOUR_NAMES[i]} ${PLAYER_SHAPES[i]})` + (d.current === i ? ", to move" : "")));
+  if (s.bot) {
+    const mark = node("span", "bot-mark");
+    mark.dataset.botSeat = i;
+    mark.append(botIcon(), document.createTextNode(` Bot · ${botLevelName(s.bot)}`));
+    line.append(" ", mark);
+    if (host) {
+      const b = node("button", "remove-bot", "Remove");
+      b.type = "button";
+      b.dataset.seat = i;
+      b.setAttribute("aria-label", `Remove ${s.name} from seat ${i + 1}`);
+      b.addEventListener("click", () => removeBot(i));
+      line.append(" ", b);
+    }
+  }
+  td.append(line);
+  if (s.autoplay) {
+    const m = node("div", "autoplay-mark" + (s.autoplay === "forfeit" ? " forfeit" : ""));
+    m.dataset.autoplaySeat = i;
+    m.append(botIcon(), document.createTextNode(" " + autoplayMark(s.name || who(i), s.autoplay)));
+    td.append(m);
+  }
+  if (addHere) td.append(addBotControl());
+}
+
+// The host's "Add bot" control, in the first free seat (the server seats a bot there).
+function addBotControl() {
+  const box = node("div", "add-bot-box");
+  const sel = node("select", "bot-level");
+  sel.setAttribute("aria-label", "Bot level");
+  for (const b of BOT_LEVELS) {
+    const o = node("option", "", b.name);
+    o.value = b.level;
+    if (b.level === app.botLevel) o.selected = true;
+    sel.append(o);
+  }
+  const btn = node("button", "add-bot", "Add bot");
+  btn.type = "button";
+  const hint = node("p", "bot-hint");
+  const setHint = () => {
+    const b = BOT_LEVELS.find((x) => x.level === sel.value);
+    hint.textContent = b ? b.hint : "";
+  };
+  setHint();
+  sel.addEventListener("change", () => {
+    app.botLevel = sel.value;
+    setHint();
+  });
+  btn.addEventListener("click", () => addBot(sel.value, btn));
+  box.append(sel, " ", btn, hint);
+  return box;
+}
+
+async function addBot(level, btn) {
+  btn.disabled = true;
+  const r = await hooks.conn.request({ type: "add_bot", level }, NO_REPLY_MS);
+  btn.disabled = false;
+  showReplyError(r);
+}
+
+async function removeBot(seat) {
+  showReplyError(await hooks.conn.request({ type: "remove_bot", seat }, NO_REPLY_MS));
+}
+
+// Our own seat while a bot plays it: say why, and offer to take it back when the protocol
+// allows (left, offline, idle). A spectator with a stored token of a seat counts as its player.
+function renderSeatNote() {
+  const d = app.doc;
+  const box = $("seat-note");
+  const stored = storedSeat(app.room);
+  const mine = app.seat !== null ? app.seat : stored ? stored.seat : null;
+  const s = mine !== null && d.seats[mine];
+  if (d.phase !== "playing" || !s || !s.autoplay) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  $("seat-note-text").textContent = autoplayMine(s.autoplay);
+  $("take-back-btn").hidden = !(stored && RESUMABLE.includes(s.autoplay));
+}
+
+$("take-back-btn").addEventListener("click", async () => {
+  const stored = storedSeat(app.room);
+  if (!stored) return;
+  $("take-back-btn").disabled = true;
+  await hooks.resume(app.room, stored.token, app.doc ? app.seq : undefined);
+  $("take-back-btn").disabled = false;
+});

@@ -1,0 +1,303 @@
+// turn.js: the board of the room and the turn flow: pick a legal position, rotate, a meeple
+// spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
+import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
+import { featureName } from "./words.js";
+import { $, app, hooks, showReplyError, who } from "./app.js";
+
+export const view = new View($("board"), $("world"));
+const render = () => hooks.render();
+
+export function myTurn() {
+  const d = app.doc;
+  if (!d || d.phase !== "playing" || app.seat === null || d.current !== app.seat) return false;
+  const me = d.seats[app.seat];
+  return !(me && me.autoplay); // a bot plays this seat now: nothing to place
+}
+
+function legalAt(x, y) {
+  return app.doc.legal.filter((l) => l.x === x && l.y === y);
+}
+
+export function pendingEntry() {
+  const p = app.pending;
+  if (!p) return null;
+  return app.doc.legal.find((l) => l.x === p.x && l.y === p.y && l.rot === p.rot) || null;
+}
+
+
+export function renderBoard() {
+  const d = app.doc;
+  const world = $("world");
+  world.replaceChildren();
+  const tilesG = el("g", { class: "tiles" }, world);
+  const meepleG = el("g", { class: "meeples" }, world);
+  const markG = el("g", { class: "marks" }, world);
+  let last = null;
+  for (const key of Object.keys(d.board)) {
+    const [x, y] = key.split(",").map(Number);
+    const b = d.board[key];
+    const g = el("g", { transform: `translate(${x * T},${y * T})`, "data-pos": key, class: "placed" }, tilesG);
+    const t = drawTile(b.tile, app.tiles[b.tile], b.rot, g);
+    t.setAttribute("role", "img");
+    t.setAttribute("aria-label", tileLabel(b, x, y));
+    if (b.meeple) {
+      const sp = featureSpots(b.tile, app.tiles[b.tile])[b.meeple.feature] || [50, 50];
+      const mg = el("g", { transform: `translate(${x * T},${y * T})` }, meepleG);
+      drawMeeple(mg, b.meeple.player, rotatePoint(sp, b.rot), b.meeple.kind === "large");
+    }
+    last = [x, y];
+  }
+  if (last && d.turn > 0) {
+    el("rect", { x: last[0] * T + 2, y: last[1] * T + 2, width: T - 4, height: T - 4, class: "last-placed" }, markG);
+  }
+  fitBoard(false);
+  if (!myTurn()) return;
+  if (!app.pending) {
+    const seen = new Set();
+    for (const l of d.legal) {
+      const key = l.x + "," + l.y;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const fits = d.legal.some((m) => m.x === l.x && m.y === l.y && m.rot === app.rot);
+      const g = el("g", {
+        class: "legal" + (fits ? " fits" : ""), transform: `translate(${l.x * T},${l.y * T})`,
+        tabindex: 0, role: "button", "data-x": l.x, "data-y": l.y,
+        "aria-label": `Place the tile at ${l.x}, ${l.y}` + (fits ? "" : " (needs another rotation)"),
+      }, markG);
+      if (fits) {
+        const ghost = drawTile(d.tile, app.tiles[d.tile], app.rot, g);
+        ghost.setAttribute("class", "tile ghost");
+      }
+      el("rect", { x: 3, y: 3, width: T - 6, height: T - 6, rx: 6, class: "legal-box" }, g);
+      activate(g, () => choosePosition(l.x, l.y));
+    }
+    return;
+  }
+  const p = app.pending;
+  const entry = pendingEntry();
+  const g = el("g", { class: "pending", transform: `translate(${p.x * T},${p.y * T})` }, markG);
+  drawTile(d.tile, app.tiles[d.tile], p.rot, g);
+  el("rect", { x: 1, y: 1, width: T - 2, height: T - 2, class: "pending-box" }, g);
+  const spots = featureSpots(d.tile, app.tiles[d.tile]);
+  for (const f of entry.meeples) {
+    const pt = rotatePoint(spots[f] || [50, 50], p.rot);
+    const selected = p.meeple && p.meeple.feature === f;
+    const s = el("g", {
+      class: "spot" + (selected ? " selected" : ""), transform: `translate(${pt[0]},${pt[1]})`,
+      tabindex: 0, role: "button", "data-feature": f, "aria-pressed": selected ? "true" : "false",
+      "aria-label": `Put a meeple on the ${featureName(app.tiles[d.tile], f)}`,
+    }, g);
+    el("circle", { r: 13, class: "spot-ring" }, s);
+    if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large");
+    activate(s, () => chooseMeeple(f));
+  }
+  if (!p.meeple) {
+    for (const e of entry.escapes) {
+      const b = d.board[e.x + "," + e.y];
+      if (!b) continue;
+      const pt = rotatePoint(featureSpots(b.tile, app.tiles[b.tile])[e.feature] || [50, 50], b.rot);
+      const selected = p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature;
+      const s = el("g", {
+        class: "escape-spot" + (selected ? " selected" : ""), transform: `translate(${e.x * T + pt[0]},${e.y * T + pt[1]})`,
+        tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false",
+        "aria-label": `Let the knight at ${e.x}, ${e.y} escape`,
+      }, markG);
+      el("circle", { r: 16, class: "escape-ring" }, s);
+      activate(s, () => chooseEscape(e));
+    }
+  }
+}
+
+// Fits the placed tiles and the legal positions into the view (unless the user moved it).
+export function fitBoard(force) {
+  const d = app.doc;
+  if (!d) return;
+  let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  const cells = Object.keys(d.board).map((k) => k.split(",").map(Number));
+  if (myTurn()) for (const l of d.legal) cells.push([l.x, l.y]);
+  for (const [x, y] of cells) {
+    x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+  }
+  view.fit(x0 - 1, y0 - 1, x1 + 1, y1 + 1, force);
+}
+
+function tileLabel(b, x, y) {
+  const t = app.tiles[b.tile];
+  let s = `Tile at ${x}, ${y}: ${t ? t.what : b.tile}, turned ${b.rot} degrees`;
+  if (b.meeple) s += `; ${who(b.meeple.player)}'s ${b.meeple.kind === "large" ? "large meeple" : "meeple"} on the ${featureName(t, b.meeple.feature)}`;
+  return s;
+}
+
+function activate(node, fn) {
+  node.addEventListener("click", (e) => {
+    e.stopPropagation();
+    fn();
+  });
+  node.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      e.stopPropagation();
+      fn();
+    }
+  });
+}
+
+function focusBoardItem(selector) {
+  const n = $("world").querySelector(selector);
+  if (n) n.focus();
+  return n;
+}
+
+function choosePosition(x, y) {
+  const ls = legalAt(x, y);
+  if (!ls.length) return;
+  const l = ls.find((m) => m.rot === app.rot) || ls[0];
+  app.rot = l.rot;
+  app.pending = { x, y, rot: l.rot, meeple: null, escape: null };
+  render();
+  focusBoardItem(".pending .spot") || $("confirm-btn").focus();
+}
+
+function chooseMeeple(f) {
+  const p = app.pending;
+  if (!p) return;
+  const me = app.doc.seats[app.seat];
+  if (p.meeple && p.meeple.feature === f) {
+    // a second click: switch to the large meeple when there is one, else take it back
+    if (p.meeple.kind === "normal" && me.large > 0) p.meeple.kind = "large";
+    else p.meeple = null;
+  } else {
+    p.meeple = { feature: f, kind: me.meeples > 0 ? "normal" : "large" };
+    p.escape = null;
+  }
+  render();
+  focusBoardItem(`.spot[data-feature="${f}"]`);
+}
+
+function chooseEscape(e) {
+  const p = app.pending;
+  if (!p) return;
+  const same = p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature;
+  p.escape = same ? null : { x: e.x, y: e.y, feature: e.feature };
+  render();
+}
+
+export function rotate() {
+  if (!myTurn()) return;
+  const p = app.pending;
+  if (p) {
+    const rots = legalAt(p.x, p.y).map((l) => l.rot).sort((a, b) => a - b);
+    if (rots.length < 2) return;
+    p.rot = rots[(rots.indexOf(p.rot) + 1) % rots.length];
+    app.rot = p.rot;
+    p.meeple = null;
+    p.escape = null;
+  } else {
+    app.rot = (app.rot + 90) % 360;
+  }
+  render();
+}
+
+export function undo() {
+  if (!app.pending) return;
+  app.pending = null;
+  render();
+  $("board").focus();
+}
+
+export async function confirm() {
+  const p = app.pending;
+  if (!p || !myTurn()) return;
+  const msg = { type: "play", tile: app.doc.tile, x: p.x, y: p.y, rot: p.rot, meeple: p.meeple, escape: p.escape };
+  $("confirm-btn").disabled = true;
+  const r = await hooks.conn.request(msg);
+  if (showReplyError(r)) render();
+}
+
+export function renderTurn() {
+  const d = app.doc;
+  const text = $("turn-text");
+  const drawn = $("drawn");
+  drawn.replaceChildren();
+  const choices = $("choices");
+  choices.replaceChildren();
+  $("confirm-btn").disabled = !(myTurn() && app.pending);
+  $("undo-btn").disabled = !app.pending;
+  $("rotate-btn").disabled = !myTurn();
+  const note = $("turn-note");
+  note.hidden = true;
+  if (d.phase === "over") {
+    text.textContent = "The game is over.";
+    return;
+  }
+  if (d.phase !== "playing") return;
+  const tile = app.tiles[d.tile];
+  const cur = d.seats[d.current] || {};
+  if (myTurn()) {
+    text.textContent = app.pending
+      ? "Choose a meeple spot or none, then confirm. Undo takes the tile back."
+      : `Your turn: place the tile (${tile ? tile.what : d.tile}). Highlighted squares are legal.`;
+  } else if (cur.bot) {
+    text.textContent = `${who(d.current)} (a bot) is thinking.`;
+  } else if (cur.autoplay) {
+    text.textContent = `A bot is placing the tile for ${d.current === app.seat ? "you" : who(d.current)}.`;
+  } else {
+    text.textContent = `${who(d.current)} is placing a tile.`;
+  }
+  if (cur.taken && !cur.connected && !cur.bot && !cur.autoplay && !d.clock && d.current !== app.seat) {
+    // PROTOCOL.md "Takeover": without a clock a bot takes over after the server's takeover
+    // grace (60 s by default, which the client is not told)
+    note.textContent = `${who(d.current)} is offline — a bot takes over soon if they do not come back.`;
+    note.hidden = false;
+  }
+  const svg = el("svg", { viewBox: "0 0 100 100", width: 96, height: 96 }, drawn);
+  drawTile(d.tile, tile, app.pending ? app.pending.rot : app.rot, svg);
+  drawn.setAttribute("title", tile ? tile.what : d.tile);
+  if (!myTurn() || !app.pending) return;
+  const entry = pendingEntry();
+  const me = d.seats[app.seat];
+  const p = app.pending;
+  const mk = (label, pressed, fn, id) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.setAttribute("aria-pressed", pressed ? "true" : "false");
+    if (id) b.id = id;
+    b.addEventListener("click", fn);
+    choices.append(b);
+    return b;
+  };
+  if (entry.meeples.length) {
+    const h = document.createElement("p");
+    h.textContent = `Meeple (${me.meeples} left${me.large ? ", large available" : ""}):`;
+    choices.append(h);
+    mk("No meeple", !p.meeple, () => {
+      p.meeple = null;
+      render();
+    }, "no-meeple");
+    for (const f of entry.meeples) {
+      if (me.meeples > 0) {
+        mk(featureName(tile, f), p.meeple && p.meeple.feature === f && p.meeple.kind === "normal", () => {
+          p.meeple = { feature: f, kind: "normal" };
+          p.escape = null;
+          render();
+        });
+      }
+      if (me.large > 0) {
+        mk("Large: " + featureName(tile, f), p.meeple && p.meeple.feature === f && p.meeple.kind === "large", () => {
+          p.meeple = { feature: f, kind: "large" };
+          p.escape = null;
+          render();
+        });
+      }
+    }
+  }
+  if (entry.escapes.length && !p.meeple) {
+    const h = document.createElement("p");
+    h.textContent = "A knight may escape instead:";
+    choices.append(h);
+    for (const e of entry.escapes) {
+      mk(`Knight at ${e.x}, ${e.y} escapes`, p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature, () => chooseEscape(e));
+    }
+  }
+}
