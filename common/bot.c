@@ -54,9 +54,17 @@ static int stopped(const atomic_int *stop)
     return stop != NULL && atomic_load_explicit(stop, memory_order_relaxed) != 0;
 }
 
-/* Fisher-Yates over the tiles still to draw: the only view of the pile a player has. */
+/* Fisher-Yates over the tiles still to draw: the only view of the pile a player has.
+ * The pile is put in catalogue order first, so that the result depends on the
+ * multiset of the unseen tiles alone, never on their secret order. */
 static void pile_shuffle(struct carc_game *g, struct carc_rng *rng)
 {
+    for (int i = g->deck_pos + 1; i < g->deck_len; i++) /* insertion sort: at most ~115 tiles */
+        for (int k = i; k > g->deck_pos && g->deck[k - 1] > g->deck[k]; k--) {
+            uint8_t t = g->deck[k];
+            g->deck[k] = g->deck[k - 1];
+            g->deck[k - 1] = t;
+        }
     for (int i = g->deck_len - 1; i > g->deck_pos; i--) {
         int j = g->deck_pos + (int)carc_rng_below(rng, (uint32_t)(i - g->deck_pos + 1));
         uint8_t t = g->deck[i];

@@ -99,6 +99,7 @@ int main(void)
     srunner_add_suite(sr, suite_replay());
     srunner_add_suite(sr, suite_protocol());
     srunner_add_suite(sr, suite_room());
+    srunner_add_suite(sr, suite_bot());
     srunner_add_suite(sr, suite_turn());
     srunner_add_suite(sr, suite_session());
     srunner_add_suite(sr, suite_api());

@@ -13,6 +13,7 @@ Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apotheca
 Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */
 Suite *suite_protocol(void);   /* tests/test_protocol.c: protocol v1 messages, state, patches */
+Suite *suite_bot(void);        /* tests/test_bot.c: the bots' search (common/bot.h) */
 Suite *suite_turn(void);       /* tests/test_turn.c: bot seats, clocks, takeover */
 Suite *suite_room(void);       /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 Suite *suite_session(void);    /* tests/test_session.c: rate, size, queue, idle, address limits */
