@@ -19,7 +19,7 @@
 #define BOT_MARGIN_SCALE 20.0 /* points at which the squashed margin is 3/4 */
 #endif
 #ifndef BOT_DEPTH
-#define BOT_DEPTH 0 /* playout turns before scoring the board as if the game ended; 0: to the end */
+#define BOT_DEPTH 0 /* playout turns before the board is scored as is; 0: to the end */
 #endif
 #ifndef BOT_MEEPLE_PCT
 #define BOT_MEEPLE_PCT 50 /* playouts: chance (percent) of trying a meeple at all */
@@ -99,12 +99,8 @@ static void knights_find(struct carc_bot_search *w, const struct carc_game *g)
 static void move_base(const struct carc_game *g, const struct carc_placement *pl,
                       struct carc_move *m)
 {
-    *m = (struct carc_move){.player = g->current,
-                            .tile = g->tile,
-                            .x = pl->x,
-                            .y = pl->y,
-                            .rot = pl->rot,
-                            .seg = -1};
+    *m = (struct carc_move){
+        .player = g->current, .tile = g->tile, .x = pl->x, .y = pl->y, .rot = pl->rot, .seg = -1};
 }
 
 /* Every option of one placement: no meeple, a normal and a large meeple on

@@ -34,8 +34,9 @@ const char *carc_bot_level_name(int level);
 int carc_bot_level_find(const char *name);
 
 /* Playouts of the strong level when carc_bot_choose gets budget 0. One move
- * then takes about 60 ms on one core of the reference machine (2-player game,
- * every set), 200 ms at most (see `make bench-bots`). */
+ * then takes about 30 ms on one core of the reference machine (2-player game,
+ * every set), under 200 ms at most: the first moves, whose playouts are the
+ * longest (see `make bench-bots`). */
 #define CARC_BOT_STRONG_BUDGET 1500
 
 /* Options the strong level searches: the greedy's best ones with a meeple (or
@@ -45,12 +46,12 @@ int carc_bot_level_find(const char *name);
 /* One candidate of the strong search (private). */
 struct carc_bot_cand {
     struct carc_move move;
-    long long prior;     /* the greedy value */
-    double sum;          /* reward sum over the visits */
+    long long prior; /* the greedy value */
+    double sum;      /* reward sum over the visits */
     unsigned visits;
 };
 
-/* The caller-owned workspace: fixed size (about 130 KiB), no pointers; fields
+/* The caller-owned workspace: fixed size (about 85 KiB), no pointers; fields
  * are private. Allocate it with malloc(sizeof) or calloc; it needs no
  * initialization and no cleanup, and one workspace serves any number of calls,
  * one at a time. */

@@ -371,6 +371,9 @@ int main(int argc, char **argv)
     printf("bench-bots: %d matchups, %ld games, %d jobs, strong budget %ld playouts, wall %.1f s: "
            "%s\n",
            o.nmatches, total_games, o.jobs, o.budget > 0 ? o.budget : (long)CARC_BOT_STRONG_BUDGET,
-           now() - t0, errors ? "ERROR" : failed ? "FAILED" : "ok");
+           now() - t0,
+           errors   ? "ERROR"
+           : failed ? "FAILED"
+                    : "ok");
     return errors ? 2 : failed ? 1 : 0;
 }
