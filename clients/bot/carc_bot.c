@@ -3,20 +3,21 @@
  *   carc-bot --url ws://127.0.0.1:8080/ws --room ID [--name Bot]
  *   carc-bot --url ws://127.0.0.1:8080/ws --create [--seats 2] [--sets base,...] [--start-when N]
  *
- * It joins (or creates and hosts) a room and plays to the end of the game,
- * choosing greedily: for every legal placement and every meeple or escape
- * option the state offers, it rebuilds the position in a local carc_game
- * (proto_client_game), plays the option there and takes the one with the best
- * immediate score change for itself; ties go to the option whose end-of-game
- * value (the board scored as if the game ended now) improves most on its
- * opponents'. As host it starts the game when --start-when seats (default all)
- * are taken. It prints the room id (`room ID`), then `final scores: ...`, and
- * exits 0 when the game is over; 1 on errors, 2 on usage. All JSON goes
- * through protocol/client.h. */
+ * It joins (or creates and hosts) a room and plays to the end of the game.
+ * Each turn it rebuilds the position in a local carc_game from the public
+ * state (proto_client_game: the draw pile in catalogue order, since the true
+ * order is secret) and asks the built-in bots' search (common/bot.h,
+ * carc_bot_choose) for a move at --level random, greedy (the default: best
+ * immediate own gain, ties to the best end-of-game margin) or strong (flat UCB
+ * over determinized playouts, --budget playouts). As host it starts the game
+ * when --start-when seats (default all) are taken. It prints the room id (`room ID`), then `final
+ * scores: ...`, and exits 0 when the game is over; 1 on errors, 2 on usage. All JSON goes through
+ * protocol/client.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "botlib.h"
 #include "client.h"
 #include "game.h"
@@ -27,9 +28,12 @@
 struct bot {
     struct ws_conn ws;
     struct proto_client_doc *doc;
-    struct carc_game *g, *try, *end; /* position, one option played, that option finished */
+    struct carc_game *g; /* the position rebuilt from the document */
+    struct carc_bot_search *search;
     struct proto_client_legal *legal;
     uint64_t rng;
+    int level;   /* enum carc_bot_level */
+    long budget; /* playouts of the strong level, 0: its default */
     int host, start_when, start_sent;
     long long acted_seq; /* the doc seq we last played for */
     int play_id;         /* id of our last play */
@@ -39,110 +43,53 @@ struct bot {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: carc-bot --url ws://HOST:PORT/ws (--room ID | --create) [options]\n"
-                 "  --name NAME       player name (default Bot)\n"
-                 "  --create          create a room and host it; prints `room ID`\n"
-                 "  --seats N         seats of the created room (2-6, default 2)\n"
-                 "  --sets A,B        sets of the created room (default base)\n"
-                 "  --start-when N    start when N seats are taken (default: all)\n"
-                 "  --password P      password of the room to join\n"
-                 "  --seed S          seed for breaking ties\n"
-                 "  --random          play random legal moves instead of greedy ones\n"
-                 "  --quiet           print only the room id and the final scores\n");
+    fprintf(out,
+            "usage: carc-bot --url ws://HOST:PORT/ws (--room ID | --create) [options]\n"
+            "  --name NAME       player name (default Bot)\n"
+            "  --create          create a room and host it; prints `room ID`\n"
+            "  --seats N         seats of the created room (2-6, default 2)\n"
+            "  --sets A,B        sets of the created room (default base)\n"
+            "  --start-when N    start when N seats are taken (default: all)\n"
+            "  --password P      password of the room to join\n"
+            "  --seed S          seed of the bot's choices\n"
+            "  --level L         random, greedy (default) or strong\n"
+            "  --budget N        playouts per move of the strong level (default %d)\n"
+            "  --random          the same as --level random\n"
+            "  --quiet           print only the room id and the final scores\n",
+            CARC_BOT_STRONG_BUDGET);
 }
 
-/* Value of an option: immediate own gain first, then end-of-game value gained
- * over the best opponent. Returns 0 and *value, or -1 when the engine refuses. */
-static int option_value(struct bot *b, const struct carc_move *m, int me, long long *value)
-{
-    struct carc_error err = {0};
-    *b->try = *b->g;
-    if (carc_game_play(b->try, m, &err) < 0)
-        return -1;
-    long long gain = b->try->players[me].score - b->g->players[me].score;
-    *b->end = *b->try;
-    if (b->end->phase != CARC_PHASE_OVER)
-        carc_game_finish(b->end);
-    long long mine = 0, best_other = -1000000;
-    for (int p = 0; p < b->g->nplayers; p++) {
-        long long proj = b->end->players[p].score - b->g->players[p].score;
-        if (p == me)
-            mine = proj;
-        else if (proj > best_other)
-            best_other = proj;
-    }
-    if (b->g->nplayers < 2)
-        best_other = 0;
-    *value = gain * 100000 + (mine - best_other);
-    return 0;
-}
-
-/* The greedy move as a `play` message, or NULL (no document, no option the
- * engine accepts, out of memory). */
-static char *greedy_play(struct bot *b, const char *id)
+/* The bot's move (carc_bot_choose at b->level on the rebuilt position) as a
+ * `play` message, or NULL (no document, the search found nothing, out of
+ * memory). */
+static char *search_play(struct bot *b, const char *id)
 {
     struct carc_error err = {0};
     if (proto_client_game(b->doc, b->g, &err) != 0) {
         fprintf(stderr, "carc-bot: cannot rebuild the position: %s\n", err.text);
         return NULL;
     }
-    int n = proto_client_legal(b->doc, b->legal, MAX_LEGAL);
-    if (n > MAX_LEGAL)
-        n = MAX_LEGAL;
-    int me = proto_client_current(b->doc), tile = proto_client_tile(b->doc);
-    struct proto_client_seat seat;
-    if (proto_client_seat_get(b->doc, me, &seat) < 0)
+    struct carc_move m;
+    int rc = carc_bot_choose(b->search, b->g, b->level, bot_rand(&b->rng), b->budget, NULL, &m);
+    if (rc != 0) {
+        fprintf(stderr, "carc-bot: no move: %s\n", carc_err_name(rc));
         return NULL;
-    long long best = 0;
-    int found = 0, ties = 0;
-    struct carc_move pick = {0};
-    const struct proto_client_spot *pick_escape = NULL;
-    for (int i = 0; i < n; i++) {
-        const struct proto_client_legal *l = &b->legal[i];
-        /* Options: no meeple, a meeple on each spot (normal, then large), an escape
-         * of each knight. */
-        int nopt = 1 + 2 * l->nmeeples + l->nescapes;
-        for (int o = 0; o < nopt; o++) {
-            struct carc_move m = {
-                .player = me, .tile = tile, .x = l->x, .y = l->y, .rot = l->rot, .seg = -1};
-            const struct proto_client_spot *e = NULL;
-            if (o >= 1 && o <= 2 * l->nmeeples) {
-                int k = (o - 1) / 2, large = (o - 1) % 2;
-                if ((large && seat.large <= 0) || (!large && seat.meeples <= 0))
-                    continue;
-                m.seg = l->meeples[k].seg;
-                m.large = large;
-            } else if (o > 2 * l->nmeeples) {
-                e = &l->escapes[o - 1 - 2 * l->nmeeples];
-                m.escape = 1;
-                m.ex = e->x;
-                m.ey = e->y;
-                m.eseg = e->seg;
-            }
-            long long v;
-            if (option_value(b, &m, me, &v) < 0)
-                continue;
-            /* Reservoir choice among equal best values. */
-            if (!found || v > best) {
-                best = v;
-                pick = m;
-                pick_escape = e;
-                found = 1;
-                ties = 1;
-            } else if (v == best && bot_rand(&b->rng) % (unsigned)++ties == 0) {
-                pick = m;
-                pick_escape = e;
-            }
-        }
     }
-    if (!found)
-        return NULL;
+    struct proto_client_spot escape = {m.ex, m.ey, m.eseg, ""};
+    if (m.escape) {
+        int idx = carc_game_tile_at(b->g, m.ex, m.ey) - 1;
+        if (idx < 0)
+            return NULL;
+        snprintf(escape.feature, sizeof escape.feature, "%s",
+                 carc_tiles[b->g->placed[idx].type].segs[m.eseg].name);
+    }
     if (!b->quiet)
-        printf("turn %d: %s at %d,%d rot %d%s%s value %lld\n", proto_client_turn(b->doc),
-               carc_tiles[tile].id, pick.x, pick.y, pick.rot * 90, pick.seg >= 0 ? " meeple " : "",
-               pick.seg >= 0 ? carc_tiles[tile].segs[pick.seg].name : "", best / 100000);
-    return proto_client_encode_play(tile, pick.x, pick.y, pick.rot, pick.seg, pick.large,
-                                    pick_escape, id);
+        printf("turn %d: %s at %d,%d rot %d%s%s%s\n", proto_client_turn(b->doc),
+               carc_tiles[m.tile].id, m.x, m.y, m.rot * 90, m.seg >= 0 ? " meeple " : "",
+               m.seg >= 0 ? carc_tiles[m.tile].segs[m.seg].name : "",
+               m.escape ? " with an escape" : "");
+    return proto_client_encode_play(m.tile, m.x, m.y, m.rot, m.seg, m.large,
+                                    m.escape ? &escape : NULL, id);
 }
 
 static void print_scores(struct bot *b)
@@ -160,7 +107,7 @@ static void print_scores(struct bot *b)
 
 /* After the document changed: start, play, or finish. Returns 1 when the game
  * is over, 0 to go on, -1 on a send error. */
-static int act(struct bot *b, int use_random)
+static int act(struct bot *b)
 {
     int phase = proto_client_phase(b->doc);
     if (phase == PROTO_PHASE_OVER) {
@@ -187,9 +134,8 @@ static int act(struct bot *b, int use_random)
         return 0;
     char id[32];
     snprintf(id, sizeof id, "%d", ++b->play_id);
-    char *msg = use_random || b->refused > 0
-                    ? bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id)
-                    : greedy_play(b, id);
+    char *msg = b->refused > 0 ? bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id)
+                               : search_play(b, id);
     if (msg == NULL)
         msg = bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id);
     b->acted_seq = seq;
@@ -199,9 +145,10 @@ static int act(struct bot *b, int use_random)
 int main(int argc, char **argv)
 {
     const char *url = NULL, *room = NULL, *name = "Bot", *sets_arg = "base", *password = NULL;
-    int create = 0, seats = 2, use_random = 0;
+    int create = 0, seats = 2;
     static struct bot b;
     b.rng = 0x9E3779B97F4A7C15ull;
+    b.level = CARC_BOT_GREEDY;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int used = 1;
@@ -221,12 +168,16 @@ int main(int argc, char **argv)
             password = v;
         else if (strcmp(a, "--seed") == 0 && v)
             b.rng = strtoull(v, NULL, 0) | 1;
+        else if (strcmp(a, "--level") == 0 && v && carc_bot_level_find(v) >= 0)
+            b.level = carc_bot_level_find(v);
+        else if (strcmp(a, "--budget") == 0 && v && atol(v) >= 0)
+            b.budget = atol(v);
         else {
             used = 0;
             if (strcmp(a, "--create") == 0)
                 create = 1;
             else if (strcmp(a, "--random") == 0)
-                use_random = 1;
+                b.level = CARC_BOT_RANDOM;
             else if (strcmp(a, "--quiet") == 0)
                 b.quiet = 1;
             else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -259,10 +210,9 @@ int main(int argc, char **argv)
     b.acted_seq = -1;
     b.doc = proto_client_doc_new();
     b.g = malloc(sizeof *b.g);
-    b.try = malloc(sizeof *b.try);
-    b.end = malloc(sizeof *b.end);
+    b.search = malloc(sizeof *b.search);
     b.legal = malloc(MAX_LEGAL * sizeof *b.legal);
-    if (!b.doc || !b.g || !b.try || !b.end || !b.legal) {
+    if (!b.doc || !b.g || !b.search || !b.legal) {
         fprintf(stderr, "carc-bot: out of memory\n");
         return 1;
     }
@@ -321,7 +271,7 @@ int main(int argc, char **argv)
                 break;
             if (ev.ref_num == b.play_id && ++b.refused < 20) {
                 b.acted_seq = -1; /* try again, at random this time */
-                if (act(&b, use_random) < 0)
+                if (act(&b) < 0)
                     break;
             }
             continue;
@@ -335,7 +285,7 @@ int main(int argc, char **argv)
             b.refused = 0;
         if (!ev.applied)
             continue;
-        int r = act(&b, use_random);
+        int r = act(&b);
         if (r < 0) {
             fprintf(stderr, "carc-bot: %s\n", b.ws.err);
             break;
@@ -348,8 +298,7 @@ int main(int argc, char **argv)
     ws_close(&b.ws, 1000);
     proto_client_doc_free(b.doc);
     free(b.g);
-    free(b.try);
-    free(b.end);
+    free(b.search);
     free(b.legal);
     return status;
 }
