@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "board_util.h"
 #include "bot.h"
 #include "tests.h"
 
@@ -105,6 +106,52 @@ START_TEST(stop_flag_still_gives_a_legal_move)
 }
 END_TEST
 
+/* Red's knight on a city cap at (10,0) facing east; the drawn tile is another
+ * cap: greedy closes the city at (11,0) for 4 points rather than anything else. */
+START_TEST(greedy_takes_a_scoring_completion)
+{
+    struct carc_bot_search *w = work();
+    struct carc_game *g = bu_game_deck(2, BU_BASE, 0, CARC_ESCAPE_SIEGE_TILE, "BA.E BA.U BA.U");
+    put(g, 0, "BA.E", 10, 0, 90, "c1", 0);
+    ck_assert_int_eq(g->current, 0);
+    ck_assert_int_eq(g->tile, bu_tile("BA.E"));
+    for (uint64_t seed = 0; seed < 4; seed++) {
+        struct carc_move m;
+        ck_assert_int_eq(carc_bot_choose(w, g, CARC_BOT_GREEDY, seed, 0, NULL, &m), 0);
+        ck_assert_int_eq(m.x, 11);
+        ck_assert_int_eq(m.y, 0);
+        ck_assert_int_eq(m.rot, 3);
+        struct carc_game *h = malloc(sizeof *h);
+        *h = *g;
+        struct carc_error err = {0, ""};
+        ck_assert_int_eq(carc_game_play(h, &m, &err), 0);
+        ck_assert_int_eq(h->players[0].score, 4);
+        free(h);
+    }
+    bu_game_free(g);
+    free(w);
+}
+END_TEST
+
+/* Budget 0 means CARC_BOT_STRONG_BUDGET; a raised flag is read during the search too. */
+START_TEST(strong_default_budget_and_over)
+{
+    struct carc_bot_search *w = work();
+    struct carc_game *g = malloc(sizeof *g);
+    deal(g, 2, 1u << CARC_SET_BASE, 21);
+    struct carc_move a, b;
+    ck_assert_int_eq(carc_bot_choose(w, g, CARC_BOT_STRONG, 4, 0, NULL, &a), 0);
+    ck_assert_int_eq(carc_bot_choose(w, g, CARC_BOT_STRONG, 4, CARC_BOT_STRONG_BUDGET, NULL, &b),
+                     0);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    ck_assert_int_eq(carc_bot_choose(w, g, CARC_BOT_LEVELS, 4, 0, NULL, &a), CARC_E_INVAL);
+    carc_game_finish(g);
+    ck_assert_int_eq(carc_bot_choose(w, g, CARC_BOT_STRONG, 4, 0, NULL, &a), CARC_E_OVER);
+    free(g);
+    free(w);
+}
+END_TEST
+
 Suite *suite_bot(void)
 {
     Suite *s = suite_create("bot");
@@ -113,6 +160,8 @@ Suite *suite_bot(void)
     tcase_add_loop_test(tc, every_level_plays_legal_games, 0, 12);
     tcase_add_test(tc, same_inputs_same_move_and_no_peeking);
     tcase_add_test(tc, stop_flag_still_gives_a_legal_move);
+    tcase_add_test(tc, greedy_takes_a_scoring_completion);
+    tcase_add_test(tc, strong_default_budget_and_over);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
