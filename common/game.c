@@ -258,8 +258,8 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
     if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255 ||
         (t >= 0 && t < carc_tiles_count && g->nnodes + carc_tiles[t].nsegs > CARC_MAX_NODES))
         return carc_error_set(err, CARC_E_INVAL, "the board is full");
-    struct carc_move m = {.player = player, .tile = t, .x = x, .y = y, .rot = rot, .seg = seg,
-                          .large = large};
+    struct carc_move m = {
+        .player = player, .tile = t, .x = x, .y = y, .rot = rot, .seg = seg, .large = large};
     int rc = move_check(g, &m, 0, err);
     if (rc < 0)
         return rc;

@@ -20,7 +20,7 @@ struct carc_record {
     char names[CARC_MAX_PLAYERS][CARC_NAME_MAX];
     char bots[CARC_MAX_PLAYERS][CARC_BOT_NAME_MAX]; /* a bot seat's level name, or "" */
     int forfeited[CARC_MAX_PLAYERS];                /* lost the seat to a clock (forfeit) */
-    int start; /* tile type of the start tile */
+    int start;                                      /* tile type of the start tile */
     int has_seed;
     uint64_t seed;
     int has_deck;

@@ -18,8 +18,8 @@
 #define ID_ABS_MAX 9007199254740992LL /* 2^53: integers a JavaScript client keeps exactly */
 
 static const char *const type_names[PROTO_T_COUNT] = {
-    "list", "create", "join",  "resume", "watch",   "leave",     "start",
-    "play", "chat",   "sync",  "ping",   "add_bot", "remove_bot",
+    "list", "create", "join", "resume", "watch",   "leave",      "start",
+    "play", "chat",   "sync", "ping",   "add_bot", "remove_bot",
 };
 
 const char *proto_type_name(int type)
@@ -257,7 +257,8 @@ static int read_clock(const json_t *v, struct proto_msg *m, struct proto_error *
         if (strcmp(json_string_value(p), timeout_names[i]) == 0)
             policy = i;
     if (policy < 0)
-        return bad(err, CARC_E_INVAL, "clock.on_timeout", "must be \"bot\", \"skip\" or \"forfeit\"");
+        return bad(err, CARC_E_INVAL, "clock.on_timeout",
+                   "must be \"bot\", \"skip\" or \"forfeit\"");
     m->u.create.clock.initial = (int)initial;
     m->u.create.clock.increment = (int)increment;
     m->u.create.clock.on_timeout = policy;
@@ -428,8 +429,8 @@ static int read_remove_bot(const json_t *root, struct proto_msg *m, struct proto
 }
 
 static const char *const keys_none[] = {NULL};
-static const char *const keys_create[] = {"name",     "seats", "sets", "options", "private",
-                                          "password", "clock", NULL};
+static const char *const keys_create[] = {"name",    "seats",    "sets",  "options",
+                                          "private", "password", "clock", NULL};
 static const char *const keys_add_bot[] = {"level", NULL};
 static const char *const keys_remove_bot[] = {"seat", NULL};
 static const char *const keys_join[] = {"room", "name", "password", NULL};
@@ -444,11 +445,16 @@ static const struct {
     const char *const *keys;
     reader_fn read;
 } readers[PROTO_T_COUNT] = {
-    [PROTO_T_LIST] = {keys_none, read_none},    [PROTO_T_CREATE] = {keys_create, read_create},
-    [PROTO_T_JOIN] = {keys_join, read_join},    [PROTO_T_RESUME] = {keys_resume, read_resume},
-    [PROTO_T_WATCH] = {keys_watch, read_watch}, [PROTO_T_LEAVE] = {keys_none, read_none},
-    [PROTO_T_START] = {keys_none, read_none},   [PROTO_T_PLAY] = {keys_play, read_play},
-    [PROTO_T_CHAT] = {keys_chat, read_chat},    [PROTO_T_SYNC] = {keys_sync, read_sync},
+    [PROTO_T_LIST] = {keys_none, read_none},
+    [PROTO_T_CREATE] = {keys_create, read_create},
+    [PROTO_T_JOIN] = {keys_join, read_join},
+    [PROTO_T_RESUME] = {keys_resume, read_resume},
+    [PROTO_T_WATCH] = {keys_watch, read_watch},
+    [PROTO_T_LEAVE] = {keys_none, read_none},
+    [PROTO_T_START] = {keys_none, read_none},
+    [PROTO_T_PLAY] = {keys_play, read_play},
+    [PROTO_T_CHAT] = {keys_chat, read_chat},
+    [PROTO_T_SYNC] = {keys_sync, read_sync},
     [PROTO_T_PING] = {keys_none, read_none},
     [PROTO_T_ADD_BOT] = {keys_add_bot, read_add_bot},
     [PROTO_T_REMOVE_BOT] = {keys_remove_bot, read_remove_bot},

@@ -22,7 +22,7 @@
 #define PROTO_PASSWORD_MAX 65
 #define PROTO_CHAT_MAX 280 /* bytes of chat text */
 #define PROTO_FEATURE_MAX 16
-#define PROTO_CLOCK_INITIAL_MAX 2592000 /* seconds: 30 days */
+#define PROTO_CLOCK_INITIAL_MAX 2592000  /* seconds: 30 days */
 #define PROTO_CLOCK_INCREMENT_MAX 604800 /* seconds: 7 days */
 
 /* What the server does when a seat's clock runs out (PROTOCOL.md "Clocks and bots"). */

@@ -69,8 +69,8 @@ struct proto_state {
     long long turn_started;   /* -1: null */
 };
 
-static const char *const autoplay_names[PROTO_AUTO_COUNT] = {NULL,   "left", "offline", "timeout",
-                                                             "idle", "forfeit"};
+static const char *const autoplay_names[PROTO_AUTO_COUNT] = {NULL,      "left", "offline",
+                                                             "timeout", "idle", "forfeit"};
 
 const char *proto_autoplay_name(int reason)
 {
@@ -273,9 +273,16 @@ static struct legal_text *legal_new(const struct carc_game *g, int moving)
             PUT(&b, "],\"escapes\":[");
             first = 1;
             for (int k = 0; k < nk; k++) {
-                struct carc_move m = {.player = g->current, .tile = g->tile, .x = p.x, .y = p.y,
-                                      .rot = p.rot, .seg = -1, .escape = 1, .ex = kn[k].x,
-                                      .ey = kn[k].y, .eseg = kn[k].seg};
+                struct carc_move m = {.player = g->current,
+                                      .tile = g->tile,
+                                      .x = p.x,
+                                      .y = p.y,
+                                      .rot = p.rot,
+                                      .seg = -1,
+                                      .escape = 1,
+                                      .ex = kn[k].x,
+                                      .ey = kn[k].y,
+                                      .eseg = kn[k].seg};
                 if (carc_game_escape_check(g, &m, NULL) != 0)
                     continue;
                 const struct carc_tile *kt =
@@ -349,7 +356,8 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
         o->taken = in->taken != 0;
         o->connected = in->connected != 0;
         o->bot = (uint8_t)(in->bot > 0 && in->bot <= CARC_BOT_LEVELS ? in->bot : 0);
-        o->autoplay = (uint8_t)(in->autoplay > 0 && in->autoplay < PROTO_AUTO_COUNT ? in->autoplay : 0);
+        o->autoplay =
+            (uint8_t)(in->autoplay > 0 && in->autoplay < PROTO_AUTO_COUNT ? in->autoplay : 0);
         o->time_ms = v->clock.initial > 0 && in->time_ms >= 0 ? in->time_ms : -1;
         o->score = p.score;
         o->meeples = p.meeples;

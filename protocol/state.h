@@ -26,8 +26,8 @@ struct proto_seat {
     char name[PROTO_NAME_MAX]; /* "" when free */
     int taken;
     int connected;
-    int bot;          /* 0: a person's seat; else 1 + enum carc_bot_level */
-    int autoplay;     /* enum proto_autoplay */
+    int bot;           /* 0: a person's seat; else 1 + enum carc_bot_level */
+    int autoplay;      /* enum proto_autoplay */
     long long time_ms; /* time left on the seat's clock; -1 without a clock */
 };
 

@@ -26,7 +26,7 @@ struct bots_job {
 };
 
 struct bots {
-    uv_loop_t *loop; /* NULL: manual */
+    uv_loop_t *loop;  /* NULL: manual */
     uv_timer_t timer; /* raises stop flags; runs while searches run */
     int timer_on, stopped;
     int max_running, think_ms;
@@ -134,8 +134,8 @@ static void bots_pump(struct bots *b)
     }
 }
 
-struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level,
-                                uint64_t seed, bots_done_fn fn, void *arg)
+struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level, uint64_t seed,
+                                bots_done_fn fn, void *arg)
 {
     if (b->stopped)
         return NULL;

@@ -36,16 +36,16 @@ typedef void (*bots_done_fn)(void *arg, int status, const struct carc_move *m, u
  * flag is raised (0: no limit, the search's own budget alone). Never NULL. */
 struct bots *bots_new(struct uv_loop_s *loop, int running, int think_ms);
 /* Stop: every job's callback runs at once with CARC_E_INVAL (its asker lets
- * go of it), running searches are stopped, and no callback runs any more. Call from inside the loop (it closes a timer);
- * bots_free after uv_run has returned. */
+ * go of it), running searches are stopped, and no callback runs any more. Call from inside the loop
+ * (it closes a timer); bots_free after uv_run has returned. */
 void bots_stop(struct bots *b);
 void bots_free(struct bots *b);
 
 /* Start a search for g->current at level (enum carc_bot_level) with seed.
  * g is copied. Returns the job, or NULL when stopped (fn is then never
  * called). */
-struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level,
-                                uint64_t seed, bots_done_fn fn, void *arg);
+struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level, uint64_t seed,
+                                bots_done_fn fn, void *arg);
 /* The asker no longer wants the answer: fn will not be called. j may be NULL. */
 void bots_job_cancel(struct bots_job *j);
 

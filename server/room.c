@@ -100,7 +100,7 @@ static void room__view(const struct room *r, struct proto_room_view *v)
         v->seats[i].bot = seat->bot;
         v->seats[i].autoplay = seat->autoplay;
         /* In the lobby every seat will start with the initial time. */
-        v->seats[i].time_ms = r->clock.initial <= 0 || !seat->taken  ? -1
+        v->seats[i].time_ms = r->clock.initial <= 0 || !seat->taken ? -1
                               : r->phase == PROTO_PHASE_LOBBY ? (long long)r->clock.initial * 1000
                                                               : seat->clock_ms;
     }
@@ -184,8 +184,8 @@ long long room__publish(struct room *r, const struct proto_extra_event *ex, int 
 
 static void room__seat_changed(struct room *r, int i, const char *name, const struct session *skip)
 {
-    struct proto_extra_event ev = {PROTO_EV_SEAT, i,           name, r->seats[i].taken,
-                                   r->seats[i].s != NULL, r->seats[i].bot, 0};
+    struct proto_extra_event ev = {
+        PROTO_EV_SEAT, i, name, r->seats[i].taken, r->seats[i].s != NULL, r->seats[i].bot, 0};
     room__publish(r, &ev, 1, NULL, skip);
 }
 

@@ -35,12 +35,12 @@ struct room_seat {
     char name[PROTO_NAME_MAX];
     char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
     int taken;
-    struct session *s; /* the connected session, or NULL */
-    int bot;           /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
-    int autoplay;      /* enum proto_autoplay: why a bot plays this person's seat now */
-    int forfeited;     /* lost the seat to its clock (on_timeout forfeit) */
-    int timeouts;      /* clock timeouts in a row (on_timeout skip) */
-    long long clock_ms; /* time left when its current (or next) turn starts */
+    struct session *s;   /* the connected session, or NULL */
+    int bot;             /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
+    int autoplay;        /* enum proto_autoplay: why a bot plays this person's seat now */
+    int forfeited;       /* lost the seat to its clock (on_timeout forfeit) */
+    int timeouts;        /* clock timeouts in a row (on_timeout skip) */
+    long long clock_ms;  /* time left when its current (or next) turn starts */
     uint64_t offline_ms; /* loop ms when its connection went; 0 when never connected since */
 };
 
@@ -83,14 +83,14 @@ struct room {
     int nmoves;
 
     /* Turns (turn.h): the clock, bots playing seats. */
-    struct proto_clock clock;  /* clock.initial == 0: none */
-    uint64_t turn_ms;          /* loop ms the current turn started; 0: not yet (restored) */
-    long long turn_wall;       /* the same on the wall clock (ms since 1970), for the state */
-    int turn_moves;            /* nmoves when the current turn started */
-    int timed_out;             /* the current turn's clock ran out and was handled */
-    struct bots *bots;         /* NULL: no bot ever plays (tests without bots) */
-    struct bots_job *job;      /* the search playing the current turn, or NULL */
-    int job_moves;             /* nmoves of the turn the job plays */
+    struct proto_clock clock; /* clock.initial == 0: none */
+    uint64_t turn_ms;         /* loop ms the current turn started; 0: not yet (restored) */
+    long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
+    int turn_moves;           /* nmoves when the current turn started */
+    int timed_out;            /* the current turn's clock ran out and was handled */
+    struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
+    struct bots_job *job;     /* the search playing the current turn, or NULL */
+    int job_moves;            /* nmoves of the turn the job plays */
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;

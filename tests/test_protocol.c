@@ -547,8 +547,8 @@ static void sim_turn(struct sim *S)
     int n = proto_client_legal(S->doc, legal_buf, MAXL);
     check_views(S, n);
     const struct proto_client_legal *l = &legal_buf[carc_rng_below(&S->rng, (uint32_t)n)];
-    struct carc_move m = {.player = mover, .tile = g->tile, .x = l->x, .y = l->y, .rot = l->rot,
-                          .seg = -1};
+    struct carc_move m = {
+        .player = mover, .tile = g->tile, .x = l->x, .y = l->y, .rot = l->rot, .seg = -1};
     const struct carc_player *me = &g->players[mover];
     if (l->nmeeples > 0 && carc_rng_below(&S->rng, 3) != 0) {
         m.seg = l->meeples[carc_rng_below(&S->rng, (uint32_t)l->nmeeples)].seg;
@@ -558,8 +558,15 @@ static void sim_turn(struct sim *S)
     if (l->nescapes > 0 && carc_rng_below(&S->rng, 2) == 0) {
         const struct proto_client_spot *e =
             &l->escapes[carc_rng_below(&S->rng, (uint32_t)l->nescapes)];
-        m = (struct carc_move){.player = mover, .tile = g->tile, .x = l->x, .y = l->y,
-                               .rot = l->rot, .seg = -1, .escape = 1, .ex = e->x, .ey = e->y,
+        m = (struct carc_move){.player = mover,
+                               .tile = g->tile,
+                               .x = l->x,
+                               .y = l->y,
+                               .rot = l->rot,
+                               .seg = -1,
+                               .escape = 1,
+                               .ex = e->x,
+                               .ey = e->y,
                                .eseg = e->seg};
         S->escapes_taken++;
     }
@@ -652,8 +659,8 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
         if (S->g->turn % 9 == 4) { /* a player drops out and comes back */
             int p = S->g->turn % np;
             S->view.seats[p].connected = !S->view.seats[p].connected;
-            struct proto_extra_event e = {PROTO_EV_SEAT, p, S->view.seats[p].name, 1,
-                                          S->view.seats[p].connected, 0, 0};
+            struct proto_extra_event e = {
+                PROTO_EV_SEAT, p, S->view.seats[p].name, 1, S->view.seats[p].connected, 0, 0};
             d = sim_push(S, sim_build(S), &e, 1, NULL);
             ck_assert_str_eq(jdump(d, "events.0.connected"),
                              S->view.seats[p].connected ? "true" : "false");
