@@ -73,6 +73,9 @@ static const struct key keys[] = {
     {"takeover-grace", K_INT, LIM(takeover_grace), 0, 0, 100000000,
      "seconds a disconnected player's turn waits in a room without a clock before a bot plays"
      " the seat (60; 0 = never)"},
+    {"bot-pace-ms", K_INT, LIM(bot_pace), 0, 0, 60000,
+     "milliseconds a built-in bot waits from the start of its turn before it moves, while a"
+     " person is connected to the room, so that people can follow (700; 0 = at once)"},
     {"bot-think-ms", K_INT, OFF(bot_think_ms), 0, 10, 60000,
      "milliseconds a built-in bot may think about one move (1000)"},
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
@@ -100,6 +103,7 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->room_ttl = 3600;
     l->list_max = 200;
     l->takeover_grace = 60;
+    l->bot_pace = 700;
 }
 
 void config_defaults(struct carcd_config *c)

@@ -26,6 +26,8 @@ struct lobby_limits {
     int list_max;                /* rooms in one `rooms` answer */
     int takeover_grace;          /* seconds a disconnected player's turn waits for them (no
                                     clock) before a bot plays the seat; 0: never */
+    int bot_pace;                /* ms a bot waits from the start of its turn before it
+                                    thinks, while anyone watches; 0: at once */
 };
 
 struct carcd_config {

@@ -111,6 +111,7 @@ void lobby_store_set(struct lobby *lb, struct store *st)
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->bots = lb->bots;
+    r->bot_pace_ms = lb->lim.bot_pace;
     room_insert(lb, r);
 }
 
@@ -329,11 +330,12 @@ struct cmd {
     int target; /* enum target */
 };
 
+static void reply(struct session *s, char *text);
+
 static int cmd_list(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
-    char *text = lobby_rooms_encode(c->lb, c->m->id, 1);
-    session_send_text(c->s, text);
+    reply(c->s, lobby_rooms_encode(c->lb, c->m->id, 1));
     return 0;
 }
 
@@ -354,6 +356,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     struct room *r = room_new(id, c->m, lb->lim.history, lb->lim.history_bytes);
     r->store = lb->store;
     r->bots = lb->bots;
+    r->bot_pace_ms = lb->lim.bot_pace;
     room_insert(lb, r);
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
     log_debug("room %s created by session %lu", r->id, c->s->id);
@@ -443,7 +446,7 @@ static int cmd_sync(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_ping(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
-    session_send_text(c->s, proto_encode_pong(c->m->id));
+    reply(c->s, proto_encode_pong(c->m->id));
     return 0;
 }
 
@@ -517,9 +520,22 @@ static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error
     return 0;
 }
 
+/* Replies keep the order of requests (room_reply); a storage_error is about
+ * the disk, not the room, and goes out at once. */
+static void reply(struct session *s, char *text)
+{
+    if (s->room != NULL)
+        room_reply(s->room, s, text);
+    else
+        session_send_text(s, text);
+}
+
 static void reply_error(struct session *s, int code, const char *text, const char *ref)
 {
-    session_send_text(s, proto_encode_error(code, text, ref));
+    if (code == CARC_E_STORAGE)
+        session_send_text(s, proto_encode_error(code, text, ref));
+    else
+        reply(s, proto_encode_error(code, text, ref));
 }
 
 void lobby_session_message(struct lobby *lb, struct session *s, const char *text, size_t len,

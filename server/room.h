@@ -89,6 +89,7 @@ struct room {
     int turn_moves;           /* nmoves when the current turn started */
     int timed_out;            /* the current turn's clock ran out and was handled */
     struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
+    int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
     struct bots_job *job;     /* the search playing the current turn, or NULL */
     int job_moves;            /* nmoves of the turn the job plays */
 
@@ -175,6 +176,12 @@ int room_bot_remove(struct room *r, int i, struct carc_error *err);
 
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
+
+/* A reply to s, a member of r (text is taken): queued behind whatever is
+ * still held for s until a commit, so that s hears its replies in the order
+ * of its requests (a refused `play` after an accepted one comes after that
+ * one's delta and ack); sent at once when nothing is held for s. */
+void room_reply(struct room *r, struct session *s, char *text);
 
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);

@@ -94,11 +94,13 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
 
 void turn_schedule(struct room *r, uint64_t now)
 {
-    (void)now;
     if (r->bots == NULL || r->job != NULL || !playing(r) || r->turn_ms == 0)
         return;
     int level = bot_level(r, r->game->current);
     if (level < 0)
+        return;
+    /* People watching get time to see each move; turn_tick comes back for it. */
+    if (r->bot_pace_ms > 0 && room_members(r) > 0 && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
         return;
     r->job_moves = r->nmoves;
     r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);

@@ -41,7 +41,9 @@ void turn_game_start(struct room *r, uint64_t now);
  * the increment, the next turn starts at now. Call before publishing. */
 void turn_moved(struct room *r, int mover, uint64_t now);
 /* If a bot plays the seat to move and none is searching yet for this turn,
- * start one. Call after publishing a change. */
+ * start one; while anyone is connected to the room, not before the turn is
+ * r->bot_pace_ms old (turn_tick starts it then). Call after publishing a
+ * change. */
 void turn_schedule(struct room *r, uint64_t now);
 
 /* A person's `play` from seat i (the seat to move): 0 when it may go ahead;

@@ -15,9 +15,14 @@
 
 static struct bots *bots;
 
+static void no_pace(struct lobby_limits *l)
+{
+    l->bot_pace = 0;
+}
+
 static void setup_bots(void)
 {
-    setup_default();
+    setup_with(no_pace);
     bots = bots_new(NULL, 1, 0);
     lobby_bots_set(lb, bots);
 }
@@ -181,6 +186,7 @@ END_TEST
 static void grace_5s(struct lobby_limits *l)
 {
     l->takeover_grace = 5;
+    l->bot_pace = 0;
 }
 
 static void setup_grace(void)
@@ -348,6 +354,33 @@ START_TEST(late_play_is_time_out)
 }
 END_TEST
 
+static void setup_paced(void)
+{
+    setup_default(); /* bot-pace-ms 700 */
+    bots = bots_new(NULL, 1, 0);
+    lobby_bots_set(lb, bots);
+}
+
+/* While a person watches, a bot's move waits until its turn is 700 ms old. */
+START_TEST(bots_wait_while_people_watch)
+{
+    struct fake *a = fake_new();
+    struct room *r = create(a, "2");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    say(a, "\"type\":\"start\"");
+    if (r->game->current == 0)
+        play_first_legal(a);
+    ck_assert_int_eq(r->game->current, 1);
+    int turn = r->game->turn;
+    advance(500);
+    ck_assert_int_eq(bots_pending(bots), 0);
+    advance(300);
+    ck_assert_int_eq(bots_pending(bots), 1);
+    bots_run_pending(bots, now);
+    ck_assert_int_eq(r->game->turn, turn + 1);
+}
+END_TEST
+
 Suite *suite_turn(void)
 {
     Suite *s = suite_create("turn");
@@ -367,5 +400,9 @@ Suite *suite_turn(void)
     tcase_add_checked_fixture(tg, setup_grace, teardown_bots);
     tcase_add_test(tg, offline_past_grace);
     suite_add_tcase(s, tg);
+    TCase *tp = tcase_create("pace");
+    tcase_add_checked_fixture(tp, setup_paced, teardown_bots);
+    tcase_add_test(tp, bots_wait_while_people_watch);
+    suite_add_tcase(s, tp);
     return s;
 }

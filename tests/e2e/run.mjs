@@ -39,7 +39,8 @@ function assert(cond, msg) {
 function startServer() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "carcd-e2e-"));
   const proc = spawn(path.join(BUILD, "carcd"),
-    ["--port", "0", "--data-dir", dataDir, "--web-root", path.join(ROOT, "clients/web"), "--log-level", "warn"],
+    ["--port", "0", "--data-dir", dataDir, "--web-root", path.join(ROOT, "clients/web"), "--log-level", "warn",
+      "--bot-pace-ms", "250"],
     { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let buf = "";
@@ -446,7 +447,7 @@ async function main() {
         await p.fill("#clock-increment", "1");
         await p.selectOption("#create-timeout", "skip");
       });
-      // a strong bot thinks up to a second a move: the game lasts long enough to take the seat back
+      // bots move at most every 250 ms (--bot-pace-ms): the game lasts long enough to take the seat back
       await addBot(finn, "strong", 1);
       await finn.click("#start-btn");
       await finn.waitForFunction(() => /Finn's time ran out: the turn is skipped/.test(document.getElementById("log").textContent), null, { timeout: 10000 });

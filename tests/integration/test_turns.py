@@ -16,7 +16,7 @@ import harness as h
 import test_errors
 
 FAST = dict(h.LIMITS, **{"rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000,
-                         "takeover-grace": 1, "bot-think-ms": 200})
+                         "takeover-grace": 1, "bot-think-ms": 200, "bot-pace-ms": 0})
 
 
 def http_json(srv, path):
