@@ -65,6 +65,20 @@ static void room__send_text(struct room *r, struct session *s, char *text)
     sbuf_unref(b);
 }
 
+void room_reply(struct room *r, struct session *s, char *text)
+{
+    int waiting = 0;
+    for (int i = r->held_head; i < r->nheld && !waiting; i++)
+        waiting = r->held[i].s == s;
+    struct sbuf *b = sbuf_take(text);
+    /* alt = b: told even if that commit fails and the held changes are dropped. */
+    if (waiting)
+        room__hold(r, s, b, b);
+    else
+        session_send(s, b);
+    sbuf_unref(b);
+}
+
 /* s is leaving the room: what was held for it is dropped. */
 static void room__unhold(struct room *r, const struct session *s)
 {

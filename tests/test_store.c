@@ -442,6 +442,30 @@ static long long last_seq(struct fake *f)
     return seq;
 }
 
+/* Replies keep the order of requests: a play refused while the mover's
+ * accepted one waits for its commit comes after that one's delta and ack. */
+START_TEST(replies_keep_request_order)
+{
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    struct fake *m = mover(r, a, b);
+    play_first(r, m);
+    play_first(r, m); /* no longer m's turn */
+    say(m, "\"type\":\"ping\",\"id\":8");
+    ck_assert_ptr_null(pop(m)); /* nothing before the commit */
+    commit();
+    expect(m, "delta");
+    ck_assert_ptr_nonnull(strstr(expect(m, "ack"), "\"ref\":7,"));
+    ck_assert_str_eq(jstr(expect(m, "error"), "code"), "not_your_turn");
+    ck_assert_ptr_nonnull(strstr(expect(m, "pong"), "\"ref\":8"));
+    /* Nothing held: a reply goes out at once. */
+    say(m, "\"type\":\"ping\",\"id\":9");
+    ck_assert_ptr_nonnull(strstr(expect(m, "pong"), "\"ref\":9"));
+    world_close();
+}
+END_TEST
+
 START_TEST(failed_commit_undoes_the_move)
 {
     world_open();
@@ -781,6 +805,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, tokens_stored_as_hashes);
     tcase_add_test(tc, lobby_room_restored);
     tcase_add_test(tc, game_restored_mid_game_and_finished);
+    tcase_add_test(tc, replies_keep_request_order);
     tcase_add_test(tc, failed_commit_undoes_the_move);
     tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
     tcase_add_test(tc, schema_migrated_from_v1);
