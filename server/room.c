@@ -4,11 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot.h"
 #include "bots.h"
 #include "log.h"
 #include "rand.h"
-#include "record_json.h"
 #include "store.h"
 #include "turn.h"
 
@@ -499,33 +497,6 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
     session_send_text(s, proto_encode_left(ref));
 }
 
-int room_bot_add(struct room *r, int level, struct carc_error *err)
-{
-    int i = 0;
-    while (i < r->nseats && r->seats[i].taken)
-        i++;
-    if (i == r->nseats)
-        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
-    struct room_seat *seat = &r->seats[i];
-    memset(seat, 0, sizeof *seat);
-    turn_bot_name(r, level, seat->name, sizeof seat->name);
-    seat->taken = 1;
-    seat->bot = 1 + level;
-    room__seat_changed(r, i, seat->name, NULL);
-    return 0;
-}
-
-int room_bot_remove(struct room *r, int i, struct carc_error *err)
-{
-    if (i < 0 || i >= r->nseats)
-        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
-    if (!r->seats[i].bot)
-        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
-    memset(&r->seats[i], 0, sizeof r->seats[i]);
-    room__seat_changed(r, i, NULL, NULL);
-    return 0;
-}
-
 /* What the game is dealt from (the seed, and a copy of an explicit deck) and
  * room for its moves: enough to replay it, and to write its record. */
 static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len)
@@ -719,77 +690,6 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
 }
 
 /* ---- storage ---- */
-
-int room_move_json(const struct room *r, int i, char *buf, size_t size)
-{
-    const struct carc_move *m = &r->moves[i];
-    const struct carc_tile *t = &carc_tiles[m->tile];
-    if (m->skip) {
-        int k = snprintf(buf, size, "{\"tile\":\"%s\",\"skip\":true}", t->id);
-        return k < (int)size ? k : -1;
-    }
-    int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
-                     m->x, m->y, m->rot * 90);
-    if (m->seg >= 0)
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      "{\"feature\":\"%s\",\"kind\":\"%s\"}", t->segs[m->seg].name,
-                      m->large ? "large" : "normal");
-    else
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "null");
-    if (m->escape) {
-        int at = r->game != NULL ? carc_game_tile_at(r->game, m->ex, m->ey) : 0;
-        if (at == 0)
-            return -1;
-        const struct carc_tile *et = &carc_tiles[r->game->placed[at - 1].type];
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      ",\"escape\":{\"x\":%d,\"y\":%d,\"feature\":\"%s\"}", m->ex, m->ey,
-                      et->segs[m->eseg].name);
-    }
-    n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "}");
-    return n < (int)size ? n : -1;
-}
-
-void room_record_fill(const struct room *r, struct carc_record *rec)
-{
-    rec->sets = r->sets;
-    rec->no_farmers = r->no_farmers;
-    rec->escape_rule = r->escape_rule;
-    rec->nplayers = r->nseats;
-    for (int i = 0; i < r->nseats; i++) {
-        const struct room_seat *seat = &r->seats[i];
-        snprintf(rec->names[i], sizeof rec->names[i], "%s", seat->name);
-        snprintf(rec->bots[i], sizeof rec->bots[i], "%s",
-                 seat->bot ? carc_bot_level_name(seat->bot - 1) : "");
-        rec->forfeited[i] = seat->forfeited;
-    }
-    rec->start = carc_tile_find("BA.D");
-    rec->has_seed = 1;
-    rec->seed = r->seed;
-    if (r->deck != NULL) {
-        rec->has_deck = 1;
-        rec->deck_len = r->deck_len;
-        memcpy(rec->deck, r->deck, (size_t)r->deck_len);
-    }
-}
-
-char *room_record_json(const struct room *r)
-{
-    if (r->game == NULL)
-        return NULL;
-    struct carc_record *rec = calloc(1, sizeof *rec);
-    if (rec == NULL)
-        srv_oom("room record");
-    room_record_fill(r, rec);
-    rec->nmoves = r->nmoves;
-    memcpy(rec->moves, r->moves, (size_t)r->nmoves * sizeof *rec->moves);
-    char *out = NULL;
-    struct proto_error perr;
-    proto_error_init(&perr);
-    if (proto_record_dump(rec, 0, &out, &perr) != 0)
-        log_error("room %s: cannot write its record: %s", r->id, perr.text);
-    free(rec);
-    return out;
-}
 
 /* Deal r's game again from its seed and play its first n moves. */
 static int room__replay(struct room *r, int n, struct carc_error *err)

@@ -168,12 +168,6 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
 int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint64_t now,
               struct carc_error *err);
 
-/* The host seats a bot of level (enum carc_bot_level) in the first free
- * seat (lobby): everyone gets a delta. CARC_E_ROOM_FULL. */
-int room_bot_add(struct room *r, int level, struct carc_error *err);
-/* The host frees bot seat i (lobby). CARC_E_NOT_BOT, CARC_E_INVAL. */
-int room_bot_remove(struct room *r, int i, struct carc_error *err);
-
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
 

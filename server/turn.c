@@ -62,6 +62,41 @@ void turn_bot_name(const struct room *r, int level, char *out, size_t size)
     }
 }
 
+/* One delta telling everyone of seat i's change. */
+static void seat_event(struct room *r, int i)
+{
+    const struct room_seat *seat = &r->seats[i];
+    struct proto_extra_event ev = {PROTO_EV_SEAT, i, seat->name, seat->taken, 0, seat->bot, 0};
+    room__publish(r, &ev, 1, NULL, NULL);
+}
+
+int turn_bot_add(struct room *r, int level, struct carc_error *err)
+{
+    int i = 0;
+    while (i < r->nseats && r->seats[i].taken)
+        i++;
+    if (i == r->nseats)
+        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    struct room_seat *seat = &r->seats[i];
+    memset(seat, 0, sizeof *seat);
+    turn_bot_name(r, level, seat->name, sizeof seat->name);
+    seat->taken = 1;
+    seat->bot = 1 + level;
+    seat_event(r, i);
+    return 0;
+}
+
+int turn_bot_remove(struct room *r, int i, struct carc_error *err)
+{
+    if (i < 0 || i >= r->nseats)
+        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
+    if (!r->seats[i].bot)
+        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
+    memset(&r->seats[i], 0, sizeof r->seats[i]);
+    seat_event(r, i);
+    return 0;
+}
+
 void turn_game_start(struct room *r, uint64_t now)
 {
     for (int i = 0; i < r->nseats; i++)

@@ -34,6 +34,12 @@ long long turn_wall_ms(void);
  * already seated in r. */
 void turn_bot_name(const struct room *r, int level, char *out, size_t size);
 
+/* The host seats a bot of level (enum carc_bot_level) in the first free
+ * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
+int turn_bot_add(struct room *r, int level, struct carc_error *err);
+/* The host frees bot seat i (lobby). 0, CARC_E_NOT_BOT or CARC_E_INVAL. */
+int turn_bot_remove(struct room *r, int i, struct carc_error *err);
+
 /* The game starts: every clock is set to its initial time, the first turn
  * starts at now. Call before publishing the start. */
 void turn_game_start(struct room *r, uint64_t now);

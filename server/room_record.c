@@ -1,0 +1,82 @@
+/* room_record.c: a room's game as record JSON (DESIGN 3): one move at a time
+ * for storage, and the whole record for GET /api/games and the store. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+#include "log.h"
+#include "record_json.h"
+#include "room.h"
+#include "sbuf.h"
+
+int room_move_json(const struct room *r, int i, char *buf, size_t size)
+{
+    const struct carc_move *m = &r->moves[i];
+    const struct carc_tile *t = &carc_tiles[m->tile];
+    if (m->skip) {
+        int k = snprintf(buf, size, "{\"tile\":\"%s\",\"skip\":true}", t->id);
+        return k < (int)size ? k : -1;
+    }
+    int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
+                     m->x, m->y, m->rot * 90);
+    if (m->seg >= 0)
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
+                      "{\"feature\":\"%s\",\"kind\":\"%s\"}", t->segs[m->seg].name,
+                      m->large ? "large" : "normal");
+    else
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "null");
+    if (m->escape) {
+        int at = r->game != NULL ? carc_game_tile_at(r->game, m->ex, m->ey) : 0;
+        if (at == 0)
+            return -1;
+        const struct carc_tile *et = &carc_tiles[r->game->placed[at - 1].type];
+        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
+                      ",\"escape\":{\"x\":%d,\"y\":%d,\"feature\":\"%s\"}", m->ex, m->ey,
+                      et->segs[m->eseg].name);
+    }
+    n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "}");
+    return n < (int)size ? n : -1;
+}
+
+void room_record_fill(const struct room *r, struct carc_record *rec)
+{
+    rec->sets = r->sets;
+    rec->no_farmers = r->no_farmers;
+    rec->escape_rule = r->escape_rule;
+    rec->nplayers = r->nseats;
+    for (int i = 0; i < r->nseats; i++) {
+        const struct room_seat *seat = &r->seats[i];
+        snprintf(rec->names[i], sizeof rec->names[i], "%s", seat->name);
+        snprintf(rec->bots[i], sizeof rec->bots[i], "%s",
+                 seat->bot ? carc_bot_level_name(seat->bot - 1) : "");
+        rec->forfeited[i] = seat->forfeited;
+    }
+    rec->start = carc_tile_find("BA.D");
+    rec->has_seed = 1;
+    rec->seed = r->seed;
+    if (r->deck != NULL) {
+        rec->has_deck = 1;
+        rec->deck_len = r->deck_len;
+        memcpy(rec->deck, r->deck, (size_t)r->deck_len);
+    }
+}
+
+char *room_record_json(const struct room *r)
+{
+    if (r->game == NULL)
+        return NULL;
+    struct carc_record *rec = calloc(1, sizeof *rec);
+    if (rec == NULL)
+        srv_oom("room record");
+    room_record_fill(r, rec);
+    rec->nmoves = r->nmoves;
+    memcpy(rec->moves, r->moves, (size_t)r->nmoves * sizeof *rec->moves);
+    char *out = NULL;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    if (proto_record_dump(rec, 0, &out, &perr) != 0)
+        log_error("room %s: cannot write its record: %s", r->id, perr.text);
+    free(rec);
+    return out;
+}
