@@ -263,6 +263,14 @@ int room_taken(const struct room *r)
     return n;
 }
 
+int room_seat_free(const struct room *r)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (!r->seats[i].taken)
+            return i;
+    return -1;
+}
+
 int room_humans(const struct room *r)
 {
     int n = 0;
@@ -396,10 +404,8 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
 {
     if (r->pw_hash[0] != '\0' && !secret_matches(password, PROTO_PASSWORD_MAX, r->pw_hash))
         return carc_error_set(err, CARC_E_PASSWORD, NULL);
-    int i = 0;
-    while (i < r->nseats && r->seats[i].taken)
-        i++;
-    if (i == r->nseats)
+    int i = room_seat_free(r);
+    if (i < 0)
         return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
     struct room_seat *seat = &r->seats[i];
     char token[RAND_TOKEN_LEN + 1];

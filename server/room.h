@@ -168,6 +168,8 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
 int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint64_t now,
               struct carc_error *err);
 
+/* The first free seat, or -1 when every seat is taken. */
+int room_seat_free(const struct room *r);
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
 

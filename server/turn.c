@@ -72,10 +72,8 @@ static void seat_event(struct room *r, int i)
 
 int turn_bot_add(struct room *r, int level, struct carc_error *err)
 {
-    int i = 0;
-    while (i < r->nseats && r->seats[i].taken)
-        i++;
-    if (i == r->nseats)
+    int i = room_seat_free(r);
+    if (i < 0)
         return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
     struct room_seat *seat = &r->seats[i];
     memset(seat, 0, sizeof *seat);
