@@ -402,8 +402,8 @@ static int load_moves(struct loader *ld, const json_t *v, struct carc_record *re
 
 static int load_root(struct loader *ld, const json_t *root, struct carc_record *rec)
 {
-    static const char *const keys[] = {"format", "sets", "options", "players", "start",
-                                       "seed",   "deck", "moves",   NULL};
+    static const char *const keys[] = {"format", "sets",  "options", "players", "start",
+                                       "seed",   "deck",  "moves",   "closed",  NULL};
     char field[PATH_MAX_LEN];
     json_t *m = NULL;
     const char *s = NULL;
@@ -446,6 +446,15 @@ static int load_root(struct loader *ld, const json_t *root, struct carc_record *
         rc = member(ld, root, "", "moves", 1, &m, field);
     if (rc == 0)
         rc = load_moves(ld, m, rec);
+    if (rc == 0)
+        rc = member(ld, root, "", "closed", 0, &m, field);
+    if (rc == 0 && m != NULL) {
+        rc = get_string(ld, m, field, &s);
+        if (rc == 0 && strcmp(s, "room-ttl") != 0 && strcmp(s, "stale-room") != 0)
+            return bad(ld, CARC_E_RECORD, field, "must be \"room-ttl\" or \"stale-room\"");
+        if (rc == 0)
+            snprintf(rec->closed, sizeof rec->closed, "%s", s);
+    }
     return rc;
 }
 
@@ -640,6 +649,8 @@ static json_t *dump_root(struct dumper *d, const struct carc_record *rec)
         for (int i = 0; a != NULL && d->code == 0 && i < rec->deck_len; i++)
             append(d, a, json_string(carc_tiles[rec->deck[i]].id));
     }
+    if (rec->closed[0] != '\0')
+        put(d, root, "closed", json_string(rec->closed));
     put(d, root, "moves", a = json_array());
     for (int i = 0; a != NULL && i < rec->nmoves && d->code == 0; i++) {
         json_t *m = dump_move(d, rec, i);

@@ -222,11 +222,12 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
 /* Move i as a record move (DESIGN 3), JSON text into buf. -1 when too long. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
-/* The game record of r (seed included): malloc'd JSON, or NULL when r has no
- * game. */
 /* Fill rec's settings, players, start, seed and deck from r (not its moves). */
 void room_record_fill(const struct room *r, struct carc_record *rec);
-char *room_record_json(const struct room *r);
+/* The game record of r (seed included): malloc'd JSON, or NULL when r has no
+ * game. closed: NULL, or why the room closed before the game's end
+ * ("room-ttl", "stale-room"), written as the record's "closed". */
+char *room_record_json(const struct room *r, const char *closed);
 
 /* The batch holding r's change up to gen is done. ok: release what waits for
  * it; moves (the count that batch wrote) are committed. Failed: the moves not

@@ -62,7 +62,7 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
     }
 }
 
-char *room_record_json(const struct room *r)
+char *room_record_json(const struct room *r, const char *closed)
 {
     if (r->game == NULL)
         return NULL;
@@ -70,6 +70,8 @@ char *room_record_json(const struct room *r)
     if (rec == NULL)
         srv_oom("room record");
     room_record_fill(r, rec);
+    if (closed != NULL)
+        snprintf(rec->closed, sizeof rec->closed, "%s", closed);
     rec->nmoves = r->nmoves;
     memcpy(rec->moves, r->moves, (size_t)r->nmoves * sizeof *rec->moves);
     char *out = NULL;

@@ -104,9 +104,10 @@ void store__json_str(char *out, size_t size, size_t *n, const char *s)
 
 /* ---- the batch being filled ---- */
 
-void store__record_entry(struct sb_room *e, const struct room *r, const char *status)
+void store__record_entry(struct sb_room *e, const struct room *r, const char *status,
+                         const char *closed)
 {
-    e->record = room_record_json(r);
+    e->record = room_record_json(r, closed);
     e->status = status;
     char buf[1024];
     size_t n = 0;
@@ -177,7 +178,7 @@ static void snapshot(struct store *st, struct room *r)
     }
     r->moves_saved = r->nmoves;
     if (r->phase == PROTO_PHASE_OVER && !r->finish_saved && r->game != NULL) {
-        store__record_entry(e, r, STORE_FINISHED);
+        store__record_entry(e, r, STORE_FINISHED, NULL);
         r->finish_saved = 1;
     }
     r->dirty = 0;
@@ -242,7 +243,7 @@ void store_room_forget(struct store *st, struct room *r, int gone)
         e->updated = store__wall_ms();
         /* A game closed before its end is kept as a record too. */
         if (gone == SB_CLOSE && r->phase == PROTO_PHASE_PLAYING && r->game != NULL)
-            store__record_entry(e, r, STORE_ABANDONED);
+            store__record_entry(e, r, STORE_ABANDONED, "room-ttl");
     }
 }
 

@@ -115,7 +115,8 @@ int store__exec(sqlite3 *db, const char *sql);
 void store__json_str(char *out, size_t size, size_t *n, const char *s);
 /* Fill e->record, players, scores and status from r (a game that ended or
  * is abandoned). */
-void store__record_entry(struct sb_room *e, const struct room *r, const char *status);
+void store__record_entry(struct sb_room *e, const struct room *r, const char *status,
+                         const char *closed);
 
 /* store.c: a new batch (number gen) and freeing one. */
 struct batch *store__batch_new(struct store *st, unsigned long gen);

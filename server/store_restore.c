@@ -196,7 +196,7 @@ static int close_abandoned(struct store *st, struct lobby *lb, char *err, size_t
         snprintf(e->id, sizeof e->id, "%s", r->id);
         e->gone = SB_CLOSE;
         e->updated = r->updated_ms;
-        store__record_entry(e, r, STORE_ABANDONED);
+        store__record_entry(e, r, STORE_ABANDONED, "stale-room");
         room_free(r);
     }
     sqlite3_finalize(q);

@@ -647,6 +647,12 @@ START_TEST(abandoned_game_kept_as_record)
     commit();
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
     ck_assert_int_eq(record_moves(room, STORE_FINISHED), -1);
+    /* The record says why it ended early. */
+    int code = 0;
+    char *rec = store_game_get(su_st, room, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_msg(strstr(rec, "\"closed\":\"room-ttl\"") != NULL, "%s", rec);
+    free(rec);
     world_close();
     /* Not restored as a room. */
     world_open();
@@ -710,6 +716,10 @@ START_TEST(stale_rooms_closed_at_start)
     ck_assert_ptr_null(lobby_room_find(su_lb, lobby_room));
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 3);
     ck_assert_int_eq(record_moves(lobby_room, STORE_ABANDONED), -1);
+    int code = 0;
+    char *rec = store_game_get(su_st, room, &code);
+    ck_assert_msg(rec != NULL && strstr(rec, "\"closed\":\"stale-room\"") != NULL, "%s", rec);
+    free(rec);
     world_close();
     /* Closed for good: a restart without stale-room does not bring them back. */
     world_open();

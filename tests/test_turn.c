@@ -66,7 +66,7 @@ static void play_first_legal(struct fake *f)
 /* The record of r replays (engine) to the scores r shows. */
 static void assert_record_replays(const struct room *r)
 {
-    char *text = room_record_json(r);
+    char *text = room_record_json(r, NULL);
     ck_assert_ptr_nonnull(text);
     struct carc_record *rec = calloc(1, sizeof *rec);
     struct proto_error perr;
@@ -148,7 +148,7 @@ START_TEST(bots_finish_a_game)
     }
     ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
     assert_record_replays(r);
-    char *text = room_record_json(r);
+    char *text = room_record_json(r, NULL);
     ck_assert_msg(strstr(text, "{\"name\":\"Strong bot\",\"bot\":\"strong\"}") != NULL, "%s", text);
     free(text);
 }
@@ -332,7 +332,7 @@ START_TEST(timeout_forfeit_for_good)
         ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_FORFEIT);
         fake_free(c);
     }
-    char *text = room_record_json(r);
+    char *text = room_record_json(r, NULL);
     ck_assert_msg(strstr(text, "{\"name\":\"Ann\",\"forfeited\":true}") != NULL, "%s", text);
     free(text);
     assert_record_replays(r);
