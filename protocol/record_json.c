@@ -402,8 +402,8 @@ static int load_moves(struct loader *ld, const json_t *v, struct carc_record *re
 
 static int load_root(struct loader *ld, const json_t *root, struct carc_record *rec)
 {
-    static const char *const keys[] = {"format", "sets",  "options", "players", "start",
-                                       "seed",   "deck",  "moves",   "closed",  NULL};
+    static const char *const keys[] = {"format", "sets", "options", "players", "start",
+                                       "seed",   "deck", "moves",   "closed",  NULL};
     char field[PATH_MAX_LEN];
     json_t *m = NULL;
     const char *s = NULL;
