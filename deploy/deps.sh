@@ -10,7 +10,7 @@ packages=(
     gcc make pkg-config python3         # toolchain; python3 runs common/gen/tiles.py
     check valgrind                      # tests
     libjansson-dev                      # protocol/
-    libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev   # server/
+    libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev zlib1g-dev   # server/
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core
     "$@"

@@ -106,7 +106,23 @@ static void reply_text(struct api_reply *r, int status, const char *type, const 
     r->body = r->owned;
 }
 
-static void reply_static(struct api *a, const char *path, struct api_reply *r)
+/* Does the Accept-Encoding value list gzip, other than as "gzip;q=0"? */
+static int accepts_gzip(const char *v)
+{
+    const char *p = v != NULL ? strstr(v, "gzip") : NULL;
+    if (p == NULL)
+        return 0;
+    p += 4;
+    p += strspn(p, " ");
+    if (strncmp(p, ";q=0", 4) != 0)
+        return 1;
+    p += 4;
+    size_t zeros = strspn(p, ".0");
+    return p[zeros] != '\0' && p[zeros] != ',' && p[zeros] != ' ';
+}
+
+static void reply_static(struct api *a, const char *path, const char *accept_encoding,
+                         const char *if_none_match, struct api_reply *r)
 {
     char url[WEBROOT_PATH_MAX + 16];
     const struct webroot_file *f = NULL;
@@ -125,7 +141,19 @@ static void reply_static(struct api *a, const char *path, struct api_reply *r)
     }
     r->status = 200;
     r->content_type = api_mime(f->path);
+    /* Cached, and checked again each time with the ETag: a new file shows after a restart. */
     r->cache_control = "no-cache";
+    r->etag = f->etag;
+    if (if_none_match != NULL && strstr(if_none_match, f->etag) != NULL) {
+        r->status = 304;
+        return;
+    }
+    if (f->gz != NULL && accepts_gzip(accept_encoding)) {
+        r->content_encoding = "gzip";
+        r->body = f->gz;
+        r->len = f->gz_len;
+        return;
+    }
     r->body = f->data;
     r->len = f->len;
 }
@@ -240,10 +268,19 @@ void api_route(struct api *a, const char *method, const char *path, struct api_r
 void api_route_query(struct api *a, const char *method, const char *path, const char *query,
                      struct api_reply *out, api_ready_cb ready, void *arg)
 {
+    api_route_http(a, method, path, query, NULL, NULL, out, ready, arg);
+}
+
+void api_route_http(struct api *a, const char *method, const char *path, const char *query,
+                    const char *accept_encoding, const char *if_none_match, struct api_reply *out,
+                    api_ready_cb ready, void *arg)
+{
     memset(out, 0, sizeof *out);
     out->ready = ready;
     out->ready_arg = arg;
-    if (strcmp(method, "GET") != 0) {
+    /* HEAD is routed as GET; the transport then sends the headers alone. */
+    out->head = strcmp(method, "HEAD") == 0;
+    if (strcmp(method, "GET") != 0 && !out->head) {
         reply_text(out, 405, "text/plain; charset=utf-8", "method not allowed\n");
         return;
     }
@@ -291,5 +328,5 @@ void api_route_query(struct api *a, const char *method, const char *path, const 
         reply_text(out, 404, "application/json", "{\"error\":\"no such endpoint\"}");
         return;
     }
-    reply_static(a, path, out);
+    reply_static(a, path, accept_encoding, if_none_match, out);
 }

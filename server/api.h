@@ -44,7 +44,10 @@ struct api {
 struct api_reply {
     int status;
     const char *content_type;
-    const char *cache_control; /* NULL: none */
+    const char *cache_control;    /* NULL: none */
+    const char *etag;             /* NULL: none */
+    const char *content_encoding; /* "gzip" or NULL */
+    int head;                     /* HEAD: the headers of the GET, no body */
     const char *body;
     size_t len;
     char *owned; /* malloc'd body, freed by api_reply_free */
@@ -71,6 +74,12 @@ void api_route(struct api *a, const char *method, const char *path, struct api_r
  * with api_reply_free, which cancels the read. */
 void api_route_query(struct api *a, const char *method, const char *path, const char *query,
                      struct api_reply *out, api_ready_cb ready, void *arg);
+/* The same with the request headers that matter: accept_encoding (gzip is
+ * sent to a client that lists it) and if_none_match (a static file whose
+ * ETag it names gets 304 and no body). Either may be NULL. */
+void api_route_http(struct api *a, const char *method, const char *path, const char *query,
+                    const char *accept_encoding, const char *if_none_match, struct api_reply *out,
+                    api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
 
 /* Content type of a file name by its extension ("application/octet-stream"

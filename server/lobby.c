@@ -641,8 +641,9 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
     struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
     if (list == NULL)
         srv_oom("room list");
+    /* A finished game is in GET /api/games, not among the rooms to join or watch. */
     for (const struct room *r = lb->newest; r != NULL && n < max; r = r->older)
-        if (!r->private_room)
+        if (!r->private_room && r->phase != PROTO_PHASE_OVER)
             room_summary(r, &list[n++]);
     char *text = proto_encode_rooms(list, n, ref, as_message);
     free(list);

@@ -84,7 +84,7 @@ void lobby_bots_set(struct lobby *lb, struct bots *b);
  * ones. */
 void lobby_shutdown(struct lobby *lb);
 
-/* The public rooms, newest first, at most lim.list_max: a `rooms` message
+/* The public rooms whose game has not ended, newest first, at most lim.list_max: a `rooms` message
  * (as_message) or the bare JSON array (GET /api/rooms). malloc'd. */
 char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message);
 

@@ -247,8 +247,17 @@ static int http_done(struct lws *wsi, struct conn *c)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+/* One "name: value" header; nothing when value is NULL. Nonzero when it does not fit. */
+static int http_header(struct lws *wsi, const char *name, const char *value, unsigned char **p,
+                       unsigned char *end)
+{
+    return value != NULL &&
+           lws_add_http_header_by_name(wsi, (const unsigned char *)name,
+                                       (const unsigned char *)value, (int)strlen(value), p, end);
+}
+
 /* The status line and headers of a reply with a body; then the body goes
- * out in chunks as the socket is writable. */
+ * out in chunks as the socket is writable (not for HEAD). */
 static int http_headers(struct lws *wsi, struct conn *c)
 {
     struct api_reply *r = &c->http.reply;
@@ -257,16 +266,16 @@ static int http_headers(struct lws *wsi, struct conn *c)
     if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
                                     (lws_filepos_t)r->len, &p, end))
         return -1;
-    if (r->cache_control != NULL &&
-        lws_add_http_header_by_name(
-            wsi, (const unsigned char *)"cache-control:", (const unsigned char *)r->cache_control,
-            (int)strlen(r->cache_control), &p, end))
+    if (http_header(wsi, "cache-control:", r->cache_control, &p, end) ||
+        http_header(wsi, "etag:", r->etag, &p, end) ||
+        http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
+        http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end))
         return -1;
     if (lws_finalize_write_http_header(wsi, start, &p, end))
         return -1;
     c->http.off = 0;
     c->http.pending = HTTP_BODY;
-    if (r->len == 0)
+    if (r->len == 0 || r->head)
         return http_done(wsi, c);
     lws_callback_on_writable(wsi);
     return 0;
@@ -295,7 +304,11 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
              pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
              stt != NULL ? stt : "");
-    api_route_query(n->api, method_name(wsi), path, query, r, http_ready, c);
+    char enc[128] = "", inm[128] = "";
+    int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
+    int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;
+    api_route_http(n->api, method_name(wsi), path, query, has_enc ? enc : NULL,
+                   has_inm ? inm : NULL, r, http_ready, c);
     if (r->deferred) {
         c->http.pending = HTTP_WAITING;
         return 0;

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "sbuf.h"
+#include "sha256.h"
 
 struct walk {
     struct webroot *w;
@@ -45,6 +47,45 @@ static int read_file(const char *fs, char **out, size_t *len, size_t room)
     return 0;
 }
 
+/* The gzip form of data, or NULL when it does not save an eighth. */
+static char *gzip_of(const char *data, size_t len, size_t *out_len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    uLong cap = deflateBound(&z, (uLong)len);
+    char *gz = malloc(cap);
+    if (gz == NULL)
+        srv_oom("web root");
+    z.next_in = (Bytef *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)gz;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    *out_len = z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END || *out_len > len - len / 8) {
+        free(gz);
+        return NULL;
+    }
+    return gz;
+}
+
+static void etag_of(const char *data, size_t len, char out[20])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t d[SHA256_LEN];
+    sha256(data, len, d);
+    out[0] = '"';
+    for (int i = 0; i < 8; i++) {
+        out[1 + 2 * i] = hex[d[i] >> 4];
+        out[2 + 2 * i] = hex[d[i] & 15];
+    }
+    out[17] = '"';
+    out[18] = '\0';
+}
+
 static int add(struct walk *k, const char *url, const char *fs)
 {
     struct webroot *w = k->w;
@@ -68,6 +109,10 @@ static int add(struct walk *k, const char *url, const char *fs)
     f->path = strdup(url);
     if (f->path == NULL)
         srv_oom("web root");
+    f->gz = f->len >= 256 ? gzip_of(f->data, f->len, &f->gz_len) : NULL;
+    if (f->gz == NULL)
+        f->gz_len = 0;
+    etag_of(f->data, f->len, f->etag);
     w->bytes += f->len;
     w->n++;
     return 0;
@@ -131,7 +176,7 @@ int webroot_load(struct webroot *w, const char *dir, char *err, size_t errlen)
 
 const struct webroot_file *webroot_find(const struct webroot *w, const char *path)
 {
-    struct webroot_file key = {(char *)path, NULL, 0};
+    struct webroot_file key = {.path = (char *)path};
     if (w->n == 0)
         return NULL;
     return bsearch(&key, w->files, (size_t)w->n, sizeof *w->files, by_path);
@@ -142,6 +187,7 @@ void webroot_free(struct webroot *w)
     for (int i = 0; i < w->n; i++) {
         free(w->files[i].path);
         free(w->files[i].data);
+        free(w->files[i].gz);
     }
     free(w->files);
     memset(w, 0, sizeof *w);

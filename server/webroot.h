@@ -5,7 +5,9 @@
  * Only plain files and directories are read; names starting with '.' are
  * skipped, and so are symbolic links (nothing outside the root is served).
  * Bounds: WEBROOT_MAX_FILES files, WEBROOT_MAX_BYTES bytes in all, paths
- * under WEBROOT_PATH_MAX. Owned by whoever holds the struct (api.c). */
+ * under WEBROOT_PATH_MAX. Each file is also compressed once, at start (gzip,
+ * kept when it saves at least an eighth), and gets an ETag from its
+ * content. Owned by whoever holds the struct (api.c). */
 #ifndef CARCD_WEBROOT_H
 #define CARCD_WEBROOT_H
 
@@ -19,6 +21,9 @@ struct webroot_file {
     char *path; /* URL path: "/index.html", "/js/main.js" */
     char *data;
     size_t len;
+    char *gz; /* the same compressed (gzip), or NULL when that saves little */
+    size_t gz_len;
+    char etag[20]; /* "\"" + 16 hex digits of the content's SHA-256 + "\"" */
 };
 
 struct webroot {

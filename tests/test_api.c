@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "api.h"
 #include "room_util.h"
@@ -66,6 +67,68 @@ END_TEST
 
 /* What the web root's table holds: plain files, directories' index.html,
  * and neither hidden names nor symbolic links (which could lead out). */
+/* HEAD answers every GET route with its headers; static files carry an
+ * ETag (304 when the client has it) and go out compressed to a client that
+ * accepts gzip: the same bytes once inflated. */
+START_TEST(head_etag_and_gzip)
+{
+    struct api api;
+    ck_assert_int_eq(api_init(&api, lb, "clients/web"), 0);
+    struct api_reply r, g;
+    api_route(&api, "HEAD", "/", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(r.head);
+    api_route(&api, "GET", "/", &g);
+    ck_assert_uint_eq(r.len, g.len);
+    api_reply_free(&g);
+    api_reply_free(&r);
+    api_route(&api, "HEAD", "/api/rooms", &r);
+    ck_assert_int_eq(r.status, 200);
+    api_reply_free(&r);
+    api_route(&api, "HEAD", "/nope.html", &r);
+    ck_assert_int_eq(r.status, 404);
+    api_reply_free(&r);
+
+    api_route(&api, "GET", "/js/main.js", &r);
+    ck_assert_ptr_nonnull(r.etag);
+    ck_assert_ptr_null(r.content_encoding);
+    char etag[32];
+    snprintf(etag, sizeof etag, "%s", r.etag);
+    size_t plain_len = r.len;
+    char *plain = malloc(plain_len);
+    memcpy(plain, r.body, plain_len);
+    api_reply_free(&r);
+    api_route_http(&api, "GET", "/js/main.js", NULL, NULL, etag, &r, NULL, NULL);
+    ck_assert_int_eq(r.status, 304);
+    ck_assert_uint_eq(r.len, 0);
+    api_reply_free(&r);
+    api_route_http(&api, "GET", "/js/main.js", NULL, "gzip;q=0", NULL, &r, NULL, NULL);
+    ck_assert_ptr_null(r.content_encoding);
+    api_reply_free(&r);
+    api_route_http(&api, "GET", "/js/main.js", NULL, "deflate, gzip, br", NULL, &r, NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.content_encoding, "gzip");
+    ck_assert_uint_lt(r.len, plain_len);
+    /* Inflate and compare. */
+    char *out = malloc(plain_len + 1);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)r.body;
+    z.avail_in = (uInt)r.len;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)plain_len + 1;
+    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    ck_assert_uint_eq(z.total_out, plain_len);
+    ck_assert(memcmp(out, plain, plain_len) == 0);
+    inflateEnd(&z);
+    free(out);
+    free(plain);
+    api_reply_free(&r);
+    api_fini(&api);
+}
+END_TEST
+
 START_TEST(web_root_in_memory)
 {
     char dir[] = "/tmp/carc-web-XXXXXX", p[128];
@@ -132,6 +195,7 @@ Suite *suite_api(void)
     TCase *tc = tcase_with("routes", setup_default);
     tcase_add_test(tc, http_routes);
     tcase_add_test(tc, web_root_in_memory);
+    tcase_add_test(tc, head_etag_and_gzip);
     suite_add_tcase(s, tc);
     return s;
 }

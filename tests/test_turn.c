@@ -136,6 +136,9 @@ START_TEST(bots_finish_a_game)
     say(a, "\"type\":\"add_bot\",\"level\":\"strong\"");
     say(a, "\"type\":\"start\"");
     ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    char *listed = lobby_rooms_encode(lb, "", 0);
+    ck_assert_ptr_nonnull(strstr(listed, r->id)); /* a running game can be watched */
+    free(listed);
     int turns = 0;
     while (r->phase == PROTO_PHASE_PLAYING && turns < 200) {
         bots_play(r);
@@ -148,6 +151,10 @@ START_TEST(bots_finish_a_game)
     }
     ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
     assert_record_replays(r);
+    /* A finished game leaves the public room list (it is in GET /api/games). */
+    char *list = lobby_rooms_encode(lb, "", 0);
+    ck_assert_msg(strstr(list, r->id) == NULL, "%s", list);
+    free(list);
     char *text = room_record_json(r, NULL);
     ck_assert_msg(strstr(text, "{\"name\":\"Strong bot\",\"bot\":\"strong\"}") != NULL, "%s", text);
     free(text);
