@@ -92,6 +92,7 @@ struct room {
     int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
     struct bots_job *job;     /* the search playing the current turn, or NULL */
     int job_moves;            /* nmoves of the turn the job plays */
+    int bot_refused;          /* this turn's bot move was refused: play it at random */
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;

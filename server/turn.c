@@ -120,6 +120,7 @@ void turn_moved(struct room *r, int mover, uint64_t now)
         seat->timeouts = 0;
     if (seat->autoplay == PROTO_AUTO_TIMEOUT)
         seat->autoplay = PROTO_AUTO_NONE; /* one turn only */
+    r->bot_refused = 0;
     turn_start(r, now);
 }
 
@@ -136,7 +137,8 @@ void turn_schedule(struct room *r, uint64_t now)
     if (r->bot_pace_ms > 0 && room_members(r) > 0 && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
         return;
     r->job_moves = r->nmoves;
-    r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
+    r->job = bots_job_start(r->bots, r->game, r->bot_refused ? CARC_BOT_RANDOM : level, rand_u64(),
+                            on_bot_move, r);
 }
 
 static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now)
@@ -147,9 +149,13 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
         m->player == r->game->current) {
         struct carc_error err = {0, ""};
         if (room__move(r, m, NULL, 0, now, &err) < 0) {
-            /* Storage refusing moves: turn_tick asks again once a second. */
-            if (err.code != CARC_E_STORAGE)
+            /* Storage refusing moves: turn_tick asks again. A refused move
+             * would be a bug of the search: the game goes on with a random
+             * one rather than stall. */
+            if (err.code != CARC_E_STORAGE) {
                 log_error("room %s: the bot's move was refused: %s", r->id, err.text);
+                r->bot_refused = 1;
+            }
             return;
         }
         return;
