@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
+import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BUILD = path.resolve(ROOT, process.env.CARC_BUILD || "build");
@@ -206,6 +207,8 @@ async function main() {
       await other.waitForSelector('#errors .error[data-code="wrong_phase"]');
       const text = await other.textContent("#errors .error");
       assert(/already started/.test(text) && !/_/.test(text), "error shown in words: " + text);
+      // no raw code in what the user reads (only in data-code)
+      assert(!CODE_RE.test(await other.innerText("#errors")), "raw code shown: " + (await other.innerText("#errors")));
       await other.fill("#join-room", "nosuchroom1");
       await other.click("#join-btn");
       await other.waitForSelector('#errors .error[data-code="no_such_room"]');
@@ -305,6 +308,7 @@ async function main() {
         const board = await p.$$eval("#scoreboard tbody td.score", (tds) => tds.map((t) => Number(t.textContent)));
         assert(JSON.stringify(board) === JSON.stringify(st.seats.map((s) => s.score)), "scoreboard " + board);
       }
+      assertNoIds(await ann.innerText("#log"), "the events log of the game between two people");
       const fs1 = await ann.textContent("#final-scoring");
       assert(fs1.length > 20, "final scoring explained");
       const lines = await ann.$$("#chart polyline");
@@ -348,6 +352,9 @@ async function main() {
       await ann.click("#replay-next");
       await ann.click("#replay-next");
       assert((await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length)) === 3, "two steps");
+      const step = await ann.textContent("#replay-move");
+      assert(/placed an? [a-z].* of the start/.test(step), "replay move in words: " + step);
+      assertNoIds(step, "the replay");
       await ann.screenshot({ path: path.join(ART, "replay.png") });
     });
 
@@ -378,8 +385,18 @@ async function main() {
       assert(/a computer player \(Random\), takes seat 2/.test(await cleo.textContent("#log")), "log of the bot seat");
       await cleo.click("#start-btn");
       await cleo.waitForFunction(() => document.getElementById("tiles-left").textContent.includes("Tiles left"));
-      const n = await playUntilOver([cleo], cleo, { timeoutMs: 90000 });
+      const seen = [];
+      const n = await playUntilOver([cleo], cleo, { timeoutMs: 90000, turn: (p, k) => wordsMove(p, k, seen) });
       assert(n >= 30, "only " + n + " moves through the UI");
+      // words, not ids: the events log, the meeple choices and the turn's text
+      const log = await cleo.innerText("#log");
+      assertNoIds(log, "the events log");
+      assertNoIds(await cleo.innerText("#final-scoring"), "the final scoring");
+      seen.forEach((t, i) => assertNoIds(t, `the turn card and meeple choices of move ${i}`));
+      assert(/Cleo placed an? [a-z]/.test(log), "placed in words: " + log.slice(0, 300));
+      assert(/ (and|with) (a|the large) meeple (on|in) the (city|road|field|cloister)/.test(log), "a meeple's place in words");
+      assert(seen.some((t) => /\((knight|thief|farmer|monk)\)/.test(t) && /the (city|road|field|cloister)/.test(t)), "meeple choices in words");
+      assertNoIds(await cleo.$$eval("#world [aria-label]", (ns) => ns.map((x) => x.getAttribute("aria-label")).join("\n")), "the board's labels");
       const shown = await endScores(cleo);
       const { record, scores } = await recordScores(srv.url, id);
       assert(shown.length === 2, "ranking rows " + shown.length);
@@ -388,6 +405,86 @@ async function main() {
       assert(/\(bot, Random\)/.test(await cleo.textContent("#ranking")), "bot named in the ranking");
       await cleo.screenshot({ path: path.join(ART, "end-bot.png") });
       await cleo.context().close();
+    });
+
+    await test("every error code of common/err.h has a sentence", async () => {
+      const h = fs.readFileSync(path.join(ROOT, "common/err.h"), "utf8");
+      const codes = [...h.matchAll(/X\(\w+, "([a-z_]+)"/g)].map((m) => m[1]);
+      assert(codes.length > 30, "codes in err.h: " + codes.length);
+      const p = await newPage(browser, "codes");
+      await p.goto(srv.url + "/");
+      const known = await p.evaluate(async () => Object.keys((await import("/js/words.js")).ERRORS));
+      const missing = codes.filter((c) => !known.includes(c));
+      assert(!missing.length, "no sentence for " + missing.join(", "));
+      const texts = await p.evaluate(async (cs) => {
+        const w = await import("/js/words.js");
+        return cs.map((c) => w.errorText(c, "raw server text"));
+      }, codes);
+      texts.forEach((t, i) => assert(!CODE_RE.test(t) && !t.includes(codes[i]) && t !== "Raw server text", `sentence of ${codes[i]}: ${t}`));
+      await p.context().close();
+    });
+
+    await test("turn alerts in a background tab: title, favicon, sound; restored on return", async () => {
+      const kai = await newPage(browser, "kai", DESKTOP);
+      await instrument(kai);
+      await createRoom(kai, srv.url, "Kai", 2);
+      assert((await kai.title()) === "carcd" && (await favicon(kai)) === "favicon.svg", "normal title and icon");
+      // the sound is off until the toggle; the choice is stored
+      assert(!(await kai.isChecked("#sound-toggle")), "sound on by default");
+      await kai.check("#sound-toggle");
+      assert((await kai.evaluate(() => localStorage.getItem("carcd.sound"))) === "on", "sound choice stored");
+      const sample = await kai.evaluate(() => window.__beeps);
+      assert(sample === 1, "a sample beep on the toggle: " + sample);
+      await addBot(kai, "random", 1);
+      await kai.click("#start-btn");
+      await kai.waitForSelector("#world .legal");
+      assert((await kai.title()) === "carcd", "visible tab: normal title on our turn " + (await kai.title()));
+      await setHidden(kai, true);
+      await kai.waitForFunction(() => document.title === "● Your turn — carcd");
+      assert((await favicon(kai)) === "favicon-turn.svg", "turn favicon while hidden");
+      const icon = await fetch(srv.url + "/favicon-turn.svg");
+      assert(icon.ok && /svg/.test(icon.headers.get("content-type") || ""), "the turn favicon is served");
+      // move while hidden: the turn passes (normal title), the bot moves, our turn again
+      await kai.evaluate(() => (window.__titles = [document.title]));
+      const beeps = await kai.evaluate(() => window.__beeps);
+      await clickMove(kai, 0);
+      await kai.waitForFunction(() => document.title === "● Your turn — carcd" && window.__titles.length >= 3, null, { timeout: 10000 });
+      const titles = await kai.evaluate(() => window.__titles);
+      assert(titles[1] === "carcd" && titles[2] === "● Your turn — carcd", "titles " + JSON.stringify(titles));
+      assert((await favicon(kai)) === "favicon-turn.svg", "turn favicon again");
+      assert((await kai.evaluate(() => window.__beeps)) > beeps, "a beep when the turn came (sound on)");
+      await shots(kai, "alert", "#turn-card");
+      await setHidden(kai, false);
+      await kai.waitForFunction(() => document.title === "carcd");
+      assert((await favicon(kai)) === "favicon.svg", "icon restored on return");
+      await kai.context().close();
+    });
+
+    await test("low time on our own clock: a warning in the page, and in the title when hidden", async () => {
+      const lea = await newPage(browser, "lea", DESKTOP);
+      await instrument(lea);
+      await createRoom(lea, srv.url, "Lea", 2, async (p) => {
+        await p.selectOption("#create-clock", "custom");
+        await p.fill("#clock-minutes", "0.5");
+        await p.fill("#clock-increment", "0");
+        await p.selectOption("#create-timeout", "bot");
+      });
+      await addBot(lea, "random", 1);
+      assert(await lea.$eval("#low-time", (n) => n.hidden), "no warning in the lobby");
+      await lea.click("#start-btn");
+      await lea.waitForSelector("#world .legal");
+      await lea.waitForSelector("#low-time:not([hidden])");
+      const warn = await lea.textContent("#low-time");
+      assert(/^Hurry: only 0:[0-2]\d left on your clock\.$/.test(warn), "warning " + warn);
+      assert((await lea.title()) === "carcd", "visible: normal title");
+      await setHidden(lea, true);
+      await lea.waitForFunction(() => /^⚠ 0:[0-2]\d left — your turn — carcd$/.test(document.title));
+      assert((await favicon(lea)) === "favicon-turn.svg", "turn favicon");
+      assert((await lea.evaluate(() => window.__beeps)) === 0, "no beep with the sound off");
+      await shots(lea, "low-time", "#turn-card");
+      await setHidden(lea, false);
+      await lea.waitForFunction(() => document.title === "carcd");
+      await lea.context().close();
     });
 
     await test("a room with a clock: the mover's clock ticks down; leave, then take the seat back", async () => {
@@ -451,7 +548,8 @@ async function main() {
       await addBot(finn, "strong", 1);
       await finn.click("#start-btn");
       await finn.waitForFunction(() => /Finn's time ran out: the turn is skipped/.test(document.getElementById("log").textContent), null, { timeout: 10000 });
-      assert(/Finn's turn was skipped: tile /.test(await finn.textContent("#log")), "skip event");
+      assert(/Finn's turn was skipped: the tile \(an? [a-z]/.test(await finn.textContent("#log")), "skip event");
+      assertNoIds(await finn.innerText("#log"), "the events log");
       await finn.waitForSelector("#take-back-btn:not([hidden])", { timeout: 15000 });
       assert(/three turns in a row/.test(await finn.textContent("#seat-note")), "idle note");
       assert(/Bot playing for Finn — idle/.test(await finn.textContent('.autoplay-mark[data-autoplay-seat="0"]')), "idle mark");

@@ -12,6 +12,7 @@ import {
 import { SET_NAMES, replay, startPolling, stopPolling } from "./lobby.js";
 import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
 import { renderSeats, startClocks } from "./seats.js";
+import { startAlerts, updateAlerts } from "./alerts.js";
 
 function setStatus(kind, text) {
   const c = $("conn");
@@ -156,6 +157,7 @@ function toLobby() {
   history.replaceState(null, "", location.pathname);
   showView("lobby-view");
   $("end").hidden = true;
+  updateAlerts();
   replay.stop();
   startPolling();
 }
@@ -218,6 +220,7 @@ function render() {
   renderTurn();
   renderSeats();
   renderEnd();
+  updateAlerts();
 }
 
 function renderRoomCard() {
@@ -425,6 +428,7 @@ async function boot() {
     startPolling();
   }
   startClocks();
+  startAlerts();
   conn.connect();
 }
 

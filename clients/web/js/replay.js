@@ -1,5 +1,6 @@
 // replay.js: finished and abandoned games (GET /api/games, GET /api/games/{id}) and a
 // move-by-move replay.
+import { featurePlace, placeWords, tileName } from "./names.js";
 import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
@@ -169,7 +170,7 @@ export class Replay {
     const player = (this.n - 1) % np; // players move in turn (skips too); discarded tiles are not moves
     const name = rec.players[player] ? rec.players[player].name : "Player " + (player + 1);
     if (m.skip) {
-      text.textContent = `Move ${this.n} of ${rec.moves.length}: ${name}'s time ran out; the turn was skipped and ${m.tile} went under the pile.`;
+      text.textContent = `Move ${this.n} of ${rec.moves.length}: ${name}'s time ran out; the turn was skipped and the tile (${tileName(tiles[m.tile])}) went under the pile.`;
       return;
     }
     el("rect", { x: m.x * T + 2, y: m.y * T + 2, width: T - 4, height: T - 4, class: "last-placed" }, world);
@@ -178,8 +179,8 @@ export class Replay {
       const g = el("g", { transform: `translate(${m.x * T},${m.y * T})` }, world);
       drawMeeple(g, player, rotatePoint(sp, m.rot), m.meeple.kind === "large");
     }
-    let s = `Move ${this.n} of ${rec.moves.length}: ${name} placed ${m.tile} at (${m.x}, ${m.y})`;
-    if (m.meeple) s += ` with ${m.meeple.kind === "large" ? "the large meeple" : "a meeple"} on ${m.meeple.feature}`;
+    let s = `Move ${this.n} of ${rec.moves.length}: ${name} placed ${tileName(tiles[m.tile])} ${placeWords(m.x, m.y)}`;
+    if (m.meeple) s += `, with ${m.meeple.kind === "large" ? "the large meeple" : "a meeple"} ${featurePlace(tiles[m.tile], m.meeple.feature, m.rot)}`;
     text.textContent = s + ".";
   }
 }

@@ -40,7 +40,7 @@ export function timeLeft(d, i) {
 }
 
 // Red under 30 s, or under a tenth of the initial time when that is more.
-function lowAt(d) {
+export function lowAt(d) {
   return Math.max(30000, d.clock.initial * 100);
 }
 

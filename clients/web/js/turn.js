@@ -1,7 +1,7 @@
 // turn.js: the board of the room and the turn flow: pick a legal position, rotate, a meeple
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
 import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
-import { featureName } from "./words.js";
+import { atWords, featureName, featurePlace, featureRole, placeWords, tileName } from "./words.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
 
 export const view = new View($("board"), $("world"));
@@ -62,7 +62,7 @@ export function renderBoard() {
       const g = el("g", {
         class: "legal" + (fits ? " fits" : ""), transform: `translate(${l.x * T},${l.y * T})`,
         tabindex: 0, role: "button", "data-x": l.x, "data-y": l.y,
-        "aria-label": `Place the tile at ${l.x}, ${l.y}` + (fits ? "" : " (needs another rotation)"),
+        "aria-label": `Place the tile ${l.x || l.y ? placeWords(l.x, l.y) : "here"}` + (fits ? "" : " (needs another rotation)"),
       }, markG);
       if (fits) {
         const ghost = drawTile(d.tile, app.tiles[d.tile], app.rot, g);
@@ -85,7 +85,7 @@ export function renderBoard() {
     const s = el("g", {
       class: "spot" + (selected ? " selected" : ""), transform: `translate(${pt[0]},${pt[1]})`,
       tabindex: 0, role: "button", "data-feature": f, "aria-pressed": selected ? "true" : "false",
-      "aria-label": `Put a meeple on the ${featureName(app.tiles[d.tile], f)}`,
+      "aria-label": `Put a meeple: ${featureName(app.tiles[d.tile], f, p.rot, true)}`,
     }, g);
     el("circle", { r: 13, class: "spot-ring" }, s);
     if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large");
@@ -100,7 +100,7 @@ export function renderBoard() {
       const s = el("g", {
         class: "escape-spot" + (selected ? " selected" : ""), transform: `translate(${e.x * T + pt[0]},${e.y * T + pt[1]})`,
         tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false",
-        "aria-label": `Let the knight at ${e.x}, ${e.y} escape`,
+        "aria-label": `Let the knight ${atWords(e.x, e.y)} escape`,
       }, markG);
       el("circle", { r: 16, class: "escape-ring" }, s);
       activate(s, () => chooseEscape(e));
@@ -123,8 +123,8 @@ export function fitBoard(force) {
 
 function tileLabel(b, x, y) {
   const t = app.tiles[b.tile];
-  let s = `Tile at ${x}, ${y}: ${t ? t.what : b.tile}, turned ${b.rot} degrees`;
-  if (b.meeple) s += `; ${who(b.meeple.player)}'s ${b.meeple.kind === "large" ? "large meeple" : "meeple"} on the ${featureName(t, b.meeple.feature)}`;
+  let s = `${x || y ? "Tile " + placeWords(x, y) : "The start tile"}: ${tileName(t)}, turned ${b.rot} degrees`;
+  if (b.meeple) s += `; ${who(b.meeple.player)}'s ${b.meeple.kind === "large" ? "large meeple" : "meeple"} (${featureRole(t, b.meeple.feature)}) ${featurePlace(t, b.meeple.feature, b.rot)}`;
   return s;
 }
 
@@ -214,6 +214,8 @@ export async function confirm() {
   if (showReplyError(r)) render();
 }
 
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
 export function renderTurn() {
   const d = app.doc;
   const text = $("turn-text");
@@ -236,7 +238,7 @@ export function renderTurn() {
   if (myTurn()) {
     text.textContent = app.pending
       ? "Choose a meeple spot or none, then confirm. Undo takes the tile back."
-      : `Your turn: place the tile (${tile ? tile.what : d.tile}). Highlighted squares are legal.`;
+      : `Your turn: place the tile (${tileName(tile)}). Highlighted squares are legal.`;
   } else if (cur.bot) {
     text.textContent = `${who(d.current)} (a bot) is thinking.`;
   } else if (cur.autoplay) {
@@ -252,7 +254,7 @@ export function renderTurn() {
   }
   const svg = el("svg", { viewBox: "0 0 100 100", width: 96, height: 96 }, drawn);
   drawTile(d.tile, tile, app.pending ? app.pending.rot : app.rot, svg);
-  drawn.setAttribute("title", tile ? tile.what : d.tile);
+  drawn.setAttribute("title", tileName(tile));
   if (!myTurn() || !app.pending) return;
   const entry = pendingEntry();
   const me = d.seats[app.seat];
@@ -277,14 +279,14 @@ export function renderTurn() {
     }, "no-meeple");
     for (const f of entry.meeples) {
       if (me.meeples > 0) {
-        mk(featureName(tile, f), p.meeple && p.meeple.feature === f && p.meeple.kind === "normal", () => {
+        mk(cap(featureName(tile, f, p.rot, true)), p.meeple && p.meeple.feature === f && p.meeple.kind === "normal", () => {
           p.meeple = { feature: f, kind: "normal" };
           p.escape = null;
           render();
         });
       }
       if (me.large > 0) {
-        mk("Large: " + featureName(tile, f), p.meeple && p.meeple.feature === f && p.meeple.kind === "large", () => {
+        mk("Large meeple: " + featureName(tile, f, p.rot, true), p.meeple && p.meeple.feature === f && p.meeple.kind === "large", () => {
           p.meeple = { feature: f, kind: "large" };
           p.escape = null;
           render();
@@ -297,7 +299,7 @@ export function renderTurn() {
     h.textContent = "A knight may escape instead:";
     choices.append(h);
     for (const e of entry.escapes) {
-      mk(`Knight at ${e.x}, ${e.y} escapes`, p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature, () => chooseEscape(e));
+      mk(`The knight ${atWords(e.x, e.y)} escapes`, p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature, () => chooseEscape(e));
     }
   }
 }

@@ -1,4 +1,7 @@
-// words.js: events (PROTOCOL.md "Events") as English sentences.
+// words.js: events (PROTOCOL.md "Events") as English sentences; tiles and features by name
+// (names.js), never by id.
+import { atWords, featurePlace, featureRole, featureWhere, placeWords, tileName } from "./names.js";
+export { atWords, featurePlace, featureRole, featureWhere, placeWords, tileName };
 
 const FEATURE_WORD = { city: "city", road: "road", farm: "farm", cloister: "cloister", field: "field" };
 
@@ -11,17 +14,16 @@ function pts(n) {
   return (n >= 0 ? "+" : "") + n;
 }
 
-export function featureName(tile, feature) {
-  if (!tile) return feature;
-  const s = tile.segments.find((x) => x.name === feature);
-  if (!s) return feature;
-  const kind = s.kind === "field" ? "field (farmer)" : s.kind === "road" ? "road (thief)" : s.kind === "city" ? "city (knight)" : "cloister (monk)";
-  return kind + " " + feature;
+// A feature of a tile placed at rot in words: "the city to the north (knight)" when role.
+export function featureName(tile, feature, rot, role) {
+  const w = featureWhere(tile, feature, rot);
+  return role ? `${w} (${featureRole(tile, feature)})` : w;
 }
 
 // who(seat) -> a name. tiles: the catalogue's tiles. prevSeats: the seats before the delta
 // (to tell a removed bot from a player who left the lobby), when known.
 export function describe(ev, who, tiles, prevSeats) {
+  const tname = (id) => tileName(tiles && tiles[id]);
   switch (ev.type) {
     case "seat": {
       if (ev.name === null) {
@@ -35,19 +37,20 @@ export function describe(ev, who, tiles, prevSeats) {
     case "timeout":
       return `${who(ev.seat)}'s time ran out: ${TIMEOUT_DONE[ev.on_timeout] ? TIMEOUT_DONE[ev.on_timeout](who(ev.seat)) : "the time-out rule applies."}`;
     case "skip":
-      return `${who(ev.player)}'s turn was skipped: tile ${ev.tile} goes under the draw pile.`;
+      return `${who(ev.player)}'s turn was skipped: the tile (${tname(ev.tile)}) goes under the draw pile.`;
     case "autoplay":
       return autoplayEvent(who(ev.seat), ev.reason);
     case "start":
       return `The game started: ${names(ev.players)}.`;
     case "placed": {
-      let s = `${who(ev.player)} placed a tile at (${ev.x}, ${ev.y})`;
-      if (ev.rot) s += `, turned ${ev.rot}°`;
+      const tile = tiles && tiles[ev.tile];
+      const name = tileName(tile);
+      let s = `${who(ev.player)} placed ${name}`;
       if (ev.meeple) {
-        const tile = tiles && tiles[ev.tile];
-        s += `, with ${ev.meeple.kind === "large" ? "the large meeple" : "a meeple"} on the ${featureName(tile, ev.meeple.feature)}`;
+        // "a straight road and a meeple on ...", "a city edge and a road curve, with a meeple on ..."
+        s += `${name.includes(" and ") ? ", with" : " and"} ${ev.meeple.kind === "large" ? "the large meeple" : "a meeple"} ${featurePlace(tile, ev.meeple.feature, ev.rot)}`;
       }
-      if (ev.escape) s += `; a knight escapes from (${ev.escape.x}, ${ev.escape.y})`;
+      if (ev.escape) s += `; a knight escapes from the city ${atWords(ev.escape.x, ev.escape.y)}`;
       return s + ".";
     }
     case "score":
@@ -59,16 +62,16 @@ export function describe(ev, who, tiles, prevSeats) {
     }
     case "escape": {
       const seat = (ev.returned || []).findIndex((n) => n > 0);
-      return `${seat >= 0 ? who(seat) + "'s" : "A"} knight escaped from the besieged city at (${ev.x}, ${ev.y}).`;
+      return `${seat >= 0 ? who(seat) + "'s" : "A"} knight escaped from the besieged city ${atWords(ev.x, ev.y)}.`;
     }
     case "discard":
-      return `Tile ${ev.tile} fits nowhere and was discarded.`;
+      return `A tile (${tname(ev.tile)}) fits nowhere and was discarded.`;
     case "herbs": {
       const seat = (ev.delta || []).findIndex((n) => n !== 0);
       return `${seat >= 0 ? who(seat) : "A player"} cashes ${ev.herbs} herb token${ev.herbs === 1 ? "" : "s"}: ${pts(seat >= 0 ? ev.delta[seat] : 5 * ev.herbs)}.`;
     }
     default:
-      return `${ev.type}`;
+      return "Something happened in the game.";
   }
 }
 
@@ -194,7 +197,7 @@ export function clockText(c) {
 // ---------------------------------------------------------------------------------------------
 // Errors (PROTOCOL.md "Errors") in plain words
 
-const ERRORS = {
+export const ERRORS = {
   bad_request: "The server refused that request as malformed.",
   game_over: "The game is over.",
   not_your_turn: "It is not your turn.",
