@@ -23,8 +23,8 @@ struct proto_client_doc {
 };
 
 static const char *const server_types[PROTO_S_COUNT] = {
-    NULL,    "welcome", "rooms", "joined", "watching", "left",
-    "state", "delta",   "ack",   "chat",   "pong",     "error",
+    NULL,    "welcome", "rooms", "joined", "watching", "left",    "state",
+    "delta", "ack",     "chat",  "pong",   "error",    "history",
 };
 
 const char *proto_server_type_name(int type)

@@ -48,6 +48,7 @@ enum proto_server_type {
     PROTO_S_CHAT,
     PROTO_S_PONG,
     PROTO_S_ERROR,
+    PROTO_S_HISTORY, /* ref only: read the turns and chat from the text */
     PROTO_S_COUNT
 };
 

@@ -19,7 +19,7 @@
 
 static const char *const type_names[PROTO_T_COUNT] = {
     "list", "create", "join", "resume", "watch",   "leave",      "start",
-    "play", "chat",   "sync", "ping",   "add_bot", "remove_bot",
+    "play", "chat",   "sync", "ping",   "add_bot", "remove_bot", "history",
 };
 
 const char *proto_type_name(int type)
@@ -458,6 +458,7 @@ static const struct {
     [PROTO_T_PING] = {keys_none, read_none},
     [PROTO_T_ADD_BOT] = {keys_add_bot, read_add_bot},
     [PROTO_T_REMOVE_BOT] = {keys_remove_bot, read_remove_bot},
+    [PROTO_T_HISTORY] = {keys_none, read_none},
 };
 
 /* "id": a string or an integer with |n| <= 2^53, kept as compact JSON. */

@@ -50,6 +50,7 @@ enum proto_type {
     PROTO_T_PING,
     PROTO_T_ADD_BOT,
     PROTO_T_REMOVE_BOT,
+    PROTO_T_HISTORY,
     PROTO_T_COUNT
 };
 

@@ -415,6 +415,13 @@ static int cmd_play(const struct cmd_ctx *c, struct carc_error *err)
     return room_play(c->r, c->s, c->m, c->now, err);
 }
 
+static int cmd_history(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    room_history(c->r, c->s, c->m->id);
+    return 0;
+}
+
 static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
     if (c->lb->store != NULL && store_failing(c->lb->store))
@@ -464,6 +471,7 @@ static const struct cmd cmds[PROTO_T_COUNT] = {
     [PROTO_T_PING] = {cmd_ping, WHO_ANY, PH_ANY, T_NONE},
     [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN},
     [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN},
+    [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN},
 };
 
 static const char *named_room(const struct proto_msg *m)

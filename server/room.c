@@ -332,6 +332,7 @@ void room_free(struct room *r)
         sbuf_unref(r->held[i].alt);
     }
     free(r->held);
+    free(r->chat);
     proto_state_free(r->state);
     free(r->game);
     free(r->moves);
@@ -656,6 +657,7 @@ void room_chat(struct room *r, struct session *s, const char *text)
         store_chat(r->store, r, s->seat, name, text, 0);
         room__dirty(r);
     }
+    room__chat_keep(r, s->seat, name, text);
     struct sbuf *b = sbuf_take(proto_encode_chat(s->seat, name, text));
     room__broadcast(r, b, NULL);
     sbuf_unref(b);

@@ -19,11 +19,14 @@
 #include <stdint.h>
 
 #include "game.h"
+#include "history.h"
 #include "msg.h"
 #include "sbuf.h"
 #include "session.h"
 #include "sha256.h"
 #include "state.h"
+
+#define ROOM_CHAT_KEPT 32 /* chat lines a `history` carries */
 
 struct lobby;
 struct carc_record;
@@ -93,6 +96,10 @@ struct room {
     struct bots_job *job;     /* the search playing the current turn, or NULL */
     int job_moves;            /* nmoves of the turn the job plays */
     int bot_refused;          /* this turn's bot move was refused: play it at random */
+
+    /* The last ROOM_CHAT_KEPT chat lines, for `history` (allocated with the first). */
+    struct proto_chat_line *chat;
+    int nchat, chat_next;
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;
@@ -182,6 +189,12 @@ void room_reply(struct room *r, struct session *s, char *text);
 
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);
+
+/* Keep a chat line for `history` (the last ROOM_CHAT_KEPT). */
+void room__chat_keep(struct room *r, int seat, const char *name, const char *text);
+/* s gets `history` (with ref): every turn's events since the start and the
+ * last ROOM_CHAT_KEPT chat lines. */
+void room_history(struct room *r, struct session *s, const char *ref);
 
 /* The deltas after seq, or a `state` (with ref) when they are not kept. */
 void room_sync(struct room *r, struct session *s, long long seq, const char *ref);

@@ -1,5 +1,6 @@
-/* room_record.c: a room's game as record JSON (DESIGN 3): one move at a time
- * for storage, and the whole record for GET /api/games and the store. */
+/* room_record.c: what a room has played, as records: its game as record JSON
+ * (DESIGN 3: one move at a time for storage, the whole record for GET
+ * /api/games and the store), and its turns and recent chat as `history`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "record_json.h"
 #include "room.h"
 #include "sbuf.h"
+#include "turn.h"
 
 int room_move_json(const struct room *r, int i, char *buf, size_t size)
 {
@@ -60,6 +62,46 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
         rec->deck_len = r->deck_len;
         memcpy(rec->deck, r->deck, (size_t)r->deck_len);
     }
+}
+
+void room__chat_keep(struct room *r, int seat, const char *name, const char *text)
+{
+    if (r->chat == NULL) {
+        r->chat = calloc(ROOM_CHAT_KEPT, sizeof *r->chat);
+        if (r->chat == NULL)
+            srv_oom("room chat");
+    }
+    struct proto_chat_line *line = &r->chat[r->chat_next];
+    r->chat_next = (r->chat_next + 1) % ROOM_CHAT_KEPT;
+    if (r->nchat < ROOM_CHAT_KEPT)
+        r->nchat++;
+    line->seat = seat;
+    snprintf(line->name, sizeof line->name, "%s", name);
+    snprintf(line->text, sizeof line->text, "%s", text);
+    line->time = turn_wall_ms();
+}
+
+void room_history(struct room *r, struct session *s, const char *ref)
+{
+    struct proto_chat_line lines[ROOM_CHAT_KEPT];
+    int n = 0; /* oldest first */
+    for (int k = 0; k < r->nchat; k++)
+        lines[n++] = r->chat[(r->chat_next - r->nchat + k + ROOM_CHAT_KEPT) % ROOM_CHAT_KEPT];
+    struct carc_record *rec = NULL;
+    struct carc_config cfg;
+    if (r->game != NULL) {
+        rec = calloc(1, sizeof *rec);
+        if (rec == NULL)
+            srv_oom("room history");
+        room_record_fill(r, rec);
+        carc_record_config(rec, &cfg);
+    }
+    char *text =
+        proto_history_encode(rec != NULL ? &cfg : NULL, r->moves, r->nmoves, lines, n, ref);
+    free(rec);
+    if (text == NULL)
+        srv_oom("room history");
+    room_reply(r, s, text);
 }
 
 char *room_record_json(const struct room *r, const char *closed)

@@ -709,6 +709,58 @@ static void setup_small_history_bytes(void)
     setup_with(small_history_bytes);
 }
 
+/* `history`: a late spectator gets every turn's events as the deltas told
+ * them, and the chat; in the lobby, no turns. */
+START_TEST(history_for_late_comers)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    say(a, "\"type\":\"chat\",\"text\":\"good luck\"");
+    drain(a);
+    drain(b);
+    char seen[4][4096];
+    for (int k = 0; k < 4; k++) {
+        struct fake *p = current(r, a, b), *o = p == a ? b : a;
+        struct proto_client_legal l[1];
+        ck_assert_int_gt(proto_client_legal(p->doc, l, 1), 0);
+        say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+            carc_tiles[proto_client_tile(p->doc)].id, l[0].x, l[0].y, l[0].rot * 90);
+        const char *d = expect(o, "delta");
+        const char *ev = strstr(d, "\"events\":"), *end = strstr(d, ",\"patch\":");
+        ck_assert(ev != NULL && end != NULL && end - ev < 4000);
+        snprintf(seen[k], sizeof seen[k], "%.*s", (int)(end - ev), ev);
+        drain(a);
+        drain(b);
+    }
+    struct fake *w = fake_new();
+    say(w, "\"type\":\"watch\",\"room\":\"%s\"", a->room);
+    drain(w);
+    say(w, "\"type\":\"history\",\"id\":4");
+    const char *h = expect(w, "history");
+    ck_assert_int_eq(jint(h, "ref"), 4);
+    for (int k = 0; k < 4; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "turns.%d.move", k);
+        ck_assert_int_eq(jint(h, key), k);
+        ck_assert_msg(strstr(h, seen[k]) != NULL, "turn %d: %s not in %s", k, seen[k], h);
+    }
+    ck_assert(!has(h, "turns.4"));
+    ck_assert_str_eq(jstr(h, "chat.0.text"), "good luck");
+    ck_assert_str_eq(jstr(h, "chat.0.name"), "Ann");
+    ck_assert(strstr(h, "\"seed\"") == NULL && strstr(h, "\"deck\"") == NULL);
+    /* In the lobby there are no turns yet. */
+    struct fake *c = fake_new();
+    create(c, "2");
+    say(c, "\"type\":\"history\",\"id\":5");
+    h = expect(c, "history");
+    ck_assert(!has(h, "turns.0") && !has(h, "chat.0"));
+    /* Not in a room: refused. */
+    struct fake *d = fake_new();
+    say(d, "\"type\":\"history\"");
+    expect_error(d, "not_in_room");
+}
+END_TEST
+
 Suite *suite_room(void)
 {
     Suite *s = suite_create("room");
@@ -732,6 +784,7 @@ Suite *suite_room(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("history bytes", setup_small_history_bytes);
     tcase_add_test(tc, history_bounded_by_bytes);
+    tcase_add_test(tc, history_for_late_comers);
     suite_add_tcase(s, tc);
     return s;
 }

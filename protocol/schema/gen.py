@@ -119,6 +119,7 @@ CLIENT = {
     "ping": message("client", "ping", {}),
     "add_bot": message("client", "add_bot", {"level": LEVEL}, ["level"]),
     "remove_bot": message("client", "remove_bot", {"seat": SEAT}, ["seat"]),
+    "history": message("client", "history", {}),
 }
 
 # The state document ----------------------------------------------------------------------------
@@ -260,6 +261,16 @@ SERVER = {
         "seat": {"oneOf": [{"type": "null"}, SEAT]},
         "name": {"type": "string"}, "text": {"type": "string"}}, ["seat", "name", "text"]),
     "pong": message("server", "pong", {}),
+    "history": message("server", "history", {
+        "turns": {"type": "array", "items": obj({
+            "move": {"type": "integer", "minimum": 0}, "player": SEAT,
+            "events": {"type": "array", "items": {"oneOf": EVENTS}, "minItems": 1}},
+            ["move", "player", "events"])},
+        "chat": {"type": "array", "items": obj({
+            "seat": {"oneOf": [{"type": "null"}, SEAT]}, "name": {"type": "string"},
+            "text": {"type": "string"}, "time": {"type": "integer", "minimum": 0}},
+            ["seat", "name", "text", "time"])},
+    }, ["turns", "chat"]),
     "error": message("server", "error", {
         "code": {"type": "string", "pattern": "^[a-z_]+$"}, "message": {"type": "string"},
     }, ["code", "message"]),

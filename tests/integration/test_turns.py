@@ -137,12 +137,25 @@ class Turns(unittest.TestCase):
                      sets=["base", "inns-cathedrals", "apothecaries-tithes"])
         for level in ("random", "greedy", "strong"):
             a.send({"v": 1, "type": "add_bot", "level": level})
+        a.send({"v": 1, "type": "chat", "text": "good luck, bots"})
         doc = a.wait_doc(lambda d: all(s["taken"] for s in d["seats"]))
         self.assertEqual([s["bot"] for s in doc["seats"]], [None, "random", "greedy", "strong"])
         a.send({"v": 1, "type": "start"})
-        play_until_over(a, random.Random(5), timeout=300)
-        _, scores = record_scores(self.srv, a.room)
+        events = play_until_over(a, random.Random(5), timeout=300)
+        rec, scores = record_scores(self.srv, a.room)
         self.assertEqual(scores, [s["score"] for s in a.doc["seats"]])
+        # A late spectator's history holds every turn as the deltas told it, and the chat.
+        with h.Client(self.srv, name="late") as w:
+            w.request_ok("watch", "watching", room=a.room)
+            hist = w.request_ok("history", "history")
+        self.assertEqual(len(hist["turns"]), len(rec["moves"]))
+        for t, m in zip(hist["turns"], rec["moves"]):
+            placed = t["events"][0]
+            self.assertEqual((placed["type"], placed["tile"], placed["x"], placed["y"],
+                              placed["rot"]), ("placed", m["tile"], m["x"], m["y"], m["rot"]))
+        told = [e for e in events if e["type"] not in ("seat", "start", "autoplay", "timeout")]
+        self.assertEqual([e for t in hist["turns"] for e in t["events"]], told)
+        self.assertEqual([c["text"] for c in hist["chat"]], ["good luck, bots"])
         a.close()
 
 
