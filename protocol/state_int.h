@@ -1,0 +1,126 @@
+/* state_int.h: what the state files share (state_build.c builds documents,
+ * state.c writes them and the deltas between two of them). Not for the rest
+ * of the code: state.h is the interface. */
+#ifndef PROTO_STATE_INT_H
+#define PROTO_STATE_INT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "patch.h"
+#include "state.h"
+
+#define MAX_LEGAL (CARC_MAX_FRONTIER * 4)
+#define MAX_KNIGHTS 16
+
+/* The legal list as JSON text, shared by reference count. */
+struct legal_text {
+    int refs;
+    size_t len;
+    char text[];
+};
+
+struct cell_view {
+    uint8_t type, rot;
+    int8_t x, y;
+    uint8_t meeple; /* carc_node.meeple of the tile's meeple, or 0 */
+    uint8_t seg;    /* its segment */
+};
+
+struct seat_view {
+    char name[PROTO_NAME_MAX]; /* valid UTF-8 ("?" replaces an invalid name) */
+    uint8_t null_name;         /* the seat is free: "name": null */
+    uint8_t taken, connected;
+    uint8_t meeples, large, herbs;
+    uint8_t bot, autoplay; /* as in struct proto_seat */
+    int32_t score;
+    long long time_ms; /* -1: null */
+};
+
+/* What decides the legal list: while it is the same, the list is too. */
+struct legal_key {
+    const struct carc_game *g;
+    int moving, turn, deck_pos, ntiles, current, tile, meeples, large;
+};
+
+struct proto_state {
+    char room[PROTO_ROOM_MAX + 16];
+    uint8_t phase, farmers, escape_rule, nseats;
+    unsigned sets;
+    int host, turn, current, tile, tiles_left, herbs_left; /* current, tile: -1 for null */
+    struct seat_view seats[CARC_MAX_PLAYERS];
+    int ntiles;
+    struct cell_view board[CARC_MAX_TILES];
+    uint8_t remaining[256]; /* undrawn tiles by type */
+    struct legal_key lkey;
+    struct legal_text *legal;
+    struct proto_clock clock; /* initial == 0: "clock": null */
+    long long turn_started;   /* -1: null */
+};
+
+/* proto__out_put with the common case (it fits) inlined: small constant-size
+ * copies then compile to a few moves. */
+static inline void put_raw(struct proto__out *b, const char *s, size_t n)
+{
+    if (b->n + n < b->cap) {
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+    } else {
+        proto__out_put(b, s, n);
+    }
+}
+
+/* lit must be a string literal (sizeof gives its length). */
+#define PUT(b, lit) put_raw((b), "" lit, sizeof(lit) - 1)
+
+/* A JSON string of s, which may need escapes (seat names, room ids). */
+static inline void put_string(struct proto__out *b, const char *s)
+{
+    proto__out_string(b, s, strlen(s));
+}
+
+/* A JSON string of a catalogue name (tile ids, segment and set names, wire
+ * enum names): printable ASCII without '"' or '\\', written as it is. */
+static inline void put_name(struct proto__out *b, const char *s)
+{
+    put_raw(b, "\"", 1);
+    put_raw(b, s, strlen(s));
+    put_raw(b, "\"", 1);
+}
+
+static inline void put_int(struct proto__out *b, long long x)
+{
+    char num[24];
+    unsigned long long u = x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+    char *p = num + sizeof num;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (x < 0)
+        *--p = '-';
+    put_raw(b, p, (size_t)(num + sizeof num - p));
+}
+
+/* "x,y" without snprintf, which showed in profiles; returns its length. */
+static inline size_t cell_key(char *out, int x, int y)
+{
+    char *start = out;
+    int v[2] = {x, y};
+    for (int k = 0; k < 2; k++) {
+        int n = v[k];
+        if (n < 0) {
+            *out++ = '-';
+            n = -n;
+        }
+        if (n >= 100)
+            *out++ = (char)('0' + n / 100);
+        if (n >= 10)
+            *out++ = (char)('0' + n / 10 % 10);
+        *out++ = (char)('0' + n % 10);
+        *out++ = k == 0 ? ',' : '\0';
+    }
+    return (size_t)(out - start - 1);
+}
+
+#endif
