@@ -407,6 +407,74 @@ async function main() {
       await cleo.context().close();
     });
 
+    // The events log as [class, text] (newest first) and its game lines: room events (seat,
+    // autoplay, timeout) are not in the server's history.
+    const logLines = (p) => p.$$eval("#log li", (lis) => lis.map((li) => [li.className, li.textContent]));
+    const gameLines = (ls) => ls.filter(([c]) => !["ev-seat", "ev-autoplay", "ev-timeout"].includes(c)).map(([c, t]) => c + " " + t);
+    let histRoom = null;
+    let histPage = null;
+    let histLines = null;
+    await test("a reload fills the events log, the chat and the score chart from the room's history", async () => {
+      histPage = await newPage(browser, "rita", DESKTOP);
+      const p = histPage;
+      histRoom = await createRoom(p, srv.url, "Rita", 2);
+      await addBot(p, "random", 1);
+      await p.click("#start-btn");
+      for (let k = 0; k < 4; k++) {
+        await p.waitForSelector("#world .legal");
+        await clickMove(p, k);
+      }
+      await p.waitForSelector("#world .legal"); // the bot moved: our turn, nothing moves now
+      await p.fill("#chat-text", "history please");
+      await p.press("#chat-text", "Enter");
+      await p.waitForFunction(() => /Rita: history please/.test(document.getElementById("chat").textContent));
+      const before = await logLines(p);
+      const histBefore = await p.evaluate(async () => (await import("/js/app.js")).app.hist);
+      assert(gameLines(before).filter((l) => l.startsWith("ev-placed")).length === 8, "8 moves before: " + JSON.stringify(before));
+      // the chart must come from the server's history, not from this browser's storage
+      await p.evaluate((id) => localStorage.removeItem("carcd.hist." + id), histRoom);
+      await p.reload();
+      await p.waitForSelector("#log[data-history]");
+      await p.waitForSelector("#world .legal");
+      const after = await logLines(p);
+      assert(after.length >= gameLines(before).length, `log entries: ${after.length} after, ${before.length} before`);
+      assert(JSON.stringify(gameLines(after)) === JSON.stringify(gameLines(before)),
+        "log after the reload:\n" + gameLines(after).join("\n") + "\nbefore:\n" + gameLines(before).join("\n"));
+      const chat = await p.$$eval("#chat li", (lis) => lis.map((li) => li.textContent));
+      assert(chat.filter((t) => t === "Rita: history please").length === 1, "chat after the reload " + JSON.stringify(chat));
+      const c = await p.evaluate(async () => {
+        const { app } = await import("/js/app.js");
+        const { renderChart } = await import("/js/chart.js");
+        const box = document.createElement("div");
+        renderChart(box, app.hist, app.doc.seats.map((s) => s.name));
+        return { hist: app.hist, turn: app.doc.turn, scores: app.doc.seats.map((s) => s.score), points: [...box.querySelectorAll("polyline")].map((l) => l.getAttribute("points").split(" ").length) };
+      });
+      assert(c.turn === 8, "turn " + c.turn);
+      assert(JSON.stringify(c.hist.map((h) => h.turn)) === JSON.stringify([...Array(c.turn + 1).keys()]), "chart turns " + JSON.stringify(c.hist));
+      assert(JSON.stringify(c.points) === JSON.stringify([c.turn + 1, c.turn + 1]), "chart points " + c.points);
+      assert(JSON.stringify(c.hist[c.turn].scores) === JSON.stringify(c.scores), "last chart scores " + JSON.stringify(c.hist[c.turn]) + " vs " + c.scores);
+      for (const h of histBefore) {
+        const a = c.hist.find((x) => x.turn === h.turn);
+        assert(a && JSON.stringify(a.scores) === JSON.stringify(h.scores), `turn ${h.turn}: ${JSON.stringify(a)} after, ${JSON.stringify(h)} before`);
+      }
+      histLines = gameLines(after);
+    });
+
+    await test("a late spectator sees the earlier turns in the log and the chat", async () => {
+      assert(histLines, "no game from the previous test");
+      const vic = await newPage(browser, "vic", DESKTOP);
+      await vic.goto(srv.url + "/#room=" + histRoom);
+      await vic.waitForFunction(() => /watching/.test(document.getElementById("room-role").textContent));
+      await vic.waitForSelector("#log[data-history]");
+      const lines = gameLines(await logLines(vic));
+      assert(JSON.stringify(lines) === JSON.stringify(histLines), "spectator's log:\n" + lines.join("\n"));
+      assert(lines.some((l) => /^ev-placed Rita placed/.test(l)) && lines.some((l) => /^ev-placed Random bot placed/.test(l)), "both players' moves");
+      const chat = await vic.$$eval("#chat li", (lis) => lis.map((li) => li.textContent));
+      assert(JSON.stringify(chat) === JSON.stringify(["Rita: history please"]), "spectator's chat " + JSON.stringify(chat));
+      await vic.context().close();
+      await histPage.context().close();
+    });
+
     await test("every error code of common/err.h has a sentence", async () => {
       const h = fs.readFileSync(path.join(ROOT, "common/err.h"), "utf8");
       const codes = [...h.matchAll(/X\(\w+, "([a-z_]+)"/g)].map((m) => m[1]);

@@ -15,6 +15,8 @@ export const app = {
   pending: null, // {x, y, rot, meeple, escape}
   hist: [], // [{turn, scores}]
   finals: [], // final scoring events
+  histWanted: false, // the next state asks for the room's history (main.js loadHistory)
+  histSince: null, // while it is asked: [[room event, seats before]] of the deltas since
   lastTurnKey: "",
   wantRoom: null, // room of the link, before we are in it
   offset: 0, // server clock - our clock, in ms (from welcome.time)

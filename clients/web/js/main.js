@@ -1,7 +1,8 @@
 // main.js: the carcd browser client. Speaks protocol v1 only. This module: the connection,
 // entering and leaving rooms, applying state and deltas, the room card, events log, chat, end
-// screen, keys and start-up. lobby.js: the lobby view; turn.js: the board and the turn flow;
-// seats.js: the players panel, bots and clocks; app.js: the shared state.
+// screen, keys and start-up; the room's history (log, chat, chart) on entering a room.
+// lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
+// bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
 import { playerBadge } from "./board.js";
 import { botLevelName, clockText, describe } from "./words.js";
@@ -92,6 +93,10 @@ function handle(msg) {
       app.seq = msg.seq;
       if (app.hist.length === 0) recordHist();
       render();
+      if (app.histWanted) {
+        app.histWanted = false;
+        loadHistory();
+      }
       break;
     case "delta": {
       if (!app.doc || msg.seq <= app.seq) return;
@@ -107,7 +112,10 @@ function handle(msg) {
         return;
       }
       app.seq = msg.seq;
-      for (const ev of msg.events) onEvent(ev, prevSeats);
+      for (const ev of msg.events) {
+        onEvent(ev, prevSeats);
+        if (app.histSince && ROOM_EVENTS.includes(ev.type)) app.histSince.push([ev, prevSeats]);
+      }
       recordHist();
       render();
       break;
@@ -133,8 +141,11 @@ function enterRoom(room, seat) {
     app.hist = h.hist || [];
     app.finals = h.finals || [];
     $("log").replaceChildren();
+    delete $("log").dataset.history;
     $("chat").replaceChildren();
     app.centred = false;
+    app.histWanted = true; // the state that follows asks for the room's history
+    app.histSince = null;
   }
   app.room = room;
   app.wantRoom = null;
@@ -172,6 +183,58 @@ function onEvent(ev, prevSeats) {
     app.finals = [];
   }
   addLog(describe(ev, who, app.tiles, prevSeats), ev.type);
+}
+
+// Room events: the server's history does not keep them (PROTOCOL.md "history").
+const ROOM_EVENTS = ["seat", "start", "timeout", "autoplay"];
+
+// After the first state in a room (create, join, resume after a reload, watch): asks for the
+// room's history and rebuilds the events log, the chat and the score chart from it. The server
+// answers in order, so the reply already holds every move and chat line this window received
+// between the state and the reply (those were shown live and are replaced); only the room
+// events of those deltas are kept (app.histSince) and shown again after the history's turns.
+async function loadHistory() {
+  const room = app.room;
+  const started = app.doc.phase !== "lobby";
+  app.histSince = [];
+  const r = await conn.request({ type: "history" });
+  const since = app.histSince || [];
+  app.histSince = null;
+  if (app.room !== room || !app.doc || r.type !== "history") return; // we left, or an old server
+  $("log").replaceChildren();
+  app.finals = [];
+  const start = since.find(([ev]) => ev.type === "start");
+  if (started) {
+    // the game's start event is a room event: say it again from the seats
+    onEvent({ type: "start", players: app.doc.seats.filter((s) => s.taken).map((s) => s.name) });
+  } else if (start) {
+    onEvent(start[0], start[1]);
+  }
+  // the chart: the scores after every turn, from the turns' score changes
+  const scores = app.doc.seats.map(() => 0);
+  const hist = started || start ? [{ turn: 0, scores: scores.slice() }] : [];
+  let turn = 0;
+  for (const t of r.turns || []) {
+    for (const ev of t.events || []) {
+      onEvent(ev);
+      if (ev.type === "placed") turn++;
+      if (Array.isArray(ev.delta)) ev.delta.forEach((n, i) => (scores[i] = (scores[i] || 0) + n));
+    }
+    const last = hist[hist.length - 1];
+    if (last && last.turn === turn) last.scores = scores.slice();
+    else hist.push({ turn, scores: scores.slice() });
+  }
+  app.hist = hist;
+  for (const [ev, prev] of since) if (ev !== (start && start[0])) onEvent(ev, prev);
+  recordHist(); // the document has the last word on the scores now
+  saveHist();
+  $("chat").replaceChildren();
+  for (const line of r.chat || []) addChat(line);
+  $("log").dataset.history = "loaded";
+  if (app.doc.phase === "over" && !$("end").hidden) {
+    app.endShown = false; // the end screen again, with the final scoring and the whole chart
+    renderEnd();
+  }
 }
 
 function addLog(text, kind) {
