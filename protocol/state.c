@@ -226,8 +226,7 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
     PUT(b, "}");
 }
 
-/* {"v":1,"type":type plus "ref" as proto__frame_new writes it. */
-static void put_frame(struct proto__out *b, const char *type, const char *ref)
+void proto__put_frame(struct proto__out *b, const char *type, const char *ref)
 {
     PUT(b, "{\"v\":1,\"type\":");
     put_name(b, type);
@@ -246,7 +245,7 @@ char *proto_state_encode(const struct proto_state *s, long long seq, const char 
     struct proto__out b;
     if (proto__out_init(&b, 4096 + s->legal->len) != 0)
         return NULL;
-    put_frame(&b, "state", ref);
+    proto__put_frame(&b, "state", ref);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"state\":");
@@ -625,6 +624,29 @@ static void put_placed_event(struct proto__out *b, const struct carc_game *g,
     PUT(b, "}");
 }
 
+void proto__put_move_events(struct proto__out *b, const struct carc_game *g,
+                            const struct carc_move *m)
+{
+    if (m->skip) {
+        PUT(b, "{\"type\":\"skip\",\"player\":");
+        put_int(b, m->player);
+        PUT(b, ",\"tile\":");
+        put_name(b, carc_tiles[m->tile].id);
+        PUT(b, "}");
+    } else {
+        put_placed_event(b, g, m);
+    }
+    for (int i = 0; i < g->nevents && i < CARC_MAX_EVENTS; i++) {
+        json_t *e = proto_event_new(g, &g->events[i]);
+        PUT(b, ",");
+        if (e == NULL)
+            b->ok = 0;
+        else
+            proto__out_value(b, e);
+        json_decref(e);
+    }
+}
+
 char *proto_delta_encode(const struct proto_state *from, const struct proto_state *to,
                          long long seq, const struct proto_extra_event *extra, int nextra,
                          const struct carc_game *g, const struct carc_move *move)
@@ -633,7 +655,7 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
     if (proto__out_init(&b, 1024 + to->legal->len) != 0)
         return NULL;
     int nev = 0;
-    put_frame(&b, "delta", NULL);
+    proto__put_frame(&b, "delta", NULL);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"events\":[");
@@ -653,24 +675,7 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
     if (move != NULL && g != NULL && move->tile >= 0 && move->tile < carc_tiles_count) {
         if (nev++ > 0)
             PUT(&b, ",");
-        if (move->skip) {
-            PUT(&b, "{\"type\":\"skip\",\"player\":");
-            put_int(&b, move->player);
-            PUT(&b, ",\"tile\":");
-            put_name(&b, carc_tiles[move->tile].id);
-            PUT(&b, "}");
-        } else {
-            put_placed_event(&b, g, move);
-        }
-        for (int i = 0; i < g->nevents && i < CARC_MAX_EVENTS; i++) {
-            json_t *e = proto_event_new(g, &g->events[i]);
-            PUT(&b, ",");
-            if (e == NULL)
-                b.ok = 0;
-            else
-                proto__out_value(&b, e);
-            json_decref(e);
-        }
+        proto__put_move_events(&b, g, move);
     }
     PUT(&b, "],\"patch\":[");
     struct patch p = {&b, 0};

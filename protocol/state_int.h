@@ -123,4 +123,12 @@ static inline size_t cell_key(char *out, int x, int y)
     return (size_t)(out - start - 1);
 }
 
+/* {"v":1,"type":type and "ref" (compact JSON of the request's id, "" or NULL:
+ * none), as proto__frame_new writes them; the caller closes the object. */
+void proto__put_frame(struct proto__out *b, const char *type, const char *ref);
+/* A move's events as its delta carries them, comma-separated: its "placed"
+ * (or "skip") event, then g->events. g: the game right after the move. */
+void proto__put_move_events(struct proto__out *b, const struct carc_game *g,
+                            const struct carc_move *m);
+
 #endif

@@ -700,15 +700,20 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
 /* ---- storage ---- */
 
 /* Deal r's game again from its seed and play its first n moves. */
+void room__deal(const struct room *r, struct carc_config *cfg)
+{
+    game_config(r, cfg, r->nseats);
+    cfg->seed = r->seed;
+    if (r->deck != NULL) {
+        cfg->deck = r->deck;
+        cfg->deck_len = r->deck_len;
+    }
+}
+
 static int room__replay(struct room *r, int n, struct carc_error *err)
 {
     struct carc_config cfg;
-    game_config(r, &cfg, r->nseats);
-    cfg.seed = r->seed;
-    if (r->deck != NULL) {
-        cfg.deck = r->deck;
-        cfg.deck_len = r->deck_len;
-    }
+    room__deal(r, &cfg);
     struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
     if (g == NULL)
         srv_oom("room replay");

@@ -190,6 +190,9 @@ void room_reply(struct room *r, struct session *s, char *text);
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);
 
+/* The configuration r's game was dealt from (seed, or deck); cfg->deck points
+ * into r. r must have a game. */
+void room__deal(const struct room *r, struct carc_config *cfg);
 /* Keep a chat line for `history` (the last ROOM_CHAT_KEPT). */
 void room__chat_keep(struct room *r, int seat, const char *name, const char *text);
 /* s gets `history` (with ref): every turn's events since the start and the

@@ -87,18 +87,11 @@ void room_history(struct room *r, struct session *s, const char *ref)
     int n = 0; /* oldest first */
     for (int k = 0; k < r->nchat; k++)
         lines[n++] = r->chat[(r->chat_next - r->nchat + k + ROOM_CHAT_KEPT) % ROOM_CHAT_KEPT];
-    struct carc_record *rec = NULL;
     struct carc_config cfg;
-    if (r->game != NULL) {
-        rec = calloc(1, sizeof *rec);
-        if (rec == NULL)
-            srv_oom("room history");
-        room_record_fill(r, rec);
-        carc_record_config(rec, &cfg);
-    }
+    if (r->game != NULL)
+        room__deal(r, &cfg);
     char *text =
-        proto_history_encode(rec != NULL ? &cfg : NULL, r->moves, r->nmoves, lines, n, ref);
-    free(rec);
+        proto_history_encode(r->game != NULL ? &cfg : NULL, r->moves, r->nmoves, lines, n, ref);
     if (text == NULL)
         srv_oom("room history");
     room_reply(r, s, text);
