@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
+
 #define PATH_MAX_LEN 64
 
 static const char *const escape_rules[] = {"siege-tile", "any-tile"}; /* enum carc_escape_rule */
@@ -176,8 +178,7 @@ static int load_player_marks(struct loader *ld, const json_t *p, const char *pat
         rc = get_string(ld, m, field, &level);
         if (rc != 0)
             return rc;
-        if (strcmp(level, "random") != 0 && strcmp(level, "greedy") != 0 &&
-            strcmp(level, "strong") != 0)
+        if (carc_bot_level_find(level) < 0)
             return bad(ld, CARC_E_RECORD, field, "must be \"random\", \"greedy\" or \"strong\"");
         snprintf(rec->bots[i], sizeof rec->bots[i], "%s", level);
     }

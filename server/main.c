@@ -18,6 +18,7 @@
 #include "loopstat.h"
 #include "net.h"
 #include "store.h"
+#include "turn.h"
 
 struct server {
     uv_loop_t loop;
@@ -64,14 +65,6 @@ static void raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-}
-
-/* Wall clock in ms: stale-room compares it with the stored rooms' times. */
-static uint64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void on_tick(uv_timer_t *t)
@@ -174,7 +167,8 @@ int main(int argc, char **argv)
         }
         lobby_store_set(sv.lobby, sv.store);
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            store_restore(sv.store, sv.lobby, sv.cfg.stale_room, wall_ms(), err, sizeof err) < 0) {
+            store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
+                          sizeof err) < 0) {
             fprintf(stderr, "carcd: storage: %s\n", err);
             lobby_free(sv.lobby);
             store_close(sv.store);

@@ -576,10 +576,6 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
               struct carc_error *err)
 {
     struct carc_game *g = r->game;
-    if (r->seats[s->seat].forfeited)
-        return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
-    if (s->seat != g->current)
-        return carc_error_set(err, CARC_E_TURN, NULL);
     int rc = turn_play_check(r, s->seat, now, err);
     if (rc != 0)
         return rc;

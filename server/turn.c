@@ -224,15 +224,16 @@ static int timed_out(const struct room *r, uint64_t now)
 int turn_play_check(struct room *r, int i, uint64_t now, struct carc_error *err)
 {
     struct room_seat *seat = &r->seats[i];
+    if (seat->forfeited) /* whoever's turn it is */
+        return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
+    if (i != r->game->current)
+        return carc_error_set(err, CARC_E_TURN, NULL);
     if (timed_out(r, now)) {
         turn_timeout(r, now);
         return carc_error_set(err, CARC_E_TIME_OUT, NULL);
     }
-    if (seat->autoplay == PROTO_AUTO_TIMEOUT || seat->autoplay == PROTO_AUTO_FORFEIT)
-        return carc_error_set(err, CARC_E_TIME_OUT,
-                              seat->autoplay == PROTO_AUTO_FORFEIT
-                                  ? "the seat was forfeited: a bot plays it"
-                                  : "your time ran out: a bot plays this turn");
+    if (seat->autoplay == PROTO_AUTO_TIMEOUT)
+        return carc_error_set(err, CARC_E_TIME_OUT, "your time ran out: a bot plays this turn");
     if (seat->autoplay != PROTO_AUTO_NONE) {
         /* The player is back and plays: the bot stops. */
         bots_job_cancel(r->job);

@@ -52,9 +52,10 @@ void turn_moved(struct room *r, int mover, uint64_t now);
  * change. */
 void turn_schedule(struct room *r, uint64_t now);
 
-/* A person's `play` from seat i (the seat to move): 0 when it may go ahead;
+/* A person's `play` from seat i: 0 when it may go ahead; CARC_E_TIME_OUT
+ * when the seat was forfeited, CARC_E_TURN when it is not its turn, then
  * CARC_E_TIME_OUT when the clock ran out (the timeout is applied now) or a
- * bot plays this turn for a timeout or a forfeit. A play of a seat a bot
+ * bot plays this turn for a timeout. A play of a seat a bot
  * plays because its player was gone (left, offline, idle) takes it back. */
 int turn_play_check(struct room *r, int i, uint64_t now, struct carc_error *err);
 

@@ -182,8 +182,6 @@ START_TEST(leave_then_takeover_then_back)
     expect(c, "joined");
     ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_NONE);
     drain(a);
-    const char *last = a->last;
-    (void)last;
     play_first_legal(a);
     ck_assert_int_eq(r->game->current, 1);
     ck_assert_int_eq(bots_pending(bots), 0);
