@@ -9,6 +9,8 @@
  *                     newest first (JSON, see server/README.md)
  *   GET /api/games/{id}     the record (DESIGN 3, seed included) of a game that
  *                     ended or was abandoned; 404 for a running or unknown game
+ *   GET /api/games/{id}/replay   that record played through the engine: every
+ *                     move's events, scores and meeples (PROTOCOL.md "Replays")
  *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
@@ -16,6 +18,7 @@
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing
  *                     or not allowed
+ *   HEAD of any GET route: its headers alone
  *   anything else     405 */
 #ifndef CARCD_API_H
 #define CARCD_API_H

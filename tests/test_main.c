@@ -97,6 +97,7 @@ int main(void)
     srunner_add_suite(sr, suite_expansions());
     srunner_add_suite(sr, suite_record());
     srunner_add_suite(sr, suite_replay());
+    srunner_add_suite(sr, suite_replay_json());
     srunner_add_suite(sr, suite_protocol());
     srunner_add_suite(sr, suite_room());
     srunner_add_suite(sr, suite_bot());

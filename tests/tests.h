@@ -12,16 +12,17 @@ Suite *suite_score(void);      /* tests/test_score.c: base scoring rules and wor
 Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apothecaries/tithes */
 Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */
-Suite *suite_protocol(void);   /* tests/test_protocol.c: protocol v1 messages, state, patches */
-Suite *suite_bot(void);        /* tests/test_bot.c: the bots' search (common/bot.h) */
-Suite *suite_turn(void);       /* tests/test_turn.c: bot seats, clocks, takeover */
-Suite *suite_room(void);       /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_session(void);    /* tests/test_session.c: rate, size, queue, idle, address limits */
-Suite *suite_api(void);        /* tests/test_api.c: HTTP routes */
-Suite *suite_config(void);     /* tests/test_config.c: flags and config file */
-Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
-Suite *suite_store_read(void); /* tests/test_store_read.c: game records, paged and off-loop */
-Suite *suite_loopstat(void);   /* tests/test_loopstat.c: latency histograms, loop busy time */
+Suite *suite_replay_json(void); /* tests/test_replay_json.c: GET /api/games/{id}/replay documents */
+Suite *suite_protocol(void);    /* tests/test_protocol.c: protocol v1 messages, state, patches */
+Suite *suite_bot(void);         /* tests/test_bot.c: the bots' search (common/bot.h) */
+Suite *suite_turn(void);        /* tests/test_turn.c: bot seats, clocks, takeover */
+Suite *suite_room(void);        /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_session(void);     /* tests/test_session.c: rate, size, queue, idle, address limits */
+Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
+Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
+Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
+Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,8 +1,15 @@
 """HTTP over the wire: HEAD for every GET route, static files compressed (gzip) for clients that
-accept it, with an ETag that gives 304 on revalidation."""
+accept it, with an ETag that gives 304 on revalidation; GET /api/games/{id}/replay of a game
+played to its end."""
 
 import gzip
 import http.client
+import json
+import os
+import random
+import sqlite3
+import tempfile
+import time
 import unittest
 
 import harness as h
@@ -45,6 +52,130 @@ class Http(unittest.TestCase):
         self.assertEqual(gz_h.get("etag"), etag)
         s, _, body = request(srv, "GET", "/js/main.js", {"If-None-Match": etag})
         self.assertEqual((s, body), (304, b""))
+
+
+def finished_game(srv, seed=3):
+    """Play a 2-player base game to its end with random moves; returns (room id, final doc)."""
+    rng = random.Random(seed)
+    players = h.create_room(srv, ["Ann", "Bob"])
+    try:
+        players[0].send({"v": 1, "type": "start"})
+        h.sync_all(players, players[0].seq + 1)
+        while players[0].doc["phase"] == "playing":
+            doc = players[0].doc
+            ack = players[doc["current"]].request("play", **h.random_move(rng, doc))
+            assert ack["type"] == "ack", ack
+            h.sync_all(players, ack["seq"])
+        return players[0].room, players[0].doc
+    finally:
+        for c in players:
+            c.close()
+
+
+def get_json(srv, path, timeout=5.0):
+    """(status, headers, JSON) of GET path, retried a moment while 404 (a record just written)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s, hd, body = request(srv, "GET", path)
+        if s != 404 or time.monotonic() > deadline:
+            return s, hd, json.loads(body)
+        time.sleep(0.05)
+
+
+class Replay(unittest.TestCase):
+    def test_replay_of_a_finished_game(self):
+        srv = h.shared()
+        room, doc = finished_game(srv)
+        s, _, rec = get_json(srv, "/api/games/" + room)
+        self.assertEqual(s, 200)
+        s, hd, rp = get_json(srv, "/api/games/%s/replay" % room)
+        self.assertEqual(s, 200, rp)
+        self.assertEqual(hd.get("content-type"), "application/json")
+        self.assertEqual(hd.get("cache-control"), "max-age=3600")
+        self.assertEqual(rp["format"], "carcd-replay/1")
+        self.assertEqual(rp["id"], room)
+        self.assertEqual(rp["players"], [p["name"] for p in rec["players"]])
+        self.assertEqual(rp["sets"], rec["sets"])
+        self.assertEqual(rp["options"], rec["options"])
+        self.assertEqual(rp["start"]["tile"], rec["start"])
+        self.assertIsNone(rp["closed"])
+        self.assertEqual(len(rp["moves"]), len(rec["moves"]))
+        scores = [0, 0]
+        for i, (m, r) in enumerate(zip(rp["moves"], rec["moves"])):
+            self.assertEqual(m["move"], i)
+            self.assertEqual((m["tile"], m["x"], m["y"], m["rot"], m["skip"]),
+                             (r["tile"], r["x"], r["y"], r["rot"], False))
+            self.assertEqual(m["meeple"], r.get("meeple"))
+            self.assertEqual(m["events"][0]["type"], "placed")
+            self.assertEqual(m["events"][0]["player"], m["player"])
+            for ev in m["events"]:
+                self.assertFalse(ev.get("final"), ev)
+                for p, d in enumerate(ev.get("delta", [])):
+                    scores[p] += d
+            self.assertEqual(m["scores"], scores, "move %d" % i)
+            for mp in m["meeples"]:
+                self.assertEqual(sorted(mp), ["feature", "kind", "player", "x", "y"])
+            # The meeple just placed stands on the board, unless its feature scored at once.
+            returned = any(ev.get("returned", [0, 0])[m["player"]] for ev in m["events"])
+            if m["meeple"] is not None and not returned:
+                self.assertIn({"x": m["x"], "y": m["y"], "player": m["player"],
+                               "feature": m["meeple"]["feature"], "kind": m["meeple"]["kind"]},
+                              m["meeples"])
+        final = rp["final"]
+        self.assertTrue(final["over"])
+        self.assertTrue(all(ev["final"] for ev in final["events"]), final["events"])
+        for ev in final["events"]:
+            for p, d in enumerate(ev["delta"]):
+                scores[p] += d
+        self.assertEqual(final["scores"], scores)
+        # The final scores are the record's (carc-replay's) and the game's.
+        self.assertEqual(final["scores"], h.replay(rec)[-1]["scores"])
+        self.assertEqual(final["scores"], [s["score"] for s in doc["seats"]])
+
+        gs, gh, gb = request(srv, "GET", "/api/games/%s/replay" % room)
+        hs, hh, hb = request(srv, "HEAD", "/api/games/%s/replay" % room)
+        self.assertEqual((gs, hs, hb), (200, 200, b""))
+        self.assertEqual(hh.get("content-length"), str(len(gb)))
+        self.assertEqual(hh.get("content-type"), "application/json")
+
+    def test_replay_of_an_unknown_game(self):
+        srv = h.shared()
+        for path in ("/api/games/nosuchgame/replay", "/api/games/%s/replay" % ("x" * 200),
+                     "/api/games/a/b/replay"):
+            s, hd, body = request(srv, "GET", path)
+            self.assertEqual(s, 404, path)
+            self.assertEqual(hd.get("content-type"), "application/json")
+            self.assertEqual(json.loads(body), json.loads(request(srv, "GET", "/api/games/nosuch")[2]))
+            self.assertEqual(request(srv, "HEAD", path)[0], 404)
+
+    def test_replay_of_a_corrupt_record(self):
+        """A stored record the engine refuses: 500 with a JSON error, logged once."""
+        with tempfile.TemporaryDirectory(prefix="carcd-it-replay-") as data:
+            srv = h.Server(data_dir=data).start()
+            try:
+                room, _ = finished_game(srv, seed=4)
+                s, _, rec = get_json(srv, "/api/games/" + room)
+                self.assertEqual(s, 200)
+            finally:
+                self.assertEqual(srv.stop(), 0, srv.log())
+            rec["moves"][3]["x"] += 40  # far from every tile: not adjacent
+            db = sqlite3.connect(os.path.join(data, "carcd.db"))
+            db.execute("UPDATE games SET record = ? WHERE room = ?", (json.dumps(rec), room))
+            db.commit()
+            db.close()
+            srv = h.Server(data_dir=data).start()
+            try:
+                s, hd, body = request(srv, "GET", "/api/games/%s/replay" % room)
+                self.assertEqual(s, 500, body)
+                self.assertEqual(hd.get("content-type"), "application/json")
+                self.assertIn("corrupt", json.loads(body)["error"])
+                self.assertEqual(request(srv, "GET", "/api/games/" + room)[0], 200)
+                time.sleep(0.2)
+                lines = [ln for ln in srv.lines if "does not replay" in ln]
+                self.assertEqual(len(lines), 1, srv.log())
+                self.assertIn("move 3", lines[0])
+            finally:
+                self.assertEqual(srv.stop(), 0, srv.log())
 
 
 if __name__ == "__main__":
