@@ -1,7 +1,11 @@
-// replay.js: finished and abandoned games (GET /api/games, GET /api/games/{id}) and a
-// move-by-move replay.
-import { featurePlace, placeWords, tileName } from "./names.js";
-import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
+// replay.js: finished and abandoned games (GET /api/games) and a move-by-move replay of one
+// (GET /api/games/{id}/replay, PROTOCOL.md "Replays"): the board with its meeples after each
+// move, the move's events in words, every player's score then, the score chart up to that move
+// and, at the end, the final scoring.
+import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
+import { renderChart } from "./chart.js";
+import { botLevelName, describe } from "./words.js";
+import { placeWords } from "./names.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,7 +17,7 @@ export class Replay {
     this.total = 0;
     this.status = "finished";
     this.lastJSON = "";
-    this.rec = null;
+    this.rec = null; // the replay document
     this.meta = null;
     this.n = 0;
     this.timer = null;
@@ -29,7 +33,7 @@ export class Replay {
     $("replay-first").addEventListener("click", () => this.go(0));
     $("replay-prev").addEventListener("click", () => this.go(this.n - 1));
     $("replay-next").addEventListener("click", () => this.go(this.n + 1));
-    $("replay-last").addEventListener("click", () => this.go(this.rec ? this.rec.moves.length : 0));
+    $("replay-last").addEventListener("click", () => this.go(this.last()));
     $("replay-slider").addEventListener("input", (e) => this.go(Number(e.target.value)));
     $("replay-play").addEventListener("click", () => this.toggle());
   }
@@ -79,51 +83,87 @@ export class Replay {
     }
   }
 
+  // Positions: 0 the start tile, k after move k, and one more for the end-of-game scoring
+  // when the game ended (an abandoned game stops at its last move).
+  last() {
+    if (!this.rec) return 0;
+    return this.rec.moves.length + (this.rec.final.over ? 1 : 0);
+  }
+
   async open(id) {
     this.stop();
     let rec;
+    let players = null;
     try {
-      const res = await fetch("/api/games/" + encodeURIComponent(id));
-      if (!res.ok) throw new Error(res.status === 404 ? "no finished or abandoned game with that id" : "HTTP " + res.status);
+      const url = "/api/games/" + encodeURIComponent(id);
+      // the record only for who was a bot: the replay names the players
+      const [res, recRes] = await Promise.all([fetch(url + "/replay"), fetch(url).catch(() => null)]);
+      if (!res.ok) {
+        const msg = await res.json().then((e) => e.error, () => null);
+        throw new Error(msg || "HTTP " + res.status);
+      }
       rec = await res.json();
+      if (recRes && recRes.ok) players = (await recRes.json()).players;
     } catch (e) {
       this.showError("Could not load the game: " + e.message);
       return false;
     }
     this.rec = rec;
     this.meta = (this.metaById && this.metaById[id]) || null;
+    const tiles = this.getTiles();
+    // the scores after every position, for the chart
+    this.hist = [{ turn: 0, scores: rec.players.map(() => 0) }];
+    rec.moves.forEach((m, i) => this.hist.push({ turn: i + 1, scores: m.scores }));
+    if (rec.final.over) this.hist.push({ turn: rec.moves.length, scores: rec.final.scores });
+    // every tile of the game with its position (to draw, and to turn the meeples' spots)
+    this.cells = [[0, 0, rec.start.tile, rec.start.rot]];
+    for (const m of rec.moves) if (!m.skip) this.cells.push([m.x, m.y, m.tile, m.rot]);
+    let b = [0, 0, 0, 0];
+    for (const [x, y] of this.cells) b = [Math.min(b[0], x), Math.min(b[1], y), Math.max(b[2], x), Math.max(b[3], y)];
+    this.bounds = b; // the whole game's extent, so the view does not jump while stepping
     $("replay-id").textContent = id;
-    const sets = rec.sets.join(", ");
-    const players = rec.players.map((p) => p.name + (p.bot ? " (bot)" : "") + (p.forfeited ? " (forfeited)" : ""));
-    $("replay-info").textContent = `${players.join(", ")} · ${sets} · ${rec.moves.length} moves`;
-    $("replay-slider").max = rec.moves.length;
+    const marks = (i) => {
+      const p = players && players[i];
+      if (!p) return "";
+      return (p.bot ? ` (bot, ${botLevelName(p.bot)})` : "") + (p.forfeited ? " (forfeited)" : "");
+    };
+    this.labels = rec.players.map((n, i) => n + marks(i));
+    const closed = rec.closed ? ` · abandoned (${rec.closed})` : "";
+    $("replay-info").textContent = `${this.labels.join(", ")} · ${rec.sets.join(", ")} · ${rec.moves.length} moves${closed}`;
+    $("replay-slider").max = this.last();
     const scores = $("replay-scores");
     scores.replaceChildren();
-    if (this.meta) {
-      const order = this.meta.players.map((p, i) => i).sort((a, b) => this.meta.scores[b] - this.meta.scores[a]);
-      for (const i of order) {
-        const li = document.createElement("li");
-        li.append(playerBadge(i, 16), document.createTextNode(` ${this.meta.players[i]}: ${this.meta.scores[i]} points`));
-        scores.append(li);
-      }
-    }
+    rec.players.forEach((n, i) => {
+      const li = document.createElement("li");
+      li.dataset.seat = i;
+      const name = document.createElement("span");
+      name.className = "replay-name";
+      name.textContent = this.labels[i];
+      const sc = document.createElement("b");
+      sc.className = "replay-score";
+      const d = document.createElement("span");
+      d.className = "replay-delta";
+      li.append(playerBadge(i, 16), name, sc, d);
+      scores.append(li);
+    });
+    this.renderFinal(tiles);
     this.view.userMoved = false;
-    this.go(rec.moves.length);
+    this.go(this.last());
     return true;
   }
 
   go(n) {
     if (!this.rec) return;
-    n = Math.max(0, Math.min(this.rec.moves.length, n));
+    n = Math.max(0, Math.min(this.last(), n));
     this.n = n;
     $("replay-slider").value = n;
     this.draw();
-    if (n >= this.rec.moves.length) this.stop();
+    if (n >= this.last()) this.stop();
   }
 
   toggle() {
     if (this.timer) return this.stop();
-    if (this.n >= this.rec.moves.length) this.go(0);
+    if (this.n >= this.last()) this.go(0);
     $("replay-play").textContent = "Pause";
     this.timer = setInterval(() => this.go(this.n + 1), 500);
   }
@@ -140,47 +180,135 @@ export class Replay {
     this.view.fit(x0 - 1, y0 - 1, x1 + 1, y1 + 1, force);
   }
 
+  who(i) {
+    return this.rec.players[i] || "Player " + (i + 1);
+  }
+
   draw() {
     const tiles = this.getTiles();
     const rec = this.rec;
+    const nm = rec.moves.length;
+    const end = rec.final.over && this.n === nm + 1;
+    const k = Math.min(this.n, nm); // moves played at this position
+    const move = k > 0 ? rec.moves[k - 1] : null;
     const world = $("replay-world");
     world.replaceChildren();
-    const np = rec.players.length;
-    const cells = [[0, 0, rec.start, 0]];
-    for (let i = 0; i < this.n; i++) {
-      const m = rec.moves[i];
-      if (!m.skip) cells.push([m.x, m.y, m.tile, m.rot]); // a skip (clock time-out) places nothing
-    }
-    let b = [0, 0, 0, 0];
-    for (const [x, y, id, rot] of cells) {
+    // the tiles placed so far: the start tile, then one a placing move
+    let placed = 1;
+    for (let i = 0; i < k; i++) if (!rec.moves[i].skip) placed++;
+    const at = {};
+    for (const [x, y, id, rot] of this.cells.slice(0, placed)) {
       const g = el("g", { transform: `translate(${x * T},${y * T})`, "data-pos": x + "," + y }, world);
       drawTile(id, tiles[id], rot, g);
-      b = [Math.min(b[0], x), Math.min(b[1], y), Math.max(b[2], x), Math.max(b[3], y)];
+      at[x + "," + y] = [id, rot];
     }
-    // the whole game's extent, so the view does not jump while stepping
-    for (const m of rec.moves) if (!m.skip) b = [Math.min(b[0], m.x), Math.min(b[1], m.y), Math.max(b[2], m.x), Math.max(b[3], m.y)];
-    this.bounds = b;
+    if (move && !move.skip) drawLastPlaced(world, move.x, move.y, move.player);
+    // the meeples on the board after the move, as the server's engine has them
+    for (const mp of move ? move.meeples : []) {
+      const [id, rot] = at[mp.x + "," + mp.y] || [null, 0];
+      const tile = tiles[id];
+      const sp = (id && featureSpots(id, tile)[mp.feature]) || [50, 50];
+      const seg = tile && (tile.segments || []).find((s) => s.name === mp.feature);
+      const g = el("g", { transform: `translate(${mp.x * T},${mp.y * T})`, "data-meeple": mp.player }, world);
+      drawMeeple(g, mp.player, rotatePoint(sp, rot), mp.kind === "large", !!seg && seg.kind === "field");
+    }
     this.fit(false);
+
+    // the scores then, and what changed them
+    const scores = end ? rec.final.scores : move ? move.scores : rec.players.map(() => 0);
+    const prev = end ? (move ? move.scores : scores) : k > 1 ? rec.moves[k - 2].scores : rec.players.map(() => 0);
+    const best = Math.max(...scores);
+    for (const li of $("replay-scores").children) {
+      const i = Number(li.dataset.seat);
+      li.querySelector(".replay-score").textContent = scores[i];
+      const d = scores[i] - prev[i];
+      li.querySelector(".replay-delta").textContent = d ? `+${d}` : "";
+      li.classList.toggle("replay-mover", !end && !!move && move.player === i);
+      li.classList.toggle("replay-leader", best > 0 && scores[i] === best);
+    }
+
+    // the move in words
+    const who = (i) => this.who(i);
     const text = $("replay-move");
-    if (this.n === 0) {
-      text.textContent = "Start tile.";
+    const list = $("replay-events");
+    list.replaceChildren();
+    let events = [];
+    $("replay-scores-h").textContent = end ? "Final scores" : move ? "Scores after this move" : "Scores";
+    if (end) {
+      // the events themselves are the breakdown below
+      text.textContent = "End of the game: the final scoring.";
+      const li = document.createElement("li");
+      const n = rec.final.events.length;
+      li.textContent = n ? `${n} scoring${n === 1 ? "" : "s"} at the end of the game: see the final scoring below.` : "Nothing was left to score.";
+      list.append(li);
+    } else if (!move) {
+      text.textContent = "The start tile.";
+      events = rec.start.events;
+    } else {
+      // where the tile went is worth saying here (the board shows no live motion)
+      const where = move.skip ? ", who could not place the tile" : `, ${placeWords(move.x, move.y)}`;
+      text.textContent = `Move ${k} of ${nm}: ${this.labels[move.player] || who(move.player)}${where}.`;
+      events = move.events;
+    }
+    for (const ev of events) {
+      const li = document.createElement("li");
+      li.className = "ev-" + ev.type;
+      li.textContent = describe(ev, who, tiles);
+      list.append(li);
+    }
+    if (!events.length && !end) {
+      const li = document.createElement("li");
+      li.textContent = "Nothing happened.";
+      list.append(li);
+    }
+    $("replay-final").hidden = !end;
+    renderChart($("replay-chart"), this.hist.slice(0, this.n + 1), rec.players);
+  }
+
+  // The end-of-game scoring grouped by kind of feature, and the final ranking.
+  renderFinal(tiles) {
+    const rec = this.rec;
+    const who = (i) => this.who(i);
+    const ranking = $("replay-ranking");
+    ranking.replaceChildren();
+    const order = rec.players.map((p, i) => i).sort((a, b) => rec.final.scores[b] - rec.final.scores[a]);
+    for (const i of order) {
+      const li = document.createElement("li");
+      li.dataset.seat = i;
+      li.append(playerBadge(i, 18), document.createTextNode(` ${this.labels[i]}: `));
+      const b = document.createElement("b");
+      b.className = "final-score";
+      b.textContent = rec.final.scores[i];
+      li.append(b, document.createTextNode(" points"));
+      ranking.append(li);
+    }
+    const fs = $("replay-breakdown");
+    fs.replaceChildren();
+    if (!rec.final.events.length) {
+      const p = document.createElement("p");
+      p.textContent = "Nothing was left unfinished: the end of the game added no points.";
+      fs.append(p);
       return;
     }
-    const m = rec.moves[this.n - 1];
-    const player = (this.n - 1) % np; // players move in turn (skips too); discarded tiles are not moves
-    const name = rec.players[player] ? rec.players[player].name : "Player " + (player + 1);
-    if (m.skip) {
-      text.textContent = `Move ${this.n} of ${rec.moves.length}: ${name}'s time ran out; the turn was skipped and the tile (${tileName(tiles[m.tile])}) went under the pile.`;
-      return;
+    const groups = {};
+    for (const ev of rec.final.events) {
+      const k = ev.type === "score" ? ev.feature : ev.type;
+      (groups[k] = groups[k] || []).push(ev);
     }
-    el("rect", { x: m.x * T + 2, y: m.y * T + 2, width: T - 4, height: T - 4, class: "last-placed" }, world);
-    if (m.meeple) {
-      const sp = featureSpots(m.tile, tiles[m.tile])[m.meeple.feature] || [50, 50];
-      const g = el("g", { transform: `translate(${m.x * T},${m.y * T})` }, world);
-      drawMeeple(g, player, rotatePoint(sp, m.rot), m.meeple.kind === "large");
+    const titles = { road: "Unfinished roads", city: "Unfinished cities", cloister: "Unfinished cloisters", farm: "Farms", barn: "Barns", herbs: "Herb tokens", escape: "Escapes" };
+    for (const k of Object.keys(groups)) {
+      const h = document.createElement("h4");
+      const totals = {};
+      for (const ev of groups[k]) (ev.delta || []).forEach((n, i) => (totals[i] = (totals[i] || 0) + n));
+      const tt = Object.keys(totals).filter((i) => totals[i]).map((i) => `${who(+i)} +${totals[i]}`);
+      h.textContent = (titles[k] || k) + (tt.length ? ": " + tt.join(", ") : ": no points");
+      const ul = document.createElement("ul");
+      for (const ev of groups[k]) {
+        const li = document.createElement("li");
+        li.textContent = describe(ev, who, tiles);
+        ul.append(li);
+      }
+      fs.append(h, ul);
     }
-    let s = `Move ${this.n} of ${rec.moves.length}: ${name} placed ${tileName(tiles[m.tile])} ${placeWords(m.x, m.y)}`;
-    if (m.meeple) s += `, with ${m.meeple.kind === "large" ? "the large meeple" : "a meeple"} ${featurePlace(tiles[m.tile], m.meeple.feature, m.rot)}`;
-    text.textContent = s + ".";
   }
 }
