@@ -14,6 +14,8 @@ import { SET_NAMES, replay, startPolling, stopPolling } from "./lobby.js";
 import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
+import { setupLayout } from "./layout.js";
+import { boardMeeples, scoringClear, scoringPlaying, scoringShow, scoringSkip } from "./scoring.js";
 
 function setStatus(kind, text) {
   const c = $("conn");
@@ -105,6 +107,7 @@ function handle(msg) {
         return;
       }
       const prevSeats = JSON.parse(JSON.stringify(app.doc.seats));
+      const before = boardMeeples(app.doc);
       try {
         app.doc = applyPatch(app.doc, msg.patch);
       } catch (e) {
@@ -117,6 +120,8 @@ function handle(msg) {
         if (app.histSince && ROOM_EVENTS.includes(ev.type)) app.histSince.push([ev, prevSeats]);
       }
       recordHist();
+      // the end screen waits for the end-of-game scoring to be played on the board
+      scoringShow(msg.events, before, () => renderEnd());
       render();
       break;
     }
@@ -146,6 +151,8 @@ function enterRoom(room, seat) {
     app.centred = false;
     app.histWanted = true; // the state that follows asks for the room's history
     app.histSince = null;
+    app.lastPlaced = null;
+    scoringClear();
   }
   app.room = room;
   app.wantRoom = null;
@@ -168,6 +175,7 @@ function toLobby() {
   history.replaceState(null, "", location.pathname);
   showView("lobby-view");
   $("end").hidden = true;
+  scoringClear();
   updateAlerts();
   replay.stop();
   startPolling();
@@ -178,6 +186,7 @@ function toLobby() {
 
 function onEvent(ev, prevSeats) {
   if (ev.final && ev.type !== "discard") app.finals.push(ev);
+  if (ev.type === "placed") app.lastPlaced = ev;
   if (ev.type === "start") {
     app.hist = [];
     app.finals = [];
@@ -319,7 +328,7 @@ function renderEnd() {
     app.endShown = false;
     return;
   }
-  if (app.endShown) return;
+  if (app.endShown || scoringPlaying()) return;
   app.endShown = true;
   end.hidden = false;
   const ranking = $("ranking");
@@ -432,7 +441,8 @@ document.addEventListener("keydown", (e) => {
     confirm();
     e.preventDefault();
   } else if (e.key === "Escape") {
-    undo();
+    if (scoringPlaying()) scoringSkip();
+    else undo();
   }
 });
 
@@ -490,6 +500,7 @@ async function boot() {
   } else {
     startPolling();
   }
+  setupLayout();
   startClocks();
   startAlerts();
   conn.connect();

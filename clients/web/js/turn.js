@@ -1,8 +1,9 @@
 // turn.js: the board of the room and the turn flow: pick a legal position, rotate, a meeple
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
-import { T, el, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
+import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
 import { atWords, featureName, featurePlace, featureRole, placeWords, tileName } from "./words.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
+import { fxLayer, scoringLanding } from "./scoring.js";
 
 export const view = new View($("board"), $("world"));
 const render = () => hooks.render();
@@ -43,13 +44,17 @@ export function renderBoard() {
     if (b.meeple) {
       const sp = featureSpots(b.tile, app.tiles[b.tile])[b.meeple.feature] || [50, 50];
       const mg = el("g", { transform: `translate(${x * T},${y * T})` }, meepleG);
-      drawMeeple(mg, b.meeple.player, rotatePoint(sp, b.rot), b.meeple.kind === "large");
+      drawMeeple(mg, b.meeple.player, rotatePoint(sp, b.rot), b.meeple.kind === "large", isField(b.tile, b.meeple.feature));
     }
     last = [x, y];
   }
   if (last && d.turn > 0) {
-    el("rect", { x: last[0] * T + 2, y: last[1] * T + 2, width: T - 4, height: T - 4, class: "last-placed" }, markG);
+    // its player comes from the last `placed` event this window saw, live or in the history
+    const lp = app.lastPlaced;
+    drawLastPlaced(markG, last[0], last[1], lp && lp.x === last[0] && lp.y === last[1] ? lp.player : null);
   }
+  world.append(fxLayer());
+  scoringLanding(world);
   fitBoard(false);
   if (!myTurn()) return;
   if (!app.pending) {
@@ -106,6 +111,12 @@ export function renderBoard() {
       activate(s, () => chooseEscape(e));
     }
   }
+}
+
+function isField(id, feature) {
+  const t = app.tiles[id];
+  const s = t && t.segments.find((x) => x.name === feature);
+  return !!s && s.kind === "field";
 }
 
 // Fits the placed tiles and the legal positions into the view (unless the user moved it).
