@@ -98,6 +98,7 @@ help:
 	@echo "make oracle         engine scores against an independent scorer (tests/gen/score_oracle.py)"
 	@echo "make integration    carcd + real WebSocket clients (tests/integration/run.py)"
 	@echo "make e2e            the browser client in headless Chromium (tests/e2e/, playwright-core)"
+	@echo "make screenshots    PNGs of the client at 1366x850 and 390x844 into $(BUILD)/screenshots/"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check the include rules of DESIGN.md section 1"
@@ -327,3 +328,10 @@ $(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package.json $(E2E_DIR)/p
 e2e: all $(E2E_DIR)/node_modules/.package-lock.json
 	@deploy/deps.sh
 	CARC_BUILD=$(BUILD) $(NODE) $(E2E_DIR)/run.mjs
+
+# The lobby, a game, a scoring, the end-of-game scoring, the end screen and the replay at both
+# sizes, taken while tests/e2e/sizes.mjs plays its games (so it fails when they fail).
+.PHONY: screenshots
+screenshots: all $(E2E_DIR)/node_modules/.package-lock.json
+	@deploy/deps.sh
+	CARC_BUILD=$(BUILD) $(NODE) $(E2E_DIR)/screenshots.mjs

@@ -2,19 +2,17 @@
 // playwright-core. Starts $CARC_BUILD/carcd (default build/carcd) on an ephemeral port, plays a
 // complete 2-player game through the UI, and prints "N passed, N failed" last.
 // Screenshots go to $CARC_BUILD/artifacts/.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
+import { phoneGame } from "./phone.mjs";
+import { sizeSuite } from "./sizes.mjs";
+import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BUILD = path.resolve(ROOT, process.env.CARC_BUILD || "build");
 const ART = path.join(BUILD, "artifacts");
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 fs.mkdirSync(ART, { recursive: true });
 
 let passed = 0;
@@ -37,55 +35,7 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg || "assertion failed");
 }
 
-function startServer() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "carcd-e2e-"));
-  const proc = spawn(path.join(BUILD, "carcd"),
-    ["--port", "0", "--data-dir", dataDir, "--web-root", path.join(ROOT, "clients/web"), "--log-level", "warn",
-      "--bot-pace-ms", "250"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    const timer = setTimeout(() => reject(new Error("carcd did not start")), 10000);
-    proc.stdout.on("data", (d) => {
-      buf += d;
-      const m = /carcd listening on (http:\/\/\S+?)\/\s/.exec(buf);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1], dataDir });
-      }
-    });
-    proc.on("exit", (c) => reject(new Error("carcd exited " + c)));
-  });
-}
-
-async function newPage(browser, label, viewport) {
-  const ctx = await browser.newContext({ viewport: viewport || { width: 1280, height: 800 } });
-  const page = await ctx.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error") consoleErrors.push(`${label}: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => consoleErrors.push(`${label}: ${e.message}`));
-  return page;
-}
-
-// The server's own public state of a room, fetched over a fresh WebSocket from the page.
-function serverState(page, room) {
-  return page.evaluate((room) => new Promise((resolve, reject) => {
-    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-    ws.onmessage = (ev) => {
-      const m = JSON.parse(ev.data);
-      if (m.type === "welcome") ws.send(JSON.stringify({ v: 1, type: "watch", room }));
-      if (m.type === "state") {
-        ws.close();
-        resolve(m.state);
-      }
-      if (m.type === "error") reject(new Error(m.message));
-    };
-  }), room);
-}
-
-const DESKTOP = { width: 1366, height: 850 };
-const PHONE = { width: 390, height: 844 };
+const newPage = (browser, label, viewport) => openPage(browser, label, viewport, consoleErrors);
 
 // A screenshot at the desktop and at the phone size (name.png, name-phone.png); at the phone
 // size `focus` (a selector) is scrolled into view first.
@@ -148,11 +98,7 @@ async function boardKeys(page) {
 
 async function main() {
   const srv = await startServer();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  const browser = await launch();
   const ann = await newPage(browser, "ann");
   const bob = await newPage(browser, "bob");
   const eve = await newPage(browser, "eve");
@@ -163,6 +109,12 @@ async function main() {
       await ann.waitForSelector("#conn.online");
       await ann.waitForFunction(() => /No public rooms/.test(document.getElementById("rooms-status").textContent));
       await ann.screenshot({ path: path.join(ART, "lobby.png") });
+    });
+
+    await test("every tile of the catalogue is drawn with its pennants, buildings and marks", async () => {
+      const p = await newPage(browser, "tiles", DESKTOP);
+      await tileArtChecks(p, srv.url, assert);
+      await p.context().close();
     });
 
     await test("create a room with options; a second player joins from the list", async () => {
@@ -344,7 +296,8 @@ async function main() {
       await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       await ann.click("#games a.replay-link");
       await ann.waitForSelector("#replay-view:not([hidden])");
-      await ann.waitForFunction(() => /Move \d+ of \d+/.test(document.getElementById("replay-move").textContent));
+      // it opens at the end of the game
+      await ann.waitForFunction(() => /^End of the game/.test(document.getElementById("replay-move").textContent));
       const n = await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length);
       assert(n === Object.keys(st.board).length, `replay shows ${n} tiles, the board has ${Object.keys(st.board).length}`);
       await ann.click("#replay-first");
@@ -352,8 +305,8 @@ async function main() {
       await ann.click("#replay-next");
       await ann.click("#replay-next");
       assert((await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length)) === 3, "two steps");
-      const step = await ann.textContent("#replay-move");
-      assert(/placed an? [a-z].* of the start/.test(step), "replay move in words: " + step);
+      const step = (await ann.textContent("#replay-move")) + " " + (await ann.textContent("#replay-events"));
+      assert(/^Move 2 of \d+: Bob, .* of the start\. .*Bob placed an? [a-z]/.test(step), "replay move in words: " + step);
       assertNoIds(step, "the replay");
       await ann.screenshot({ path: path.join(ART, "replay.png") });
     });
@@ -665,13 +618,23 @@ async function main() {
       await hugo.context().close();
     });
 
+    // scoring on the board, history after a reload and for a late spectator, the replay's
+    // scores: at both sizes (screenshots SIZE-NAME.png in the artifacts)
+    for (const [size, tag] of [[DESKTOP, "desktop"], [PHONE, "phone"]]) {
+      const shot = (name, page) => page.screenshot({ path: path.join(ART, `${tag}-${name}.png`) });
+      await sizeSuite({ browser, url: srv.url, test, errors: consoleErrors, size, tag, shot });
+    }
+
+    await test("[phone] a whole game with taps only; the board and Confirm in view on every turn", async () => {
+      await phoneGame(browser, srv.url, assert, ART);
+    });
+
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));
     });
   } finally {
     await browser.close();
-    srv.proc.kill("SIGTERM");
-    fs.rmSync(srv.dataDir, { recursive: true, force: true });
+    srv.stop();
   }
   console.log(`screenshots in ${ART}`);
   console.log(`${passed} passed, ${failed} failed`);

@@ -1,0 +1,110 @@
+// Shared pieces of the e2e drivers (run.mjs, screenshots.mjs): a fresh carcd on an ephemeral
+// port, headless Chromium, pages at the two sizes the client is tested at, and the server's own
+// view of a room.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const BUILD = path.resolve(ROOT, process.env.CARC_BUILD || "build");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+export const DESKTOP = { width: 1366, height: 850 };
+export const PHONE = { width: 390, height: 844 };
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(msg || "assertion failed");
+}
+
+// Starts build/carcd with a data folder of its own; resolves {proc, url, dataDir, stop()}.
+export function startServer(extra = []) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "carcd-e2e-"));
+  const proc = spawn(path.join(BUILD, "carcd"),
+    ["--port", "0", "--data-dir", dataDir, "--web-root", path.join(ROOT, "clients/web"), "--log-level", "warn",
+      "--bot-pace-ms", "250", ...extra],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error("carcd did not start")), 10000);
+    proc.stdout.on("data", (d) => {
+      buf += d;
+      const m = /carcd listening on (http:\/\/\S+?)\/\s/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        const stop = () => {
+          proc.kill("SIGTERM");
+          fs.rmSync(dataDir, { recursive: true, force: true });
+        };
+        resolve({ proc, url: m[1], dataDir, stop });
+      }
+    });
+    proc.on("exit", (c) => reject(new Error("carcd exited " + c)));
+  });
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}
+
+// A page in a context of its own; at the phone size it is a touch device. Console errors and
+// page errors go to `errors`.
+export async function openPage(browser, label, viewport, errors) {
+  const phone = viewport && viewport.width < 700;
+  const ctx = await browser.newContext({ viewport: viewport || { width: 1280, height: 800 }, hasTouch: !!phone, isMobile: !!phone });
+  const page = await ctx.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`${label}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
+  return page;
+}
+
+// The server's own public state of a room, fetched over a fresh WebSocket from the page.
+export function serverState(page, room) {
+  return page.evaluate((room) => new Promise((resolve, reject) => {
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(ev.data);
+      if (m.type === "welcome") ws.send(JSON.stringify({ v: 1, type: "watch", room }));
+      if (m.type === "state") {
+        ws.close();
+        resolve(m.state);
+      }
+      if (m.type === "error") reject(new Error(m.message));
+    };
+  }), room);
+}
+
+// Every event of the deltas this page receives, in order (from the WebSocket frames).
+export function recordEvents(page) {
+  const events = [];
+  page.on("websocket", (ws) => {
+    ws.on("framereceived", (f) => {
+      let m;
+      try {
+        m = JSON.parse(f.payload);
+      } catch (e) {
+        return;
+      }
+      if (m && m.type === "delta" && Array.isArray(m.events)) events.push(...m.events);
+    });
+  });
+  return events;
+}
+
+// A finished game's record is stored a moment after the end: waits for GET /api/games/{id}.
+export async function waitRecord(url, id) {
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(url + "/api/games/" + id);
+    if (res.ok) return res.json();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("no game record for " + id);
+}

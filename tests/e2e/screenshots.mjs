@@ -1,0 +1,37 @@
+// make screenshots: the lobby, a game, a scoring moment, the end-of-game scoring, the end screen
+// and the replay, at 1366x850 and 390x844, into $CARC_BUILD/screenshots/ (NAME-desktop.png,
+// NAME-phone.png). It plays the two-size e2e games (sizes.mjs) and fails as they would.
+import fs from "node:fs";
+import path from "node:path";
+import { BUILD, DESKTOP, PHONE, launch, startServer } from "./harness.mjs";
+import { sizeSuite } from "./sizes.mjs";
+
+const OUT = path.join(BUILD, "screenshots");
+fs.mkdirSync(OUT, { recursive: true });
+let failed = 0;
+const errors = [];
+
+async function test(name, fn) {
+  try {
+    await fn();
+    console.log("ok   " + name);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
+  }
+}
+
+const srv = await startServer();
+const browser = await launch();
+try {
+  for (const [size, tag] of [[DESKTOP, "desktop"], [PHONE, "phone"]]) {
+    const shot = (name, page) => page.screenshot({ path: path.join(OUT, `${name}-${tag}.png`) });
+    await sizeSuite({ browser, url: srv.url, test, errors, size, tag, shot });
+  }
+} finally {
+  await browser.close();
+  srv.stop();
+}
+if (errors.length) console.log("console errors:\n" + errors.join("\n"));
+for (const f of fs.readdirSync(OUT).sort()) console.log(path.join(OUT, f));
+process.exitCode = failed || errors.length ? 1 : 0;
