@@ -93,7 +93,7 @@ export function renderBoard() {
       "aria-label": `Put a meeple: ${featureName(app.tiles[d.tile], f, p.rot, true)}`,
     }, g);
     el("circle", { r: 13, class: "spot-ring" }, s);
-    if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large");
+    if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large", isField(d.tile, f));
     activate(s, () => chooseMeeple(f));
   }
   if (!p.meeple) {
