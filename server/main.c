@@ -16,6 +16,7 @@
 #include "lobby.h"
 #include "log.h"
 #include "loopstat.h"
+#include "memtrim.h"
 #include "net.h"
 #include "store.h"
 #include "turn.h"
@@ -33,6 +34,7 @@ struct server {
     struct api api;
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
+    struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
     uint64_t deadline;
     int stopping, stopped;
 };
@@ -67,10 +69,21 @@ static void raise_fd_limit(void)
     }
 }
 
+/* Rooms and connections went away: the store let go of its page cache, now
+ * the allocator gives the freed pages back (memtrim.h). */
+static void on_cache_released(void *arg)
+{
+    struct server *sv = arg;
+    if (!sv->stopped)
+        memtrim_run(&sv->trim, &sv->loop);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     lobby_tick(sv->lobby, uv_now(&sv->loop));
+    if (memtrim_due(&sv->trim, sv->lobby->nrooms + sv->lobby->nsessions, uv_now(&sv->loop)))
+        store_cache_release(sv->store, on_cache_released, sv);
 }
 
 static void on_clock(uv_timer_t *t)
@@ -155,6 +168,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sv.lobby = lobby_new(&sv.cfg.limits);
+    memtrim_init(&sv.trim);
     sv.bots = bots_new(&sv.loop, sv.cfg.bot_searches, sv.cfg.bot_think_ms);
     lobby_bots_set(sv.lobby, sv.bots);
     if (sv.cfg.storage) {

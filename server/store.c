@@ -368,6 +368,35 @@ static void ckpt_maybe(struct store *st)
         st->ckpt_busy = 1;
 }
 
+static void on_release(uv_work_t *w)
+{
+    struct store *st = w->data;
+    sqlite3_db_release_memory(st->db);
+}
+
+static void on_after_release(uv_work_t *w, int status)
+{
+    (void)status;
+    struct store *st = w->data;
+    st->release_busy = 0;
+    st->release_done(st->release_arg);
+}
+
+void store_cache_release(struct store *st, void (*done)(void *), void *arg)
+{
+    if (st == NULL || !st->started || st->release_busy) {
+        done(arg);
+        return;
+    }
+    st->release.data = st;
+    st->release_done = done;
+    st->release_arg = arg;
+    if (uv_queue_work(st->loop, &st->release, on_release, on_after_release) == 0)
+        st->release_busy = 1;
+    else
+        done(arg);
+}
+
 static void on_after_work(uv_work_t *w, int status)
 {
     struct batch *b = w->data;

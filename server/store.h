@@ -55,6 +55,14 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
  * of the machine. 0, or -1 with err. */
 int store_fsync_set(struct store *st, int on, char *err, size_t errlen);
 
+/* Let go of the writer connection's page cache (up to SQLite's 2 MB of
+ * pages kept after the last commits) on the thread pool, then call
+ * done(arg) on the loop; a quiet server calls it before giving freed memory
+ * back to the system (server/memtrim.h). The writer opens with FULLMUTEX, so
+ * this may run beside a commit. With a NULL store, or one already releasing,
+ * done runs at once. The next commits read the pages again as needed. */
+void store_cache_release(struct store *st, void (*done)(void *), void *arg);
+
 /* Restore into lb every unfinished room not closed. Rooms untouched for
  * stale_s seconds are closed first (0 = never): a game becomes a record with
  * status "abandoned", a lobby room is deleted. Synchronous: call before

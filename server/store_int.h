@@ -97,6 +97,10 @@ struct store {
     int wal_pages;  /* pages in the WAL after the last commit (the writer's WAL hook) */
     uv_work_t ckpt; /* a checkpoint on the thread pool */
     int ckpt_busy;
+    uv_work_t release; /* store_cache_release: the writer's page cache let go */
+    int release_busy;
+    void (*release_done)(void *);
+    void *release_arg;
     unsigned long batches;
     struct loopstat *stats; /* NULL: not measured */
     int test_fail;          /* tests: fail the next commits */
