@@ -105,6 +105,7 @@ help:
 	@echo "make bench          engine benchmarks pinned to CPU 0, then the server load benches"
 	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a fresh carcd"
 	@echo "make bench-bots     the built-in bots against each other: win rates, time per move"
+	@echo "make soak           $(SOAK_ROOMS) rooms x 6 at a human pace for ~10 min: RSS, p99, fds over time"
 	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (PORT=..., RUN_ARGS=...)"
 	@echo "make demo           play and replay one demo game with the tools"
 	@echo "make tiles          regenerate common/tiles_data.c from $(RULES)"
@@ -308,6 +309,18 @@ bench: $(BUILD)/carc-load $(BUILD)/carcd
 bench-load: $(BUILD)/carc-load $(BUILD)/carcd
 	@set -e; $(foreach b,$(LOAD_RUNS),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)
 
+# make soak (not in CI, ~11 minutes): SOAK_ROOMS rooms of 6 clients at a human pace (one move
+# per room every ~6.7 s: a base + inns-cathedrals game of 89 moves lasts about 10 minutes), a
+# line of server RSS, descriptors and p50/p99 every 30 s; then every client leaves, the rooms
+# expire (room-ttl 5 s here) and the server's RSS must come back within 20% of its RSS before
+# the first room.
+SOAK_ROOMS ?= 1000
+SOAK_RATE  ?= 150
+.PHONY: soak
+soak: $(BUILD)/carc-load $(BUILD)/carcd
+	$(BUILD)/carc-load --carcd $(BUILD)/carcd --rooms $(SOAK_ROOMS) --rate $(SOAK_RATE) \
+	    --seconds 900 --report 30 --settle 30 --rss-limit 1.2 --carcd-arg --room-ttl --carcd-arg 5
+
 -include $(patsubst %.o,%.d,$(BOT_HOBJ) $(call obj,$(BOT_MAINS)))
 
 # ---------------------------------------------------------------------------------------------
@@ -335,3 +348,4 @@ e2e: all $(E2E_DIR)/node_modules/.package-lock.json
 screenshots: all $(E2E_DIR)/node_modules/.package-lock.json
 	@deploy/deps.sh
 	CARC_BUILD=$(BUILD) $(NODE) $(E2E_DIR)/screenshots.mjs
+

@@ -23,23 +23,25 @@
  *                       games are over); store_loop_us and store_commit_us:
  *                       the storage's time on the loop and per commit;
  *                       "loop_stats: unavailable" when the server has no such route
- * and a few more lines of detail. Exit 0 when every game finished, 1 when a
+ * and a few more lines of detail. make soak adds --report (a `soak` line of
+ * server RSS, descriptors and windowed p50/p99 every S seconds) and --settle
+ * (after the games every client leaves; the server's RSS then, against its
+ * RSS before the first room). Exit 0 when every game finished, 1 when a
  * room failed or the time ran out, 2 on usage. Only loopback addresses are
  * accepted. */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/wait.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "botlib.h"
 #include "client.h"
-#include "http.h"
+#include "load_proc.h"
 #include "ws.h"
 
 #define SEATS 6
@@ -75,8 +77,19 @@ struct room {
 static struct room *rooms;
 static int nrooms = 100;
 static uint64_t room_interval_ns; /* with --rate: between two moves of one room */
-static double *lat_ms;
-static size_t nlat, caplat;
+/* Move latencies in ms: the whole run, and the current --report window. */
+struct lat {
+    double *v;
+    size_t n, cap;
+};
+static struct lat all_lat, win_lat;
+
+/* --report and --settle (make soak): a line of figures every report_s seconds of play, and
+ * after the games the server's memory once every client has gone. */
+static double report_s;
+static uint64_t report_t0, report_next;
+static pid_t server_pid = -1;
+static long rss_peak, fds_peak;
 static long total_moves, total_errors;
 static struct proto_client_legal legal_scratch[MAX_LEGAL];
 
@@ -86,47 +99,19 @@ static void usage(FILE *out)
             "usage: carc-load (--carcd PATH [--carcd-arg ARG]... | --url ws://127.0.0.1:PORT/ws"
             " --pid PID)\n"
             "                 [--rooms N] [--rate R] [--seconds S] [--no-spread]\n"
+            "                 [--report S] [--settle S [--rss-limit F]]\n"
             "  --rooms N     rooms of six clients (default 100)\n"
             "  --rate R      pace the rooms to R moves per second in all (default: as fast\n"
             "                as the server answers)\n"
             "  --seconds S   give up after S seconds of play (default 120)\n"
             "  --no-spread   all clients from 127.0.0.1 (default: one loopback source\n"
-            "                address per room, 127.0.0.2 and up)\n");
-}
-
-/* CPU time (user + system) the process has used, in seconds; -1 when unknown. */
-static double cpu_s(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* Fields 14 and 15, counted after the command name, which may hold spaces. */
-    const char *p = strrchr(buf, ')');
-    unsigned long long ut = 0, st = 0;
-    if (p == NULL ||
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static long rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    if (f == NULL)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmRSS:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return kib;
+            "                address per room, 127.0.0.2 and up)\n"
+            "  --report S    every S seconds of play, a `soak` line: server RSS, open\n"
+            "                descriptors, moves, and the p50/p99 latency since the last line\n"
+            "  --settle S    after the games, close every client, wait S seconds and print\n"
+            "                the server's RSS against its RSS before the first room\n"
+            "  --rss-limit F with --settle: exit 1 when that RSS is over F times the\n"
+            "                baseline (make soak: 1.2)\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -135,197 +120,32 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double percentile(double p)
+/* The p quantile of l, sorted first (0 when empty). */
+static double percentile(struct lat *l, double p)
 {
-    if (nlat == 0)
+    if (l->n == 0)
         return 0;
-    size_t i = (size_t)(p * (double)(nlat - 1) + 0.5);
-    return lat_ms[i];
+    qsort(l->v, l->n, sizeof *l->v, cmp_double);
+    return l->v[(size_t)(p * (double)(l->n - 1) + 0.5)];
 }
 
-static void add_latency(double ms)
+static void lat_add(struct lat *l, double ms)
 {
-    if (nlat == caplat) {
-        caplat = caplat ? caplat * 2 : 4096;
-        lat_ms = realloc(lat_ms, caplat * sizeof *lat_ms);
-        if (lat_ms == NULL) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 4096;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (l->v == NULL) {
             fprintf(stderr, "carc-load: out of memory\n");
             exit(1);
         }
     }
-    lat_ms[nlat++] = ms;
+    l->v[l->n++] = ms;
 }
 
-/* ---- the server, when we start it ---- */
-
-static pid_t child = -1;
-static char data_dir[64];
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static void add_latency(double ms)
 {
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void stop_server(void)
-{
-    if (child > 0) {
-        int status;
-        kill(child, SIGTERM);
-        waitpid(child, &status, 0);
-        child = -1;
-    }
-    if (data_dir[0]) {
-        nftw(data_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        data_dir[0] = '\0';
-    }
-}
-
-/* Start carcd on 127.0.0.1, port 0, a temporary data dir and limits wide
- * enough for the run; read its startup line. Returns 0 and the URL, or -1. */
-static int start_server(const char *carcd, char **extra, int nextra, char *url, size_t urlsize)
-{
-    snprintf(data_dir, sizeof data_dir, "/tmp/carc-load-XXXXXX");
-    if (mkdtemp(data_dir) == NULL) {
-        data_dir[0] = '\0';
-        perror("carc-load: mkdtemp");
-        return -1;
-    }
-    char conf[96];
-    snprintf(conf, sizeof conf, "%s/carcd.conf", data_dir);
-    FILE *f = fopen(conf, "w");
-    if (f == NULL) {
-        perror("carc-load: config");
-        return -1;
-    }
-    /* Six clients per room from one address each (or all from one). */
-    fprintf(f, "max-conns-per-ip = %d\nmax-rooms = %d\nlog-level = warn\n", SEATS * nrooms + 64,
-            nrooms + 64);
-    fclose(f);
-    int fds[2];
-    if (pipe(fds) < 0)
-        return -1;
-    char *args[64];
-    int n = 0;
-    args[n++] = (char *)carcd;
-    args[n++] = "--listen";
-    args[n++] = "127.0.0.1";
-    args[n++] = "--port";
-    args[n++] = "0";
-    args[n++] = "--data-dir";
-    args[n++] = data_dir;
-    args[n++] = "--config";
-    args[n++] = conf;
-    for (int i = 0; i < nextra && n < 62; i++)
-        args[n++] = extra[i];
-    args[n] = NULL;
-    child = fork();
-    if (child < 0)
-        return -1;
-    if (child == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        execv(carcd, args);
-        perror("carc-load: exec carcd");
-        _exit(127);
-    }
-    close(fds[1]);
-    FILE *in = fdopen(fds[0], "r");
-    char line[512];
-    while (in && fgets(line, sizeof line, in)) {
-        const char *p = strstr(line, "carcd listening on http://");
-        if (p == NULL)
-            continue;
-        p += strlen("carcd listening on http://");
-        size_t hl = strcspn(p, "/\n");
-        snprintf(url, urlsize, "ws://%.*s/ws", (int)hl, p);
-        /* Keep reading the server's output in the background, so it never blocks on a full
-         * pipe: hand it to a child that copies it to stderr. */
-        if (fork() == 0) {
-            while (fgets(line, sizeof line, in))
-                fputs(line, stderr);
-            _exit(0);
-        }
-        fclose(in);
-        return 0;
-    }
-    fprintf(stderr, "carc-load: carcd did not print its startup line\n");
-    if (in)
-        fclose(in);
-    return -1;
-}
-
-/* ---- the server's loop statistics ---- */
-
-/* The number after "key": inside the object "object":{...} of a JSON text
- * written by carcd's loopstat_json (flat objects of numbers: no nesting to
- * skip). Returns 0, or -1 when absent. */
-static int stats_num(const char *json, const char *object, const char *key, double *out)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":{", object);
-    const char *o = strstr(json, pat);
-    if (o == NULL)
-        return -1;
-    const char *close = strchr(o, '}');
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *k = strstr(o, pat);
-    if (k == NULL || close == NULL || k > close)
-        return -1;
-    char *end;
-    *out = strtod(k + strlen(pat), &end);
-    return end == k + strlen(pat) ? -1 : 0;
-}
-
-/* One line "label: p50 X p99 X max X (N)" of a histogram (keys prefixed
- * with prefix); -1 when the figures are not there. */
-static int stats_line(const char *json, const char *label, const char *object, const char *prefix,
-                      const char *count_key)
-{
-    static const char *const keys[] = {"p50_us", "p99_us", "max_us"};
-    double v[3], n;
-    char key[32];
-    for (int i = 0; i < 3; i++) {
-        snprintf(key, sizeof key, "%s%s", prefix, keys[i]);
-        if (stats_num(json, object, key, &v[i]) < 0)
-            return -1;
-    }
-    if (stats_num(json, object, count_key, &n) < 0)
-        return -1;
-    printf("%s: p50 %.1f p99 %.1f max %.1f (%.0f)\n", label, v[0], v[1], v[2], n);
-    return 0;
-}
-
-/* GET /api/stats from the server at url (ws://HOST:PORT/ws) and print its
- * loop and storage figures. A blocking request: the games are over by now. */
-static void print_loop_stats(const char *url)
-{
-    char host[256], port[16], path[512], err[256];
-    int status;
-    char *body = NULL;
-    if (ws_url_split(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0) {
-        printf("loop_stats: unavailable (bad url %s)\n", url);
-        return;
-    }
-    if (http_get(host, port, "/api/stats", 5000, &status, &body, err, sizeof err) < 0) {
-        printf("loop_stats: unavailable (%s)\n", err);
-        return;
-    }
-    if (status != 200) {
-        printf("loop_stats: unavailable%s\n", status == 404 ? "" : " (not 200)");
-    } else {
-        double ratio;
-        if (stats_line(body, "loop_busy_us", "loop", "busy_", "iterations") < 0 ||
-            stats_line(body, "store_loop_us", "store_loop", "", "count") < 0 ||
-            stats_line(body, "store_commit_us", "store_commit", "", "count") < 0)
-            printf("loop_stats: unavailable (unexpected reply)\n");
-        else if (stats_num(body, "loop", "busy_ratio", &ratio) == 0)
-            printf("loop_busy_ratio: %.4f\n", ratio);
-    }
-    free(body);
+    lat_add(&all_lat, ms);
+    lat_add(&win_lat, ms);
 }
 
 /* ---- rooms ---- */
@@ -556,6 +376,35 @@ static void pump(int ep, int timeout_ms)
         client_service(ep, evs[i].data.ptr);
 }
 
+static int games_over(void)
+{
+    int n = 0;
+    for (int i = 0; i < nrooms; i++)
+        n += rooms[i].done;
+    return n;
+}
+
+/* With --report: every report_s seconds, the server's memory and descriptors, the moves so far
+ * and the latency of the moves since the last line. */
+static void report_maybe(void)
+{
+    uint64_t now = bot_now_ns();
+    if (report_s <= 0 || now < report_next)
+        return;
+    report_next = now + (uint64_t)(report_s * 1e9);
+    long rss = server_pid > 0 ? load_rss_kib(server_pid) : -1;
+    long fds = server_pid > 0 ? load_fd_count(server_pid) : -1;
+    rss_peak = rss > rss_peak ? rss : rss_peak;
+    fds_peak = fds > fds_peak ? fds : fds_peak;
+    size_t n = win_lat.n;
+    double p50 = percentile(&win_lat, 0.50), p99 = percentile(&win_lat, 0.99);
+    printf("soak t=%.0fs rss_kib=%ld fds=%ld moves=%ld games_over=%d window_moves=%zu "
+           "window_p50_ms=%.2f window_p99_ms=%.2f\n",
+           (double)(now - report_t0) / 1e9, rss, fds, total_moves, games_over(), n, p50, p99);
+    fflush(stdout);
+    win_lat.n = 0;
+}
+
 /* Run the loop until pred() over the rooms holds or the deadline passes.
  * Returns 0 when it held. */
 static int run_until(int ep, int (*pred)(void), uint64_t deadline)
@@ -564,6 +413,7 @@ static int run_until(int ep, int (*pred)(void), uint64_t deadline)
         if (bot_now_ns() >= deadline)
             return -1;
         pump(ep, room_interval_ns ? 1 : 100);
+        report_maybe();
         if (room_interval_ns) /* paced: rooms whose time has come */
             for (int i = 0; i < nrooms; i++)
                 room_maybe_play(&rooms[i]);
@@ -599,7 +449,7 @@ int main(int argc, char **argv)
     char *extra[32];
     int nextra = 0, spread = 1;
     pid_t pid = -1;
-    double seconds = 120, rate = 0;
+    double seconds = 120, rate = 0, settle = 0, rss_limit = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-spread") == 0) {
@@ -628,6 +478,12 @@ int main(int argc, char **argv)
             seconds = atof(v);
         else if (strcmp(a, "--rate") == 0)
             rate = atof(v);
+        else if (strcmp(a, "--report") == 0)
+            report_s = atof(v);
+        else if (strcmp(a, "--settle") == 0)
+            settle = atof(v);
+        else if (strcmp(a, "--rss-limit") == 0)
+            rss_limit = atof(v);
         else {
             fprintf(stderr, "carc-load: unknown option %s\n", a);
             usage(stderr);
@@ -636,24 +492,29 @@ int main(int argc, char **argv)
         i++;
     }
     if ((carcd == NULL) == (url_arg == NULL) || nrooms < 1 || nrooms > 10000 || seconds <= 0 ||
-        rate < 0) {
+        rate < 0 || report_s < 0 || settle < 0 || rss_limit < 0) {
         usage(stderr);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl; /* six sockets per room */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     char url[256];
     if (carcd != NULL) {
-        if (start_server(carcd, extra, nextra, url, sizeof url) < 0) {
-            stop_server();
+        pid = load_server_start(carcd, extra, nextra, SEATS * nrooms, nrooms, url, sizeof url);
+        if (pid < 0) {
+            load_server_stop();
             return 1;
         }
-        pid = child;
     } else {
         snprintf(url, sizeof url, "%s", url_arg);
     }
     if (!is_loopback(url)) {
         fprintf(stderr, "carc-load: only loopback servers may be loaded: %s\n", url);
-        stop_server();
+        load_server_stop();
         return 2;
     }
     if (strncmp(url, "ws://127.", 9) != 0)
@@ -662,10 +523,11 @@ int main(int argc, char **argv)
     int ep = epoll_create1(0);
     if (rooms == NULL || ep < 0) {
         fprintf(stderr, "carc-load: out of memory\n");
-        stop_server();
+        load_server_stop();
         return 1;
     }
-    long rss0 = pid > 0 ? rss_kib(pid) : -1;
+    long rss0 = pid > 0 ? load_rss_kib(pid) : -1, fds0 = pid > 0 ? load_fd_count(pid) : -1;
+    server_pid = pid;
     uint64_t t_setup = bot_now_ns();
     int status = 0;
     for (int i = 0; i < nrooms; i++) {
@@ -685,38 +547,39 @@ int main(int argc, char **argv)
         }
         pump(ep, 0); /* keep the earlier rooms' queues short */
     }
-    long rss_lobby = pid > 0 ? rss_kib(pid) : -1;
+    long rss_lobby = pid > 0 ? load_rss_kib(pid) : -1;
     double setup_s = (double)(bot_now_ns() - t_setup) / 1e9;
     /* Start every room, and wait until each has seen its game begin. */
     for (int i = 0; i < nrooms; i++)
         if (bot_send_take(&rooms[i].c[0].ws, proto_client_encode_simple(PROTO_T_START, NULL)) < 0)
             rooms[i].failed = rooms[i].done = 1;
     uint64_t t0 = bot_now_ns();
-    double cpu0 = pid > 0 ? cpu_s(pid) : -1, self0 = cpu_s(getpid());
+    report_t0 = t0;
+    report_next = t0;
+    double cpu0 = pid > 0 ? load_cpu_s(pid) : -1, self0 = load_cpu_s(getpid());
     if (rate > 0) { /* each room moves every N/rate seconds, the rooms evenly staggered */
         room_interval_ns = (uint64_t)((double)nrooms / rate * 1e9);
         for (int i = 0; i < nrooms; i++)
             rooms[i].next_ns = t0 + room_interval_ns * (uint64_t)i / (uint64_t)nrooms;
     }
     run_until(ep, all_started, t0 + 30000000000ull);
-    long rss_started = pid > 0 ? rss_kib(pid) : -1;
+    long rss_started = pid > 0 ? load_rss_kib(pid) : -1;
     /* The moves played while we waited for the last room to start are counted too.
      * Memory is sampled again halfway: a running game holds more than a new one
      * (its board, its history of deltas). */
     uint64_t deadline = t0 + (uint64_t)(seconds * 1e9);
     run_until(ep, half_played, deadline);
-    long rss_mid = pid > 0 ? rss_kib(pid) : -1;
+    long rss_mid = pid > 0 ? load_rss_kib(pid) : -1;
     int ok = run_until(ep, all_done, deadline) == 0;
     double play_s = (double)(bot_now_ns() - t0) / 1e9;
-    long rss_end = pid > 0 ? rss_kib(pid) : -1;
-    double cpu1 = pid > 0 ? cpu_s(pid) : -1, self1 = cpu_s(getpid());
+    long rss_end = pid > 0 ? load_rss_kib(pid) : -1;
+    double cpu1 = pid > 0 ? load_cpu_s(pid) : -1, self1 = load_cpu_s(getpid());
 
     int finished = 0, failed = 0;
     for (int i = 0; i < nrooms; i++) {
         finished += rooms[i].done && !rooms[i].failed;
         failed += rooms[i].failed;
     }
-    qsort(lat_ms, nlat, sizeof *lat_ms, cmp_double);
     printf("rooms: %d x %d clients, sets base+inns-cathedrals, %s, %s\n", nrooms, SEATS, url,
            rate > 0 ? "paced" : "as fast as the server answers");
     printf("setup_s: %.2f\n", setup_s);
@@ -733,9 +596,9 @@ int main(int argc, char **argv)
     }
     if (self0 >= 0 && self1 >= self0 && play_s > 0)
         printf("load_cpu: %.0f%% of a core (carc-load itself)\n", 100.0 * (self1 - self0) / play_s);
-    printf("p50_ms: %.3f\n", percentile(0.50));
-    printf("p99_ms: %.3f\n", percentile(0.99));
-    printf("max_ms: %.3f\n", nlat ? lat_ms[nlat - 1] : 0.0);
+    printf("p50_ms: %.3f\n", percentile(&all_lat, 0.50));
+    printf("p99_ms: %.3f\n", percentile(&all_lat, 0.99));
+    printf("max_ms: %.3f\n", all_lat.n ? all_lat.v[all_lat.n - 1] : 0.0);
     if (pid > 0 && rss0 > 0) {
         printf("server_rss_kib: %ld before, %ld lobby, %ld started, %ld halfway, %ld at the end\n",
                rss0, rss_lobby, rss_started, rss_mid, rss_end);
@@ -745,7 +608,7 @@ int main(int argc, char **argv)
     } else {
         printf("rss_per_room_kib: unknown (no --pid)\n");
     }
-    print_loop_stats(url);
+    load_print_loop_stats(url);
     fflush(stdout);
     for (int i = 0; i < nrooms; i++) {
         for (int j = 0; j < SEATS; j++)
@@ -753,9 +616,30 @@ int main(int argc, char **argv)
         proto_client_doc_free(rooms[i].doc);
     }
     free(rooms);
-    free(lat_ms);
+    free(all_lat.v);
+    free(win_lat.v);
     close(ep);
-    stop_server();
+    if (settle > 0 && pid > 0 && rss0 > 0) {
+        /* Every client is gone: the server drops the rooms after its room-ttl and gives the
+         * memory back (server/memtrim.h). A client tool may sleep. */
+        uint64_t t_end = bot_now_ns() + (uint64_t)(settle * 1e9);
+        struct timespec tick = {0, 200000000};
+        while (bot_now_ns() < t_end)
+            nanosleep(&tick, NULL);
+        long rss_after = load_rss_kib(pid), fds_after = load_fd_count(pid);
+        double ratio = (double)rss_after / (double)rss0;
+        printf("rss_kib: %ld baseline (before the first room), %ld peak, %ld after %.0f s without "
+               "clients (%.2fx the baseline)\n",
+               rss0, rss_peak > rss_end ? rss_peak : rss_end, rss_after, settle, ratio);
+        printf("fds: %ld before, %ld peak, %ld after\n", fds0, fds_peak, fds_after);
+        if (rss_limit > 0 && ratio > rss_limit) {
+            printf("FAIL: the server kept %.2fx its baseline memory (limit %.2fx)\n", ratio,
+                   rss_limit);
+            status = 1;
+        }
+        fflush(stdout);
+    }
+    load_server_stop();
     if (!ok || failed > 0)
         status = 1;
     return status;
