@@ -4,9 +4,9 @@
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
-import { playerBadge } from "./board.js";
 import { botLevelName, clockText, describe } from "./words.js";
 import { renderChart } from "./chart.js";
+import { renderBreakdown, renderRanking } from "./ending.js";
 import {
   $, app, hooks, histKey, loadJSON, saveHist, saveJSON, seatKey, showError, showReplyError, storedSeat, who,
 } from "./app.js";
@@ -331,48 +331,13 @@ function renderEnd() {
   if (app.endShown || scoringPlaying()) return;
   app.endShown = true;
   end.hidden = false;
-  const ranking = $("ranking");
-  ranking.replaceChildren();
-  const order = d.seats.map((s, i) => i).filter((i) => d.seats[i].taken).sort((a, b) => d.seats[b].score - d.seats[a].score);
-  for (const i of order) {
-    const li = document.createElement("li");
-    li.dataset.seat = i;
-    const bot = d.seats[i].bot ? ` (bot, ${botLevelName(d.seats[i].bot)})` : d.seats[i].autoplay === "forfeit" ? " (forfeited)" : "";
-    li.append(playerBadge(i, 18), document.createTextNode(` ${who(i)}${bot}: `));
-    const b = document.createElement("b");
-    b.className = "final-score";
-    b.textContent = d.seats[i].score;
-    li.append(b, document.createTextNode(" points"));
-    ranking.append(li);
-  }
-  const fs = $("final-scoring");
-  fs.replaceChildren();
-  if (!app.finals.length) {
-    const p = document.createElement("p");
-    p.textContent = "No end-of-game scoring was seen by this window (nothing was left unfinished, or the game ended before it connected).";
-    fs.append(p);
-  } else {
-    const groups = {};
-    for (const ev of app.finals) {
-      const k = ev.type === "score" ? ev.feature : ev.type;
-      (groups[k] = groups[k] || []).push(ev);
-    }
-    const titles = { road: "Unfinished roads", city: "Unfinished cities", cloister: "Unfinished cloisters", farm: "Farms", barn: "Barns", herbs: "Herb tokens", escape: "Escapes" };
-    for (const k of Object.keys(groups)) {
-      const h = document.createElement("h4");
-      const totals = {};
-      for (const ev of groups[k]) (ev.delta || []).forEach((n, i) => (totals[i] = (totals[i] || 0) + n));
-      const tt = Object.keys(totals).filter((i) => totals[i]).map((i) => `${who(+i)} +${totals[i]}`);
-      h.textContent = (titles[k] || k) + (tt.length ? ": " + tt.join(", ") : ": no points");
-      const ul = document.createElement("ul");
-      for (const ev of groups[k]) {
-        const li = document.createElement("li");
-        li.textContent = describe(ev, who, app.tiles);
-        ul.append(li);
-      }
-      fs.append(h, ul);
-    }
-  }
+  const seats = d.seats.map((s, i) => i).filter((i) => d.seats[i].taken).map((i) => {
+    const mark = d.seats[i].bot ? ` (bot, ${botLevelName(d.seats[i].bot)})` : d.seats[i].autoplay === "forfeit" ? " (forfeited)" : "";
+    return { seat: i, label: who(i) + mark, score: d.seats[i].score };
+  });
+  renderRanking($("ranking"), seats);
+  renderBreakdown($("final-scoring"), app.finals, who, app.tiles,
+    "No end-of-game scoring was seen by this window (nothing was left unfinished, or the game ended before it connected).");
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
   end.focus();
 }

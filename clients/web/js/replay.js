@@ -4,6 +4,7 @@
 // and, at the end, the final scoring.
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
+import { renderBreakdown, renderRanking } from "./ending.js";
 import { botLevelName, describe } from "./words.js";
 import { placeWords } from "./names.js";
 
@@ -269,46 +270,8 @@ export class Replay {
   renderFinal(tiles) {
     const rec = this.rec;
     const who = (i) => this.who(i);
-    const ranking = $("replay-ranking");
-    ranking.replaceChildren();
-    const order = rec.players.map((p, i) => i).sort((a, b) => rec.final.scores[b] - rec.final.scores[a]);
-    for (const i of order) {
-      const li = document.createElement("li");
-      li.dataset.seat = i;
-      li.append(playerBadge(i, 18), document.createTextNode(` ${this.labels[i]}: `));
-      const b = document.createElement("b");
-      b.className = "final-score";
-      b.textContent = rec.final.scores[i];
-      li.append(b, document.createTextNode(" points"));
-      ranking.append(li);
-    }
-    const fs = $("replay-breakdown");
-    fs.replaceChildren();
-    if (!rec.final.events.length) {
-      const p = document.createElement("p");
-      p.textContent = "Nothing was left unfinished: the end of the game added no points.";
-      fs.append(p);
-      return;
-    }
-    const groups = {};
-    for (const ev of rec.final.events) {
-      const k = ev.type === "score" ? ev.feature : ev.type;
-      (groups[k] = groups[k] || []).push(ev);
-    }
-    const titles = { road: "Unfinished roads", city: "Unfinished cities", cloister: "Unfinished cloisters", farm: "Farms", barn: "Barns", herbs: "Herb tokens", escape: "Escapes" };
-    for (const k of Object.keys(groups)) {
-      const h = document.createElement("h4");
-      const totals = {};
-      for (const ev of groups[k]) (ev.delta || []).forEach((n, i) => (totals[i] = (totals[i] || 0) + n));
-      const tt = Object.keys(totals).filter((i) => totals[i]).map((i) => `${who(+i)} +${totals[i]}`);
-      h.textContent = (titles[k] || k) + (tt.length ? ": " + tt.join(", ") : ": no points");
-      const ul = document.createElement("ul");
-      for (const ev of groups[k]) {
-        const li = document.createElement("li");
-        li.textContent = describe(ev, who, tiles);
-        ul.append(li);
-      }
-      fs.append(h, ul);
-    }
+    renderRanking($("replay-ranking"), rec.players.map((p, i) => ({ seat: i, label: this.labels[i], score: rec.final.scores[i] })));
+    renderBreakdown($("replay-breakdown"), rec.final.events, who, tiles,
+      "Nothing was left unfinished: the end of the game added no points.");
   }
 }
