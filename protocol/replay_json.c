@@ -32,37 +32,6 @@ static void put_scores(struct proto__out *b, const int32_t *scores, int n)
     PUT(b, "]");
 }
 
-/* The meeple and escape of a placing move m, as its "placed" event writes them. */
-static void put_meeple_escape(struct proto__out *b, const struct carc_game *g,
-                              const struct carc_move *m)
-{
-    const struct carc_tile *t = &carc_tiles[m->tile];
-    PUT(b, ",\"meeple\":");
-    if (m->seg >= 0 && m->seg < t->nsegs) {
-        PUT(b, "{\"feature\":");
-        put_name(b, t->segs[m->seg].name);
-        if (m->large)
-            PUT(b, ",\"kind\":\"large\"}");
-        else
-            PUT(b, ",\"kind\":\"normal\"}");
-    } else {
-        PUT(b, "null");
-    }
-    PUT(b, ",\"escape\":");
-    int at = m->escape ? carc_game_tile_at(g, m->ex, m->ey) : 0;
-    if (at != 0 && m->eseg >= 0 && m->eseg < carc_tiles[g->placed[at - 1].type].nsegs) {
-        PUT(b, "{\"x\":");
-        put_int(b, m->ex);
-        PUT(b, ",\"y\":");
-        put_int(b, m->ey);
-        PUT(b, ",\"feature\":");
-        put_name(b, carc_tiles[g->placed[at - 1].type].segs[m->eseg].name);
-        PUT(b, "}");
-    } else {
-        PUT(b, "null");
-    }
-}
-
 /* Every meeple on the board, in the order their tiles were placed (a meeple
  * only ever stands on the tile it came with, so there is one a tile at most). */
 static void put_meeples(struct proto__out *b, const struct carc_game *g)
@@ -191,7 +160,7 @@ static void put_move(struct proto__out *b, struct replay *r, int i, const struct
         put_int(b, m->y);
         PUT(b, ",\"rot\":");
         put_int(b, m->rot * 90);
-        put_meeple_escape(b, g, m);
+        proto__put_meeple_escape(b, g, m);
     }
     PUT(b, ",\"events\":[");
     put_turn_events(b, r, m);

@@ -582,21 +582,11 @@ static json_t *extra_event_new(const struct proto_extra_event *e, const struct p
     return o;
 }
 
-/* The "placed" event of move, read against g after the move (for the knight's tile). */
-static void put_placed_event(struct proto__out *b, const struct carc_game *g,
-                             const struct carc_move *m)
+/* The "meeple" and "escape" members of a placing move m, read against g after the move. */
+void proto__put_meeple_escape(struct proto__out *b, const struct carc_game *g,
+                              const struct carc_move *m)
 {
     const struct carc_tile *t = &carc_tiles[m->tile];
-    PUT(b, "{\"type\":\"placed\",\"player\":");
-    put_int(b, m->player);
-    PUT(b, ",\"tile\":");
-    put_name(b, t->id);
-    PUT(b, ",\"x\":");
-    put_int(b, m->x);
-    PUT(b, ",\"y\":");
-    put_int(b, m->y);
-    PUT(b, ",\"rot\":");
-    put_int(b, m->rot * 90);
     PUT(b, ",\"meeple\":");
     if (m->seg >= 0 && m->seg < t->nsegs) {
         PUT(b, "{\"feature\":");
@@ -621,6 +611,24 @@ static void put_placed_event(struct proto__out *b, const struct carc_game *g,
     } else {
         PUT(b, "null");
     }
+}
+
+/* The "placed" event of move, read against g after the move (for the knight's tile). */
+static void put_placed_event(struct proto__out *b, const struct carc_game *g,
+                             const struct carc_move *m)
+{
+    const struct carc_tile *t = &carc_tiles[m->tile];
+    PUT(b, "{\"type\":\"placed\",\"player\":");
+    put_int(b, m->player);
+    PUT(b, ",\"tile\":");
+    put_name(b, t->id);
+    PUT(b, ",\"x\":");
+    put_int(b, m->x);
+    PUT(b, ",\"y\":");
+    put_int(b, m->y);
+    PUT(b, ",\"rot\":");
+    put_int(b, m->rot * 90);
+    proto__put_meeple_escape(b, g, m);
     PUT(b, "}");
 }
 

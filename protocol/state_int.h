@@ -128,6 +128,10 @@ static inline size_t cell_key(char *out, int x, int y)
 void proto__put_frame(struct proto__out *b, const char *type, const char *ref);
 /* A move's events as its delta carries them, comma-separated: its "placed"
  * (or "skip") event, then g->events. g: the game right after the move. */
+/* ,"meeple":...,"escape":... of a placing move m, as its "placed" event
+ * writes them (g: the game after the move, for the knight's tile). */
+void proto__put_meeple_escape(struct proto__out *b, const struct carc_game *g,
+                              const struct carc_move *m);
 void proto__put_move_events(struct proto__out *b, const struct carc_game *g,
                             const struct carc_move *m);
 
