@@ -22,7 +22,7 @@
     X(NO_FARMERS, "farmers_off", "farmers are turned off in this game")                            \
     X(LARGE_SET, "large_meeple_unavailable", "large meeples need the inns-cathedrals set")         \
     X(ESCAPE, "illegal_escape", "that knight cannot escape")                                       \
-    X(PLAYERS, "bad_player_count", "a game needs 2 to 5 players (6 with inns-cathedrals)")         \
+    X(PLAYERS, "bad_player_count", "a game needs 2 to 5 players, or 6 with inns-cathedrals")       \
     X(SETS, "bad_sets", "unknown or unusable set")                                                 \
     X(DECK, "bad_deck", "the deck names a tile that is not in the game's sets")                    \
     X(RECORD, "bad_record", "the game record is malformed")                                        \
@@ -46,7 +46,8 @@
     X(LIMIT, "limit_reached", "a server limit was reached")                                        \
     X(STORAGE, "storage_error", "the server could not store the move")                             \
     X(NOT_BOT, "not_a_bot", "that seat holds no bot")                                              \
-    X(TIME_OUT, "time_out", "your time for this turn ran out")
+    X(TIME_OUT, "time_out", "your time for this turn ran out")                                     \
+    X(TOO_MANY_ROOMS, "too_many_rooms", "your address holds too many rooms in the lobby")
 
 #define CARC__EPOS(name, wire, text) CARC__EPOS_##name,
 enum { CARC__EPOS_OK = 0, CARC_ERRNO_MAP(CARC__EPOS) CARC__EPOS_COUNT };

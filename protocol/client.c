@@ -24,7 +24,7 @@ struct proto_client_doc {
 
 static const char *const server_types[PROTO_S_COUNT] = {
     NULL,    "welcome", "rooms", "joined", "watching", "left",    "state",
-    "delta", "ack",     "chat",  "pong",   "error",    "history",
+    "delta", "ack",     "chat",  "pong",   "error",    "history", "synced",
 };
 
 const char *proto_server_type_name(int type)
@@ -185,6 +185,7 @@ static int handle_root(struct proto_client_doc *d, const json_t *root,
         ev->code = carc_err_from_name(ev->code_name);
         break;
     case PROTO_S_ACK:
+    case PROTO_S_SYNCED:
     case PROTO_S_STATE:
     case PROTO_S_DELTA:
         bad |= copy_int(root, "seq", &ev->seq);

@@ -49,6 +49,7 @@ enum proto_server_type {
     PROTO_S_PONG,
     PROTO_S_ERROR,
     PROTO_S_HISTORY, /* ref only: read the turns and chat from the text */
+    PROTO_S_SYNCED,  /* seq: a catch-up by deltas is complete */
     PROTO_S_COUNT
 };
 
@@ -61,7 +62,7 @@ struct proto_client_event {
     int type;               /* enum proto_server_type */
     char ref[PROTO_ID_MAX]; /* compact JSON of "ref" ("7", "\"a\""), "" when absent */
     long long ref_num;      /* "ref" when it is an integer >= 0, else -1 */
-    long long seq;          /* state, delta, ack */
+    long long seq;          /* state, delta, ack, synced */
     /* error */
     int code;           /* CARC_E_* for the wire code (carc_err_from_name), 0 when unknown */
     char code_name[32]; /* the wire code as sent */

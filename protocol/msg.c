@@ -74,6 +74,33 @@ static int member(const json_t *obj, const char *path, const char *key, int requ
     return 0;
 }
 
+/* An integer value into *out: a JSON integer, or a number written with a zero
+ * fraction or an exponent (1.0, 1e2), which JSON (and JSON Schema's
+ * "integer") count as the same number. 0 when v is anything else. */
+static int int_of(const json_t *v, long long *out)
+{
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return 1;
+    }
+    if (!json_is_real(v))
+        return 0;
+    double d = json_real_value(v);
+    if (!(d >= -(double)ID_ABS_MAX && d <= (double)ID_ABS_MAX) || d != (double)(long long)d)
+        return 0;
+    *out = (long long)d;
+    return 1;
+}
+
+/* The text of a string value, or NULL when v is not a string or holds U+0000
+ * (decoded with JSON_ALLOW_NUL so that it is refused as a bad value, not as
+ * malformed JSON; C strings cannot carry it). */
+static const char *str_of(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s != NULL && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 static int get_int(const json_t *obj, const char *path, const char *key, int required,
                    long long min, long long max, long long *out, struct proto_error *err)
 {
@@ -82,9 +109,9 @@ static int get_int(const json_t *obj, const char *path, const char *key, int req
     int rc = member(obj, path, key, required, &v, field, err);
     if (rc != 0 || v == NULL)
         return rc;
-    if (!json_is_integer(v))
+    long long n;
+    if (!int_of(v, &n))
         return bad(err, CARC_E_INVAL, field, "must be an integer");
-    long long n = json_integer_value(v);
     if (n < min || n > max)
         return proto_error_set(err, CARC_E_INVAL, -1, field, "%s: must be in %lld..%lld", field,
                                min, max);
@@ -110,7 +137,7 @@ static int get_bool(const json_t *obj, const char *path, const char *key, int *o
 enum text_kind { TEXT_NAME, TEXT_CHAT, TEXT_PASSWORD, TEXT_ROOM, TEXT_TOKEN, TEXT_FEATURE };
 
 /* C0 and C1 control characters, and DEL. A chat keeps newlines. jansson has
- * already checked UTF-8 and refused \u0000. */
+ * already checked UTF-8; get_text has refused U+0000. */
 static int has_control(const char *s, int allow_newline)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
@@ -163,7 +190,9 @@ static int get_text(const json_t *obj, const char *path, const char *key, int re
         return rc;
     if (!json_is_string(v))
         return bad(err, CARC_E_INVAL, field, "must be a string");
-    const char *s = json_string_value(v);
+    const char *s = str_of(v);
+    if (s == NULL)
+        return bad(err, CARC_E_INVAL, field, "must not contain U+0000");
     size_t len = json_string_length(v);
     if (len >= size || !text_ok(s, len, kind))
         return bad(err, CARC_E_INVAL, field, text_rules[kind]);
@@ -193,9 +222,9 @@ static int read_sets(const json_t *v, unsigned *sets, struct proto_error *err)
         char field[FIELD_MAX];
         snprintf(field, sizeof field, "sets[%zu]", i);
         const json_t *s = json_array_get(v, i);
-        if (!json_is_string(s))
-            return bad(err, CARC_E_INVAL, field, "must be a string");
-        int set = carc_set_find(json_string_value(s));
+        if (str_of(s) == NULL)
+            return bad(err, CARC_E_INVAL, field, "must be a set name");
+        int set = carc_set_find(str_of(s));
         if (set < 0)
             return proto_error_set(err, CARC_E_SETS, -1, field, "%s: unknown set \"%.40s\"", field,
                                    json_string_value(s));
@@ -221,7 +250,7 @@ static int read_options(const json_t *v, struct proto_msg *m, struct proto_error
     m->u.create.no_farmers = !farmers;
     const json_t *e = json_object_get(v, "siege_escape");
     if (e != NULL) {
-        int rule = json_is_string(e) ? proto__escape_rule_find(json_string_value(e)) : -1;
+        int rule = str_of(e) != NULL ? proto__escape_rule_find(str_of(e)) : -1;
         if (rule < 0)
             return bad(err, CARC_E_INVAL, "options.siege_escape",
                        "must be \"siege-tile\" or \"any-tile\"");
@@ -253,8 +282,8 @@ static int read_clock(const json_t *v, struct proto_msg *m, struct proto_error *
         return rc;
     const json_t *p = json_object_get(v, "on_timeout");
     int policy = -1;
-    for (int i = 0; p != NULL && json_is_string(p) && i <= PROTO_TIMEOUT_FORFEIT; i++)
-        if (strcmp(json_string_value(p), timeout_names[i]) == 0)
+    for (int i = 0; str_of(p) != NULL && i <= PROTO_TIMEOUT_FORFEIT; i++)
+        if (strcmp(str_of(p), timeout_names[i]) == 0)
             policy = i;
     if (policy < 0)
         return bad(err, CARC_E_INVAL, "clock.on_timeout",
@@ -270,7 +299,10 @@ static int read_create(const json_t *root, struct proto_msg *m, struct proto_err
     long long seats = 0;
     int rc = get_text(root, "", "name", 1, TEXT_NAME, m->u.create.name, PROTO_NAME_MAX, err);
     if (rc == 0)
-        rc = get_int(root, "", "seats", 1, 2, CARC_MAX_PLAYERS, &seats, err);
+        rc = get_int(root, "", "seats", 1, -ID_ABS_MAX, ID_ABS_MAX, &seats, err);
+    /* Out of range is the player count's own code, as for 6 without the set. */
+    if (rc == 0 && (seats < 2 || seats > CARC_MAX_PLAYERS))
+        rc = bad(err, CARC_E_PLAYERS, "seats", "must be 2 to 6 (a 6th seat needs inns-cathedrals)");
     if (rc == 0)
         rc = read_sets(json_object_get(root, "sets"), &m->u.create.sets, err);
     if (rc == 0)
@@ -357,7 +389,7 @@ static int read_meeple(const json_t *v, struct proto_msg *m, struct proto_error 
     const json_t *k = json_object_get(v, "kind");
     if (k == NULL)
         return 0;
-    const char *kind = json_string_value(k);
+    const char *kind = str_of(k);
     if (kind != NULL && strcmp(kind, "large") == 0)
         m->u.play.large = 1;
     else if (kind == NULL || strcmp(kind, "normal") != 0)
@@ -385,9 +417,9 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
     const json_t *t = json_object_get(root, "tile");
     if (t == NULL)
         return bad(err, CARC_E_INVAL, "tile", "missing");
-    if (!json_is_string(t))
+    if (str_of(t) == NULL)
         return bad(err, CARC_E_INVAL, "tile", "must be a tile id such as \"BA.D\"");
-    m->u.play.tile = carc_tile_find(json_string_value(t));
+    m->u.play.tile = carc_tile_find(str_of(t));
     if (m->u.play.tile < 0)
         return proto_error_set(err, CARC_E_TILE, -1, "tile", "tile: unknown tile id \"%.40s\"",
                                json_string_value(t));
@@ -395,7 +427,9 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
     if (rc != 0)
         return rc;
     const json_t *r = json_object_get(root, "rot");
-    long long rot = json_is_integer(r) ? json_integer_value(r) : -1;
+    long long rot = -1;
+    if (r != NULL && !int_of(r, &rot))
+        rot = -1;
     if (r == NULL)
         return bad(err, CARC_E_INVAL, "rot", "missing");
     if (rot < 0 || rot > 270 || rot % 90 != 0)
@@ -413,7 +447,7 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
 static int read_add_bot(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     const json_t *v = json_object_get(root, "level");
-    int level = v != NULL && json_is_string(v) ? carc_bot_level_find(json_string_value(v)) : -1;
+    int level = str_of(v) != NULL ? carc_bot_level_find(str_of(v)) : -1;
     if (level < 0)
         return bad(err, CARC_E_INVAL, "level", "must be \"random\", \"greedy\" or \"strong\"");
     m->u.add_bot.level = level;
@@ -467,11 +501,12 @@ static int read_id(const json_t *root, struct proto_msg *m, struct proto_error *
     const json_t *id = json_object_get(root, "id");
     if (id == NULL)
         return 0;
+    long long n;
     if (json_is_integer(id)) {
-        long long n = json_integer_value(id);
+        n = json_integer_value(id);
         if (n < -ID_ABS_MAX || n > ID_ABS_MAX)
             return bad(err, CARC_E_INVAL, "id", "must be an integer of at most 2^53");
-    } else if (!json_is_string(id)) {
+    } else if (!json_is_string(id) && !int_of(id, &n)) {
         return bad(err, CARC_E_INVAL, "id", "must be a string or an integer");
     }
     char *s = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -494,7 +529,8 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
         return proto_error_set(err, CARC_E_TOO_BIG, -1, "", "the message is larger than %d bytes",
                                PROTO_MSG_MAX);
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* JSON_ALLOW_NUL: "\u0000" is valid JSON, refused later as a bad value. */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (root == NULL)
         return proto_error_set(err, CARC_E_JSON, -1, "", "line %d column %d: %.120s", jerr.line,
                                jerr.column, jerr.text);
@@ -503,10 +539,10 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
         rc = bad(err, CARC_E_INVAL, "message", "must be an object");
     if (rc == 0)
         rc = read_id(root, m, err);
-    const json_t *v = json_object_get(root, "v");
-    if (rc == 0 && (!json_is_integer(v) || json_integer_value(v) != PROTO_VERSION))
+    long long v = 0;
+    if (rc == 0 && (!int_of(json_object_get(root, "v"), &v) || v != PROTO_VERSION))
         rc = bad(err, CARC_E_VERSION, "v", "must be 1");
-    const char *type = json_string_value(json_object_get(root, "type"));
+    const char *type = str_of(json_object_get(root, "type"));
     if (rc == 0 && type == NULL)
         rc = bad(err, CARC_E_INVAL, "type", "must be a message type such as \"play\"");
     for (int t = 0; rc == 0 && t < PROTO_T_COUNT && m->type < 0; t++)
@@ -592,6 +628,14 @@ char *proto_encode_ack(long long seq, const char *ref)
 {
     int ok = 1;
     json_t *o = proto__frame_new("ack", ref);
+    proto__set(o, "seq", json_integer(seq), &ok);
+    return proto__dump_take(o, ok);
+}
+
+char *proto_encode_synced(long long seq, const char *ref)
+{
+    int ok = 1;
+    json_t *o = proto__frame_new("synced", ref);
     proto__set(o, "seq", json_integer(seq), &ok);
     return proto__dump_take(o, ok);
 }

@@ -127,6 +127,9 @@ char *proto_encode_watching(const char *room, const char *ref);
 char *proto_encode_left(const char *ref);
 char *proto_encode_pong(const char *ref);
 char *proto_encode_ack(long long seq, const char *ref);
+/* The end of a catch-up by deltas (sync, or resume/watch with seq): seq is the
+ * room's, the last delta just sent. */
+char *proto_encode_synced(long long seq, const char *ref);
 char *proto_encode_chat(int seat /* -1: spectator */, const char *name, const char *text);
 
 struct proto_room_summary {

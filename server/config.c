@@ -69,6 +69,14 @@ static const struct key keys[] = {
      "bytes of deltas kept per room at most; older ones give way, a resume gets a state (16384)"},
     {"room-ttl", K_INT, LIM(room_ttl), 0, 0, 100000000,
      "seconds a room with nobody connected is kept (3600; 0 = forever)"},
+    {"lobby-room-ttl", K_INT, LIM(lobby_room_ttl), 0, 0, 100000000,
+     "seconds a room in the lobby with nobody connected is kept (120; 0 = forever)"},
+    {"create-rate", K_INT, LIM(create_rate), 0, 1, 100000,
+     "rooms one connection may create per minute, and burst; over: rate_limited (5)"},
+    {"create-rate-per-ip", K_INT, LIM(create_rate_ip), 0, 1, 1000000,
+     "rooms one address may create per minute, and burst; over: rate_limited (30)"},
+    {"lobby-rooms-per-ip", K_INT, LIM(lobby_rooms_ip), 0, 1, 10000000,
+     "rooms created from one address still in the lobby at once; over: too_many_rooms (20)"},
     {"list-max", K_INT, LIM(list_max), 0, 1, 100000, "rooms in one list answer (200)"},
     {"takeover-grace", K_INT, LIM(takeover_grace), 0, 0, 100000000,
      "seconds a disconnected player's turn waits in a room without a clock before a bot plays"
@@ -101,6 +109,10 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->history = 32;
     l->history_bytes = 16384;
     l->room_ttl = 3600;
+    l->lobby_room_ttl = 120;
+    l->create_rate = 5;
+    l->create_rate_ip = 30;
+    l->lobby_rooms_ip = 20;
     l->list_max = 200;
     l->takeover_grace = 60;
     l->bot_pace = 700;

@@ -23,6 +23,10 @@ struct lobby_limits {
     int history;                 /* deltas kept per room for resume and sync */
     int history_bytes;           /* ... as long as they add up to at most this */
     int room_ttl;                /* seconds a room with nobody connected is kept; 0: forever */
+    int lobby_room_ttl;          /* the same for a room still in the lobby; 0: forever */
+    int create_rate;             /* rooms a connection may create per minute (and burst) */
+    int create_rate_ip;          /* ... and an address, over all its connections */
+    int lobby_rooms_ip;          /* lobby rooms created from one address at once */
     int list_max;                /* rooms in one `rooms` answer */
     int takeover_grace;          /* seconds a disconnected player's turn waits for them (no
                                     clock) before a bot plays the seat; 0: never */

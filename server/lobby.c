@@ -11,9 +11,12 @@
 
 #define IP_BUCKETS 1024u
 
+/* One peer address: kept while it has connections or lobby rooms. */
 struct lobby_ip {
     struct lobby_ip *next;
-    int count;
+    int count;            /* websocket connections */
+    int rooms;            /* rooms it created that are still in the lobby */
+    struct bucket create; /* rooms it may create (per minute) */
     char addr[64];
 };
 
@@ -73,6 +76,8 @@ static void room_insert(struct lobby *lb, struct room *r)
     lb->nrooms++;
 }
 
+static void room_uncount(struct lobby *lb, struct room *r);
+
 /* Unlink r, tell its members they left, free it. */
 static void room_delete(struct lobby *lb, struct room *r)
 {
@@ -89,9 +94,27 @@ static void room_delete(struct lobby *lb, struct room *r)
     else
         lb->oldest = r->newer;
     lb->nrooms--;
+    room_uncount(lb, r);
     log_debug("room %s deleted", r->id);
     room_evict(r, 1);
     room_free(r);
+}
+
+static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr);
+static void ip_unused(struct lobby *lb, struct lobby_ip **p);
+
+/* r leaves the lobby phase or goes: its creator's address holds one lobby
+ * room less. */
+static void room_uncount(struct lobby *lb, struct room *r)
+{
+    if (r->creator[0] == '\0')
+        return;
+    struct lobby_ip **p = ip_slot(lb, r->creator);
+    r->creator[0] = '\0';
+    if (*p != NULL) {
+        (*p)->rooms--;
+        ip_unused(lb, p);
+    }
 }
 
 static void room_reap_if_dead(struct lobby *lb, struct room *r)
@@ -130,7 +153,8 @@ static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr)
     return p;
 }
 
-static int ip_acquire(struct lobby *lb, const char *addr)
+/* The entry of addr, made when missing (its create bucket full). */
+static struct lobby_ip **ip_get(struct lobby *lb, const char *addr)
 {
     struct lobby_ip **p = ip_slot(lb, addr);
     if (*p == NULL) {
@@ -138,11 +162,35 @@ static int ip_acquire(struct lobby *lb, const char *addr)
         if (e == NULL)
             srv_oom("address table");
         snprintf(e->addr, sizeof e->addr, "%s", addr);
+        bucket_fill(&e->create, lb->lim.create_rate_ip, 60000, lb->now);
         *p = e;
         lb->nips++;
     }
-    if ((*p)->count >= lb->lim.conns_per_ip)
+    return p;
+}
+
+/* Free *p once it has neither connections nor lobby rooms, and its create
+ * bucket is full again (a minute after its last create: its burst is a
+ * minute's rate), so that reconnecting does not refill it. */
+static void ip_unused(struct lobby *lb, struct lobby_ip **p)
+{
+    struct lobby_ip *e = *p;
+    if (e->count <= 0 && e->rooms <= 0 &&
+        (e->create.level >= (int64_t)lb->lim.create_rate_ip * 60000 || lb->now < e->create.last ||
+         lb->now - e->create.last >= 60000)) {
+        *p = e->next;
+        free(e);
+        lb->nips--;
+    }
+}
+
+static int ip_acquire(struct lobby *lb, const char *addr)
+{
+    struct lobby_ip **p = ip_get(lb, addr);
+    if ((*p)->count >= lb->lim.conns_per_ip) {
+        ip_unused(lb, p);
         return -1;
+    }
     (*p)->count++;
     return 0;
 }
@@ -150,14 +198,10 @@ static int ip_acquire(struct lobby *lb, const char *addr)
 static void ip_release(struct lobby *lb, const char *addr)
 {
     struct lobby_ip **p = ip_slot(lb, addr);
-    struct lobby_ip *e = *p;
-    if (e == NULL)
+    if (*p == NULL)
         return;
-    if (--e->count <= 0) {
-        *p = e->next;
-        free(e);
-        lb->nips--;
-    }
+    (*p)->count--;
+    ip_unused(lb, p);
 }
 
 /* ---- the idle list ---- */
@@ -339,6 +383,28 @@ static int cmd_list(const struct cmd_ctx *c, struct carc_error *err)
     return 0;
 }
 
+/* Room creation limits: lobby rooms held by the sender's address, then the
+ * connection's and the address's create rates (one token each). So that one
+ * client cannot fill max-rooms and keep everyone else out. */
+static int create_allowed(const struct cmd_ctx *c, struct carc_error *err)
+{
+    struct lobby *lb = c->lb;
+    const struct lobby_limits *l = &lb->lim;
+    struct lobby_ip *e = NULL;
+    if (c->s->peer[0] != '\0')
+        e = *ip_get(lb, c->s->peer);
+    if (e != NULL && e->rooms >= l->lobby_rooms_ip)
+        return carc_error_set(err, CARC_E_TOO_MANY_ROOMS,
+                              "your address holds %d rooms in the lobby: start or leave one",
+                              e->rooms);
+    if (bucket_take(&c->s->create, c->now, l->create_rate, l->create_rate, 60000) != 0)
+        return carc_error_set(err, CARC_E_RATE, "too many rooms created: slow down");
+    if (e != NULL &&
+        bucket_take(&e->create, c->now, l->create_rate_ip, l->create_rate_ip, 60000) != 0)
+        return carc_error_set(err, CARC_E_RATE, "too many rooms created from your address");
+    return 0;
+}
+
 static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
 {
     struct lobby *lb = c->lb;
@@ -347,6 +413,8 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     if (lb->store != NULL && store_failing(lb->store))
         return carc_error_set(err, CARC_E_STORAGE, "the server cannot store rooms now; retry");
     int rc = room_settings_check(c->m, err);
+    if (rc == 0)
+        rc = create_allowed(c, err);
     if (rc != 0)
         return rc;
     char id[RAND_ROOM_LEN + 1];
@@ -358,6 +426,10 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     room_insert(lb, r);
+    if (c->s->peer[0] != '\0') {
+        snprintf(r->creator, sizeof r->creator, "%s", c->s->peer);
+        (*ip_get(lb, r->creator))->rooms++;
+    }
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
     log_debug("room %s created by session %lu", r->id, c->s->id);
     return 0;
@@ -407,7 +479,10 @@ static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
     /* 53 bits: the seed goes into the game record (JSON), whose readers may hold
      * integers as doubles. */
     uint64_t seed = lb->fixed_seed ? lb->seed : rand_u64() >> 11;
-    return room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
+    int rc = room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
+    if (rc == 0)
+        room_uncount(lb, c->r);
+    return rc;
 }
 
 static int cmd_play(const struct cmd_ctx *c, struct carc_error *err)
@@ -519,6 +594,9 @@ static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error
         if (c->r == NULL)
             return carc_error_set(err, CARC_E_NO_ROOM, NULL);
     }
+    /* A move after the end: the more precise code. */
+    if (c->r != NULL && c->m->type == PROTO_T_PLAY && c->r->phase == PROTO_PHASE_OVER)
+        return carc_error_set(err, CARC_E_OVER, NULL);
     if (c->r != NULL && !(cmd->phases & (1 << c->r->phase)))
         return carc_error_set(err, CARC_E_PHASE, "%s is not allowed while the room is in the %s",
                               proto_type_name(c->m->type),
@@ -616,6 +694,13 @@ void lobby_tick(struct lobby *lb, uint64_t now)
             }
         }
     }
+    for (unsigned i = 0; i < IP_BUCKETS; i++)
+        for (struct lobby_ip **p = &lb->ips[i]; *p != NULL;) {
+            struct lobby_ip *e = *p;
+            ip_unused(lb, p);
+            if (*p == e)
+                p = &e->next;
+        }
     struct room *r = lb->oldest;
     while (r != NULL) {
         struct room *next = r->newer;
@@ -624,10 +709,16 @@ void lobby_tick(struct lobby *lb, uint64_t now)
         } else if (!r->empty) {
             r->empty = 1;
             r->empty_since = now;
-        } else if (l->room_ttl > 0 && now - r->empty_since >= (uint64_t)l->room_ttl * 1000) {
-            if (r->store != NULL)
-                store_room_forget(r->store, r, 2);
-            room_delete(lb, r);
+        } else {
+            /* A lobby room nobody is connected to (seats of people gone, or
+             * bots) goes quickly: it only keeps others from creating. */
+            int lobby = r->phase == PROTO_PHASE_LOBBY;
+            int ttl = lobby ? l->lobby_room_ttl : l->room_ttl;
+            if (ttl > 0 && now - r->empty_since >= (uint64_t)ttl * 1000) {
+                if (r->store != NULL)
+                    store_room_forget(r->store, r, lobby ? 1 : 2);
+                room_delete(lb, r);
+            }
         }
         r = next;
     }

@@ -71,7 +71,8 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
 void lobby_session_close(struct lobby *lb, struct session *s);
 
 /* Time passes: idle connections are closed (4002), rooms with nobody
- * connected for room_ttl seconds are deleted. Call about once a second. */
+ * connected for room_ttl seconds (lobby_room_ttl for a room in the lobby)
+ * are deleted. Call about once a second. */
 void lobby_tick(struct lobby *lb, uint64_t now);
 
 /* Clocks and bots (turn.h): about ten times a second. */

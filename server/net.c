@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "log.h"
 #include "sbuf.h"
@@ -18,6 +21,24 @@ _Static_assert(offsetof(struct sbuf, data) == offsetof(struct sbuf, pre) + SBUF_
                "an sbuf's headroom must sit right before its text");
 
 #define HTTP_CHUNK 16384
+
+/* HTTP request bounds (server/README.md "HTTP"). lws keeps a request's headers
+ * in one buffer of HTTP_HEADERS_MAX bytes and drops a request that overflows
+ * it without an answer; a per-header limit (lws's token_limits) instead
+ * truncates that header and skips the rest of its line, which we see and
+ * answer: a request target of HTTP_URI_MAX bytes or more gets 414, any known
+ * header of HTTP_HEADER_MAX bytes or more (repeats added up) gets 431. */
+#define HTTP_URI_MAX 2048
+#define HTTP_HEADER_MAX 4096
+#define HTTP_HEADERS_MAX 8192
+
+/* A websocket's kernel send buffer (the kernel doubles it). Left to Linux's
+ * autotuning it holds a whole game for a spectator that never reads (about
+ * 170 KB, measured on loopback) and megabytes for a slow reader, out of reach
+ * of the outbound queue's bound; with it, and the kernel's unsent bytes
+ * counted in that bound (session.unsent), a client falls behind by
+ * queue-bytes, plus its own receive buffer, at most. */
+#define WS_SNDBUF 16384
 
 struct net {
     uv_loop_t *loop;
@@ -51,6 +72,7 @@ struct conn {
         struct lws *wsi;
         size_t off;
         int pending; /* enum http_pending */
+        int close;   /* close the connection after this reply (a refused request) */
     } http;
 };
 
@@ -71,10 +93,14 @@ static struct net *sink_net(struct session *s)
     return net_of(s->conn);
 }
 
+static size_t ws_unsent(struct lws *wsi);
+
 static void sink_wake(struct session *s)
 {
-    if (!sink_net(s)->stopping)
-        lws_callback_on_writable(s->conn);
+    if (sink_net(s)->stopping)
+        return;
+    s->unsent = ws_unsent(s->conn); /* the kernel may have drained since the last write */
+    lws_callback_on_writable(s->conn);
 }
 
 /* Start lws's polite close: the close frame with our code and reason goes out
@@ -152,40 +178,78 @@ static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
     char peer[64];
     peer_address(wsi, peer, sizeof peer);
     c->kind = CONN_WS;
+    int fd = (int)lws_get_socket_fd(wsi), sndbuf = WS_SNDBUF;
+    if (fd >= 0)
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     session_init(&c->s, &ws_sink, wsi, &n->lobby->lim, net_now(n));
     lobby_session_open(n->lobby, &c->s, peer, net_now(n));
     return 0;
 }
 
+/* A message over max-message-bytes: the error PROTOCOL.md promises, then the
+ * close 1009 after it (input is ignored from now on). */
+static void ws_too_big(struct session *s)
+{
+    log_info("session %lu from %s closed: message too big", s->id, s->peer);
+    session_send_text(s, proto_encode_error(CARC_E_TOO_BIG, NULL, ""));
+    session_close(s, SESSION_CLOSE_TOO_BIG, "message too big", 1);
+}
+
+/* Every data frame passes the same bounds: a message's bytes (text kept,
+ * binary only counted) are capped at max-message-bytes; every frame that does
+ * not end a text message (fragments, binary messages) pays the flood bucket,
+ * and a binary message the rate bucket too; the last frame of a text message
+ * pays both in lobby_session_message. Control frames (ping, pong, close) are
+ * lws's own and never reach this callback. */
 static int ws_receive(struct net *n, struct lws *wsi, struct conn *c, const void *in, size_t len)
 {
     struct session *s = &c->s;
     if (s->closing)
         return 0; /* input after a close request is ignored */
     size_t remaining = lws_remaining_packet_payload(wsi);
-    int final = lws_is_final_fragment(wsi) && remaining == 0;
+    int frame_end = remaining == 0;
+    int final = lws_is_final_fragment(wsi) && frame_end;
     if (lws_is_first_fragment(wsi) && lws_frame_is_binary(wsi))
         s->rx_skip = 1;
+    int r = 0;
     if (s->rx_skip) {
-        if (final) {
-            session_rx_reset(s);
-            session_send_text(
-                s,
-                proto_encode_error(CARC_E_INVAL, "binary frames are not accepted: send text", ""));
-        }
+        size_t want = s->rxlen + len;
+        r = want > s->rxmax || remaining > s->rxmax - want ? -1 : 0;
+        s->rxlen = want;
+    } else {
+        r = session_rx_append(s, in, len, remaining, final);
+    }
+    if (r < 0) {
+        ws_too_big(s);
         return 0;
     }
-    int r = session_rx_append(s, in, len, remaining, final);
-    if (r < 0) {
-        log_info("session %lu from %s closed: message too big", s->id, s->peer);
-        session_close(s, SESSION_CLOSE_TOO_BIG, "message too big", 0);
-        return 0;
+    if (frame_end && (!final || s->rx_skip)) {
+        int rate = session_rx_charge(s, &n->lobby->lim, net_now(n), final);
+        if (rate < 0) {
+            log_info("session %lu from %s closed: flooding", s->id, s->peer);
+            return 0;
+        }
+        if (s->rx_skip && final) {
+            session_rx_reset(s);
+            session_send_text(
+                s, rate ? proto_encode_error(CARC_E_RATE, NULL, "")
+                        : proto_encode_error(CARC_E_INVAL,
+                                             "binary frames are not accepted: send text", ""));
+            return 0;
+        }
     }
     if (r == 1) {
         lobby_session_message(n->lobby, s, s->rx, s->rxlen, net_now(n));
         session_rx_reset(s);
     }
     return 0;
+}
+
+/* The bytes lws handed the kernel that the peer has not taken yet. */
+static size_t ws_unsent(struct lws *wsi)
+{
+    int q = 0, fd = (int)lws_get_socket_fd(wsi);
+    return fd >= 0 && ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0 ? (size_t)q : 0;
 }
 
 /* One frame per writable callback. */
@@ -207,6 +271,7 @@ static int ws_writeable(struct lws *wsi, struct conn *c)
     if (w < (int)b->len)
         return -1;
     session_pop(s);
+    s->unsent = ws_unsent(wsi);
     if (session_peek(s) != NULL || s->closing)
         lws_callback_on_writable(wsi);
     return 0;
@@ -244,6 +309,8 @@ static int http_done(struct lws *wsi, struct conn *c)
 {
     api_reply_free(&c->http.reply);
     c->http.pending = HTTP_IDLE;
+    if (c->http.close)
+        return -1; /* a refused request: its body, if any, is never read */
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
@@ -269,7 +336,8 @@ static int http_headers(struct lws *wsi, struct conn *c)
     if (http_header(wsi, "cache-control:", r->cache_control, &p, end) ||
         http_header(wsi, "etag:", r->etag, &p, end) ||
         http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
-        http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end))
+        http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end) ||
+        http_header(wsi, "connection:", c->http.close ? "close" : NULL, &p, end))
         return -1;
     if (lws_finalize_write_http_header(wsi, start, &p, end))
         return -1;
@@ -291,12 +359,79 @@ static void http_ready(struct api_reply *r, void *arg)
     lws_callback_on_writable(c->http.wsi);
 }
 
-static int http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path)
+/* What lws's parser let through that carcd refuses before routing, as an HTTP
+ * status, or 0. lws percent-decodes the target and removes its dot segments
+ * (`/a/../b` is `/b`) before we see it; a decoded CR or LF ends its request
+ * line there (the HTTP version is then missing) and a decoded NUL ends the
+ * path early (the bytes after it are skipped, visible as a gap before the next
+ * header fragment). A NUL after a path segment's first byte makes lws drop the
+ * connection itself. The server only serves GET and HEAD: a request that
+ * carries a body (Content-Length other than 0, several of them, or any
+ * Transfer-Encoding) is refused, so that its body can never be read as the
+ * next request. */
+static int http_refusal(struct lws *wsi, const char *path, size_t len)
+{
+    if (len >= HTTP_URI_MAX)
+        return 414;
+    for (int t = 0; t < WSI_TOKEN_COUNT; t++)
+        if (lws_hdr_total_length(wsi, (enum lws_token_indexes)t) >= HTTP_HEADER_MAX)
+            return 431;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP) == 0 || strlen(path) != len)
+        return 400;
+    /* lws 4.1.6 keeps the next fragment right after the path's terminator (the
+     * arguments one byte further, past the '?'); a decoded NUL leaves bytes
+     * between them. Read through the pointer lws gave us: the fragment exists. */
+    char next[HTTP_URI_MAX + 1];
+    int args = lws_hdr_copy_fragment(wsi, next, sizeof next, WSI_TOKEN_HTTP_URI_ARGS, 0);
+    int m = args >= 0 ? args : lws_hdr_copy(wsi, next, sizeof next, WSI_TOKEN_HTTP);
+    if (m < 0 || memcmp(path + len + (args >= 0 ? 2 : 1), next, (size_t)m) != 0)
+        return 400;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+        return 400;
+    char cl[32];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+    if (n > 0 && (n >= (int)sizeof cl ||
+                  lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0 ||
+                  strcmp(cl, "0") != 0))
+        return 400;
+    return 0;
+}
+
+static int http_headers(struct lws *wsi, struct conn *c);
+
+static int http_refuse(struct lws *wsi, struct conn *c, int status)
+{
+    struct api_reply *r = &c->http.reply;
+    memset(r, 0, sizeof *r);
+    r->status = status;
+    r->content_type = "text/plain; charset=utf-8";
+    r->body = status == 414   ? "request target too long\n"
+              : status == 431 ? "request header too long\n"
+                              : "bad request\n";
+    r->len = strlen(r->body);
+    c->http.close = 1;
+    /* Headers and body now, then close: lws would go on parsing what follows
+     * in its input buffer (a body taken as a request) before a writable. */
+    if (http_headers(wsi, c) != 0 || c->http.pending != HTTP_BODY)
+        return -1;
+    static unsigned char buf[LWS_PRE + 64];
+    memcpy(buf + LWS_PRE, r->body, r->len);
+    (void)lws_write(wsi, buf + LWS_PRE, r->len, LWS_WRITE_HTTP_FINAL);
+    return -1;
+}
+
+static int http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path,
+                        size_t len)
 {
     struct api_reply *r = &c->http.reply;
     api_reply_free(r);
     c->kind = CONN_HTTP;
     c->http.wsi = wsi;
+    int refused = http_refusal(wsi, path, len);
+    if (refused != 0) {
+        log_info("http %s: refused with %d", method_name(wsi), refused);
+        return http_refuse(wsi, c, refused);
+    }
     /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
     char query[80] = "", page[24], status[24];
     const char *pg = lws_get_urlarg_by_name(wsi, "page=", page, (int)sizeof page);
@@ -359,7 +494,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         ws_closed(n, c);
         return 0;
     case LWS_CALLBACK_HTTP:
-        return http_request(n, wsi, c, in != NULL ? (const char *)in : "/");
+        return http_request(n, wsi, c, in != NULL ? (const char *)in : "/", in != NULL ? len : 1);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return http_writeable(wsi, c);
     case LWS_CALLBACK_CLOSED_HTTP:
@@ -446,6 +581,14 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
                    LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.foreign_loops = loops;
+    /* Header bounds: see HTTP_URI_MAX. Every known header gets the same limit. */
+    static struct lws_token_limits limits;
+    for (int t = 0; t < WSI_TOKEN_COUNT; t++)
+        limits.token_limit[t] = HTTP_HEADER_MAX;
+    limits.token_limit[WSI_TOKEN_GET_URI] = limits.token_limit[WSI_TOKEN_HEAD_URI] =
+        limits.token_limit[WSI_TOKEN_POST_URI] = HTTP_URI_MAX;
+    info.token_limits = &limits;
+    info.max_http_header_data = HTTP_HEADERS_MAX;
     info.user = n;
     info.server_string = "carcd";
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;

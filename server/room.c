@@ -201,12 +201,14 @@ static void room__seat_changed(struct room *r, int i, const char *name, const st
     room__publish(r, &ev, 1, NULL, skip);
 }
 
-/* What s is missing after seq `from`: the kept deltas, or a fresh state. */
+/* What s is missing after seq `from`: the kept deltas then `synced`, or a
+ * fresh state. Either way the last message carries ref: the catch-up is over. */
 static void room__catch_up(struct room *r, struct session *s, long long from, const char *ref)
 {
     if (from >= 0 && from >= r->snap_below && from <= r->seq && from + 1 >= r->hist_first) {
         for (long long q = from + 1; q <= r->seq; q++)
             room__send(r, s, r->hist[q % r->hist_cap]);
+        room__send_text(r, s, proto_encode_synced(r->seq, ref));
         return;
     }
     room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
@@ -381,7 +383,7 @@ void room_create_seat(struct room *r, struct session *s, const char *name, const
     proto_state_free(r->state);
     r->state = st;
     room__send_text(r, s, proto_encode_joined(r->id, 0, token, ref));
-    room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
+    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
 }
 
 /* Does the secret given (a NUL-terminated buffer of size bytes) hash to
@@ -417,7 +419,7 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     seat_attach(r, i, s);
     room__seat_changed(r, i, seat->name, s);
     room__send_text(r, s, proto_encode_joined(r->id, i, token, ref));
-    room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
+    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
     return 0;
 }
 
@@ -425,7 +427,7 @@ void room_watch(struct room *r, struct session *s, long long seq, const char *re
 {
     spectator_add(r, s);
     room__send_text(r, s, proto_encode_watching(r->id, ref));
-    room__catch_up(r, s, seq, NULL);
+    room__catch_up(r, s, seq, ref);
 }
 
 int room_token_seat(const struct room *r, const char *token)
@@ -456,7 +458,7 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
         }
     }
     room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
-    room__catch_up(r, s, seq, NULL);
+    room__catch_up(r, s, seq, ref);
     turn_seat_back(r, i, now);
 }
 
@@ -487,14 +489,12 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
     if (s->seat >= 0 && r->phase == PROTO_PHASE_LOBBY) {
         int i = s->seat;
         struct room_seat *seat = &r->seats[i];
-        char name[PROTO_NAME_MAX];
-        memcpy(name, seat->name, sizeof name);
         seat_detach(r, s);
         memset(seat, 0, sizeof *seat);
         if (r->host == i)
             room__host_pass(r);
         if (room_humans(r) > 0)
-            room__seat_changed(r, i, name, NULL);
+            room__seat_changed(r, i, NULL, NULL); /* a freed seat has no name */
     } else {
         int i = s->seat;
         room_detach(r, s, now);

@@ -43,6 +43,7 @@ void session_init(struct session *s, const struct session_sink *sink, void *conn
     bucket_fill(&s->msg, lim->burst, 1000, now);
     bucket_fill(&s->flood, lim->flood_burst, 1000, now);
     bucket_fill(&s->chat, lim->chat_burst, 60000, now);
+    bucket_fill(&s->create, lim->create_rate, 60000, now);
 }
 
 static void queue_clear(struct session *s)
@@ -84,7 +85,7 @@ void session_send(struct session *s, struct sbuf *b)
 {
     if (s->closing)
         return;
-    if (s->qlen >= s->qmax || s->qbytes + b->len > s->qmax_bytes) {
+    if (s->qlen >= s->qmax || s->qbytes + s->unsent + b->len > s->qmax_bytes) {
         session_close(s, SESSION_CLOSE_OVERFLOW, "outbound queue overflow", 0);
         return;
     }
@@ -138,6 +139,15 @@ void session_rx_reset(struct session *s)
         s->rx = NULL;
         s->rxcap = 0;
     }
+}
+
+int session_rx_charge(struct session *s, const struct lobby_limits *l, uint64_t now, int msg)
+{
+    if (bucket_take(&s->flood, now, l->flood_rate, l->flood_burst, 1000) != 0) {
+        session_close(s, SESSION_CLOSE_POLICY, "flooding: too many messages", 1);
+        return -1;
+    }
+    return msg && bucket_take(&s->msg, now, l->rate, l->burst, 1000) != 0 ? 1 : 0;
 }
 
 int session_rx_append(struct session *s, const void *data, size_t len, size_t remaining, int final)

@@ -64,12 +64,14 @@ struct session {
     int listed;       /* on that list */
     uint64_t last_ms; /* when the last message arrived */
 
-    struct bucket msg, flood, chat;
+    struct bucket msg, flood, chat, create;
 
     /* Outbound queue: a ring of shared buffers. */
     struct sbuf **q;
     unsigned qhead, qlen, qcap, qmax;
     size_t qbytes, qmax_bytes;
+    size_t unsent;      /* bytes the transport took that the peer has not yet (the kernel's
+                           send queue), counted with qbytes against qmax_bytes */
     unsigned long sent; /* messages handed to the transport so far */
 
     /* Inbound reassembly of one message. */
@@ -91,7 +93,8 @@ void session_init(struct session *s, const struct session_sink *sink, void *conn
 void session_fini(struct session *s);
 
 /* Queue b for sending (takes a new reference; the caller keeps its own).
- * Dropped when s is closing. Over the queue's bounds: close 4001, at once. */
+ * Dropped when s is closing. Over the queue's bounds (messages, or queued plus
+ * unsent bytes): close 4001, at once. */
 void session_send(struct session *s, struct sbuf *b);
 /* The same for malloc'd text from an encoder, whose ownership is taken. */
 void session_send_text(struct session *s, char *text);
@@ -114,6 +117,12 @@ void session_close(struct session *s, int code, const char *reason, int flush);
  * 0 for more to come, -1 when the message would exceed the limit. */
 int session_rx_append(struct session *s, const void *data, size_t len, size_t remaining, int final);
 void session_rx_reset(struct session *s);
+/* Charge one frame that lobby_session_message() will not see as a message of
+ * its own (a binary message, a fragment before the last of a text message) to
+ * the same buckets: the flood bucket always, the rate bucket when msg. Returns
+ * 0, 1 when over the rate (answer rate_limited), -1 when flooding: s is then
+ * closing with 1008, as the lobby closes a text flood. */
+int session_rx_charge(struct session *s, const struct lobby_limits *l, uint64_t now, int msg);
 
 /* Take one token. 0 when there was one, -1 when the bucket is empty. */
 int bucket_take(struct bucket *b, uint64_t now, int rate, int burst, int64_t period);

@@ -371,6 +371,25 @@ START_TEST(escape_next_to_siege_tile)
 }
 END_TEST
 
+/* An escape is an action at the end of the turn, not instead of the meeple (RULES.md 5;
+ * PROTOCOL.md "play"): the same move may also put a meeple on the cloister it places. */
+START_TEST(escape_with_a_meeple)
+{
+    struct carc_game *g = esc_game(CARC_ESCAPE_SIEGE_TILE, "BA.B");
+    put(g, RED, "CA.01", 10, 0, 0, "c1", 1);
+    put(g, BLUE, "BA.E", 10, 1, 180, NULL, 0);
+    struct carc_move m = bu_escape_move(g, 11, 1, 0, 10, 0, bu_seg("CA.01", "c1"));
+    m.seg = bu_seg("BA.B", "cloister");
+    struct carc_error err = {0};
+    ck_assert_int_eq(carc_game_play(g, &m, &err), 0);
+    ck_assert_int_eq(g->players[RED].large, 1);
+    ck_assert_int_eq(g->players[RED].meeples, CARC_MEEPLES - 1);
+    ck_assert_int_eq(bu_meeple_on(g, 11, 1, "cloister"), 1 + RED);
+    ck_assert_int_eq(bu_ev_count(g, CARC_EV_ESCAPE, 0), 1);
+    bu_game_free(g);
+}
+END_TEST
+
 /* Red's knight on a band joined to a siege cap; the cloister is diagonal to the band
  * (not to the siege tile): only the any-tile rule allows the escape. */
 static struct carc_game *esc_any_board(int rule)
@@ -793,6 +812,7 @@ Suite *suite_expansions(void)
     tcase_add_test(tc, besieged_with_cathedral);
     tcase_add_test(tc, besieged_open_at_end_is_void);
     tcase_add_test(tc, escape_next_to_siege_tile);
+    tcase_add_test(tc, escape_with_a_meeple);
     tcase_add_test(tc, escape_any_tile_rule);
     tcase_add_test(tc, escape_refused_other_players_knight);
     tcase_add_test(tc, escape_refused_not_besieged);

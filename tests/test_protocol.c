@@ -798,6 +798,11 @@ START_TEST(client_handle)
     ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
     ck_assert(ev.type == PROTO_S_ACK && ev.seq == 77 && ev.ref[0] == '\0');
     free(s);
+    s = proto_encode_synced(41, "8");
+    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"synced\",\"ref\":8,\"seq\":41}");
+    ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
+    ck_assert(ev.type == PROTO_S_SYNCED && ev.seq == 41 && ev.ref_num == 8);
+    free(s);
     ck_assert_int_eq(proto_client_handle(d, "{\"type\":\"zap\"}", 14, &ev), CARC_E_TYPE);
     ck_assert_int_eq(proto_client_handle(d, "nope", 4, &ev), CARC_E_JSON);
     ck_assert_int_eq(proto_client_handle(d, "{\"type\":\"ack\",\"seq\":\"1\"}", 24, &ev),

@@ -89,10 +89,10 @@ START_TEST(full_game)
     ck_assert_int_eq(proto_client_phase(a->doc), PROTO_PHASE_OVER);
     ck_assert_int_eq(proto_client_phase(w->doc), PROTO_PHASE_OVER);
 
-    /* Play after the end: wrong phase, nothing changes. */
+    /* Play after the end: game_over, nothing changes. */
     char *before = snapshot(r);
     say(a, "\"type\":\"play\",\"tile\":\"BA.V\",\"x\":9,\"y\":9,\"rot\":0");
-    expect_error(a, "wrong_phase");
+    expect_error(a, "game_over");
     assert_unchanged(r, before);
 
     /* The documents the clients built from deltas equal a fresh state. */
@@ -375,9 +375,10 @@ START_TEST(leave_and_host)
     join(c, a->room, "Cy");
     say(w, "\"type\":\"watch\",\"room\":\"%s\",\"seq\":0", a->room);
     expect(w, "watching");
-    /* seq 0 given: the two deltas since, no state */
+    /* seq 0 given: the two deltas since, then synced, no state */
     ck_assert_int_eq(jint(expect(w, "delta"), "seq"), 1);
     ck_assert_int_eq(jint(expect(w, "delta"), "seq"), 2);
+    ck_assert_int_eq(jint(expect(w, "synced"), "seq"), 2);
     expect_nothing(w);
     drain(a);
     drain(b);
@@ -389,7 +390,8 @@ START_TEST(leave_and_host)
     ck_assert_ptr_null(a->s.room);
     const char *d = expect(b, "delta");
     ck_assert_str_eq(jstr(d, "events.0.type"), "seat");
-    ck_assert_str_eq(jstr(d, "events.0.name"), "Ann");
+    /* A freed seat has no name (PROTOCOL.md Events). */
+    ck_assert(strstr(d, "\"name\":null,\"taken\":false") != NULL);
     ck_assert_int_eq(r->host, 1);
     ck_assert_int_eq(proto_client_host(b->doc), 1);
     expect(c, "delta");
@@ -493,13 +495,23 @@ START_TEST(resume_with_and_without_seq)
     ck_assert_int_eq(r->seq, target);
     long long want = seen + 1;
     const char *m;
+    int synced = 0;
     while ((m = session_peek(&b2->s) != NULL ? session_peek(&b2->s)->data : NULL) != NULL) {
+        if (want == r->seq + 1 && !synced) { /* the end of the catch-up, with the request's ref */
+            ck_assert_str_eq(jstr(m, "type"), "synced");
+            ck_assert_int_eq(jint(m, "seq"), r->seq);
+            ck_assert_int_eq(jint(m, "ref"), 1);
+            session_pop(&b2->s);
+            synced = 1;
+            continue;
+        }
         ck_assert_str_eq(jstr(m, "type"), "delta");
         ck_assert_int_eq(jint(m, "seq"), want);
         want++;
         session_pop(&b2->s);
     }
     ck_assert_int_eq(want, r->seq + 1);
+    ck_assert(synced);
     d = expect(a, "delta");
     ck_assert_int_eq(jint(d, "seq"), r->seq);
     ck_assert_int_eq(proto_client_seat_get(a->doc, 1, &st), 0);
@@ -523,15 +535,21 @@ START_TEST(resume_with_and_without_seq)
     expect_nothing(a);
     ck_assert_ptr_eq(r->seats[1].s, &b3->s);
 
-    /* sync: deltas when kept, a state when not */
+    /* sync: deltas then synced when kept (none at the current seq), a state
+     * when not */
     say(b3, "\"type\":\"sync\",\"seq\":%lld", r->seq - 1);
     ck_assert_int_eq(jint(expect(b3, "delta"), "seq"), r->seq);
+    ck_assert_int_eq(jint(expect(b3, "synced"), "seq"), r->seq);
     expect_nothing(b3);
-    say(b3, "\"type\":\"sync\",\"seq\":%lld", r->seq);
+    say(b3, "\"type\":\"sync\",\"id\":\"s\",\"seq\":%lld", r->seq);
+    const char *sy = expect(b3, "synced");
+    ck_assert_int_eq(jint(sy, "seq"), r->seq);
+    ck_assert_str_eq(jstr(sy, "ref"), "s");
     expect_nothing(b3);
     say(b3, "\"type\":\"sync\",\"seq\":0");
     for (long long q = 1; q <= r->seq; q++)
         ck_assert_int_eq(jint(expect(b3, "delta"), "seq"), q);
+    expect(b3, "synced");
     expect_nothing(b3);
     /* a seq the room has not reached: a state */
     say(b3, "\"type\":\"sync\",\"id\":2,\"seq\":%lld", r->seq + 1);
@@ -564,6 +582,7 @@ START_TEST(resume_too_old)
     say(b, "\"type\":\"sync\",\"seq\":%lld", r->seq - 4);
     for (int i = 3; i >= 0; i--)
         ck_assert_int_eq(jint(expect(b, "delta"), "seq"), r->seq - i);
+    ck_assert_int_eq(jint(expect(b, "synced"), "seq"), r->seq);
     say(b, "\"type\":\"sync\",\"seq\":%lld", r->seq - 5);
     expect(b, "state");
     /* a seat token from another room is refused */
@@ -608,6 +627,7 @@ START_TEST(history_bounded_by_bytes)
     say(b, "\"type\":\"sync\",\"seq\":%lld", r->hist_first - 1);
     for (long long q = r->hist_first; q <= r->seq; q++)
         ck_assert_int_eq(jint(expect(b, "delta"), "seq"), q);
+    expect(b, "synced");
     say(b, "\"type\":\"sync\",\"seq\":%lld", r->hist_first - 2);
     expect(b, "state");
 }

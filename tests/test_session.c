@@ -75,6 +75,47 @@ START_TEST(message_too_big)
 }
 END_TEST
 
+/* Frames the lobby does not see as messages (binary ones, fragments) pay the
+ * same buckets through session_rx_charge (net.c): the rate's burst, then
+ * rate_limited, then the flood close. */
+START_TEST(frames_pay_the_buckets)
+{
+    struct fake *a = fake_new();
+    const struct lobby_limits *l = &lb->lim;
+    int ok = 0, limited = 0, rc = 0;
+    for (int i = 0; i < 1000 && rc >= 0; i++) {
+        rc = session_rx_charge(&a->s, l, now, 1);
+        ok += rc == 0;
+        limited += rc == 1;
+    }
+    ck_assert_int_eq(ok, l->burst);
+    ck_assert_int_eq(ok + limited, l->flood_burst);
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_POLICY);
+    /* Fragments pay the flood bucket only. */
+    struct fake *b = fake_new();
+    for (int i = 0; i < l->flood_burst; i++)
+        ck_assert_int_eq(session_rx_charge(&b->s, l, now, 0), 0);
+    ck_assert_int_eq(session_rx_charge(&b->s, l, now, 0), -1);
+}
+END_TEST
+
+/* Bytes the kernel has not handed to the peer count toward queue-bytes. */
+START_TEST(unsent_counts_toward_queue_bytes)
+{
+    struct fake *a = fake_new();
+    a->s.unsent = (size_t)lb->lim.queue_bytes - 8;
+    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    ck_assert_int_eq(a->closes, 1);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_OVERFLOW);
+    struct fake *b = fake_new();
+    b->s.unsent = (size_t)lb->lim.queue_bytes / 2;
+    raw(b, "{\"v\":1,\"type\":\"ping\"}");
+    expect(b, "pong");
+    ck_assert_int_eq(b->closes, 0);
+}
+END_TEST
+
 static void small_queue(struct lobby_limits *l)
 {
     l->queue_messages = 8;
@@ -113,7 +154,8 @@ END_TEST
 static void short_idle(struct lobby_limits *l)
 {
     l->idle_timeout = 10;
-    l->room_ttl = 30;
+    l->lobby_room_ttl = 30; /* the room below is in the lobby: this one counts */
+    l->room_ttl = 3600;
 }
 
 START_TEST(idle_and_ttl)
@@ -131,7 +173,7 @@ START_TEST(idle_and_ttl)
     ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_IDLE);
     ck_assert_int_eq(b->closes, 0);
     fake_free(a);
-    /* The room has nobody connected: kept for room_ttl, then deleted. */
+    /* The room has nobody connected: kept for lobby_room_ttl, then deleted. */
     ck_assert_ptr_nonnull(lobby_room_find(lb, room));
     lobby_tick(lb, now);
     now += 29000;
@@ -173,6 +215,64 @@ START_TEST(connections_per_address)
 }
 END_TEST
 
+static void few_creates(struct lobby_limits *l)
+{
+    l->lobby_rooms_ip = 2;
+    l->create_rate = 2;
+    l->create_rate_ip = 3;
+}
+
+/* Room creation limits (PROTOCOL.md "create"): lobby rooms per address,
+ * creates per connection and per address, a minute each. */
+START_TEST(create_limits)
+{
+    struct fake *a = fake_new_from("10.0.0.9"), *b = fake_new_from("10.0.0.9");
+    struct fake *c = fake_new_from("10.0.0.9"), *d = fake_new_from("10.0.0.10");
+    drain(a);
+    drain(b);
+    drain(c);
+    drain(d);
+    create(a, "2");
+    create(b, "2");
+    say(c, "\"type\":\"create\",\"name\":\"Cy\",\"seats\":2");
+    expect_error(c, "too_many_rooms");
+    create(d, "2"); /* another address */
+    /* a's room goes with its last person: the address holds one. */
+    say(a, "\"type\":\"leave\"");
+    expect(a, "left");
+    create(c, "2");
+    say(c, "\"type\":\"leave\"");
+    expect(c, "left");
+    /* three creates from 10.0.0.9 this minute: its rate is spent, on any connection */
+    struct fake *e = fake_new_from("10.0.0.9");
+    drain(e);
+    say(e, "\"type\":\"create\",\"name\":\"Eve\",\"seats\":2");
+    expect_error(e, "rate_limited");
+    now += 60000;
+    create(e, "2");
+    /* d: two creates per connection a minute */
+    say(d, "\"type\":\"leave\"");
+    expect(d, "left");
+    for (int i = 0; i < 2; i++) { /* its bucket refilled in that minute */
+        create(d, "2");
+        say(d, "\"type\":\"leave\"");
+        expect(d, "left");
+    }
+    say(d, "\"type\":\"create\",\"name\":\"Dan\",\"seats\":2");
+    expect_error(d, "rate_limited");
+    /* a room that starts no longer counts for its address */
+    struct fake *j = fake_new_from("10.0.0.11");
+    drain(j);
+    join(j, b->room, "Jo");
+    drain(b);
+    say(b, "\"type\":\"start\"");
+    expect(b, "delta");
+    struct fake *f = fake_new_from("10.0.0.9");
+    drain(f);
+    create(f, "2");
+}
+END_TEST
+
 START_TEST(shutdown)
 {
     struct fake *a = fake_new(), *b = fake_new();
@@ -206,6 +306,10 @@ static void setup_two_per_ip(void)
 {
     setup_with(two_per_ip);
 }
+static void setup_few_creates(void)
+{
+    setup_with(few_creates);
+}
 
 Suite *suite_session(void)
 {
@@ -213,6 +317,8 @@ Suite *suite_session(void)
     TCase *tc = tcase_with("lobby", setup_default);
     tcase_add_test(tc, rate_limit_and_flood);
     tcase_add_test(tc, message_too_big);
+    tcase_add_test(tc, frames_pay_the_buckets);
+    tcase_add_test(tc, unsent_counts_toward_queue_bytes);
     tcase_add_test(tc, shutdown);
     suite_add_tcase(s, tc);
     tc = tcase_with("queue", setup_small_queue);
@@ -223,6 +329,9 @@ Suite *suite_session(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("addresses", setup_two_per_ip);
     tcase_add_test(tc, connections_per_address);
+    suite_add_tcase(s, tc);
+    tc = tcase_with("creates", setup_few_creates);
+    tcase_add_test(tc, create_limits);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -92,6 +92,8 @@ pid_t load_server_start(const char *carcd, char **extra, int nextra, int conns, 
     }
     /* Six clients per room from one address each (or all from one). */
     fprintf(f, "max-conns-per-ip = %d\nmax-rooms = %d\nlog-level = warn\n", conns + 64, rooms + 64);
+    /* ... and every room created from it, at once. */
+    fprintf(f, "create-rate-per-ip = %d\nlobby-rooms-per-ip = %d\n", rooms + 64, rooms + 64);
     fclose(f);
     int fds[2];
     if (pipe(fds) < 0)

@@ -257,6 +257,7 @@ SERVER = {
         "patch": {"type": "array", "items": PATCH_OP},
     }, ["seq", "events", "patch"]),
     "ack": message("server", "ack", {"seq": SEQ}, ["seq"]),
+    "synced": message("server", "synced", {"seq": SEQ}, ["seq"]),
     "chat": message("server", "chat", {
         "seat": {"oneOf": [{"type": "null"}, SEAT]},
         "name": {"type": "string"}, "text": {"type": "string"}}, ["seat", "name", "text"]),

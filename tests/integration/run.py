@@ -23,7 +23,7 @@ except ImportError as e:  # websocket, jsonschema, jsonpatch: deploy/deps.sh ins
     print("0 passed, 1 failed")
     sys.exit(1)
 
-MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_turns", "test_pybot", "test_http",
+MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conformance", "test_turns", "test_pybot", "test_http", "test_hostile",
            "test_coverage",
            "test_crash",
            "test_storage"]

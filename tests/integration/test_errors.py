@@ -12,7 +12,6 @@ SEEN = set()
 
 # Codes of the table that no client message can produce, and why.
 NOT_ON_THE_WIRE = {
-    "game_over": "play after the game is refused by the phase check first (wrong_phase)",
     "message_too_big": "an oversized message closes the connection with 1009 instead",
     "bad_deck": "game records only: clients never send a deck",
     "bad_record": "game records only",
@@ -82,7 +81,7 @@ class Lobby(ErrorCase):
             err = self.expect_error(c, "bad_request", "ping", bogus=1)
             self.assertIn("bogus", err["message"])
             self.expect_error(c, "bad_request", "create", name="", seats=2)
-            self.expect_error(c, "bad_request", "create", name="Ann", seats=9)
+            self.expect_error(c, "bad_player_count", "create", name="Ann", seats=9)
             self.expect_error(c, "bad_request", "create", name="Ann", seats="two")
             self.expect_error(c, "bad_request", "join", room=7, name="Ann")
             self.expect_error(c, "bad_request", "create", name="x" * 40, seats=2)
@@ -338,8 +337,8 @@ class Moves(ErrorCase):
             self.play(p)
         doc = p[0].doc
         self.assertEqual(doc["phase"], "over")
-        # `play` is refused by the phase check before the engine could say game_over.
-        self.expect_error(p[0], "wrong_phase", "play", watchers=[p[1]], tile="BA.A", x=1, y=0,
+        # `play` after the end is game_over; other actions of the lobby are wrong_phase.
+        self.expect_error(p[0], "game_over", "play", watchers=[p[1]], tile="BA.A", x=1, y=0,
                           rot=0, meeple=None, escape=None)
         self.expect_error(p[0], "wrong_phase", "start", watchers=[p[1]])
         self.assertEqual(h.fresh_state(self.srv, p[0].room)[1], doc)

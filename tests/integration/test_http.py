@@ -7,6 +7,8 @@ import http.client
 import json
 import os
 import random
+import re
+import socket
 import sqlite3
 import tempfile
 import time
@@ -176,6 +178,85 @@ class Replay(unittest.TestCase):
                 self.assertIn("move 3", lines[0])
             finally:
                 self.assertEqual(srv.stop(), 0, srv.log())
+
+
+def raw_http(srv, data, timeout=5.0):
+    """Send raw bytes, read until the server closes (or the timeout): the bytes received."""
+    s = socket.create_connection((srv.host, srv.port), timeout=timeout)
+    out = b""
+    try:
+        s.sendall(data)
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except (socket.timeout, ConnectionResetError):
+        pass
+    finally:
+        s.close()
+    return out
+
+
+def statuses(reply):
+    """The status codes of every response in a byte stream."""
+    return [int(m) for m in re.findall(rb"HTTP/1\.[01] (\d{3})", reply)]
+
+
+class Strict(unittest.TestCase):
+    """server/README.md "HTTP": request bounds, paths, and requests with a body."""
+
+    def get(self, path):
+        return statuses(raw_http(h.shared(), b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close"
+                                             b"\r\n\r\n" % path.encode()))
+
+    def test_long_request_target_is_414(self):
+        self.assertEqual(self.get("/api/games/" + "a" * 5000), [414])
+        self.assertEqual(self.get("/" + "b" * 2100), [414])
+        self.assertEqual(self.get("/api/games/" + "a" * 1900), [404])
+
+    def test_long_header_is_431(self):
+        r = raw_http(h.shared(), b"GET / HTTP/1.1\r\nHost: x\r\nUser-Agent: " + b"u" * 5000
+                     + b"\r\n\r\n")
+        self.assertEqual(statuses(r), [431])
+
+    def test_control_bytes_in_the_path_are_400(self):
+        for path in ("/%00", "/index.html%0a", "/index.html%0d", "/%00?a=b", "/js/main.js%0a"):
+            self.assertEqual(self.get(path), [400], path)
+        # Where lws itself gives up (a NUL after a segment's first byte), the connection closes
+        # without an answer: never a 200.
+        for path in ("/x%00", "/api/rooms%00"):
+            self.assertNotIn(200, self.get(path), path)
+        self.assertEqual(self.get("/%zz"), [403])  # lws: a bad percent escape
+
+    def test_dot_segments_are_removed_before_routing(self):
+        """lws removes dot segments (RFC 3986 5.2.4) after percent-decoding; `..` never climbs
+        above the root. So /js/../index.html is /index.html, and /.. is /."""
+        srv = h.shared()
+        _, _, index = request(srv, "GET", "/index.html")
+        for path in ("/..", "/a/..", "/%2e%2e", "/js/../index.html", "/../../index.html",
+                     "/./index.html"):
+            s, _, body = request(srv, "GET", path)
+            self.assertEqual((s, body), (200, index), path)
+        s, _, js = request(srv, "GET", "/js/main.js")
+        self.assertEqual(request(srv, "GET", "/x/../js/%2e/main.js")[2], js)
+        self.assertEqual(request(srv, "GET", "/.hidden")[0], 404)
+
+    def test_a_request_with_a_body_is_refused_and_closed(self):
+        """Transfer-Encoding with Content-Length, two Content-Lengths, or any body on a GET: 400
+        and the connection is closed, so the body is never read as a second request."""
+        srv = h.shared()
+        smuggled = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        for head in (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(smuggled),
+                     b"Content-Length: %d\r\nContent-Length: 3\r\n" % len(smuggled),
+                     b"Transfer-Encoding: chunked\r\n",
+                     b"Content-Length: %d\r\n" % len(smuggled)):
+            r = raw_http(srv, b"GET / HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n" + smuggled)
+            self.assertEqual(statuses(r), [400], head)
+            self.assertIn(b"connection: close", r.lower())
+        r = raw_http(srv, b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+                     b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        self.assertEqual(statuses(r), [200, 200])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,339 @@
+"""The server does what protocol/PROTOCOL.md says (issue 13): each test is one place where a
+client written from the document alone disagreed with carcd, and the limits on room creation."""
+
+import json
+import random
+import socket
+import time
+import unittest
+
+import harness as h
+
+SEEN = set()  # error codes provoked here, for test_coverage
+
+
+def ids():
+    n = 1000
+    while True:
+        n += 1
+        yield n
+
+
+_ids = ids()
+
+
+def send(c, mtype, **fields):
+    """Send with a fresh id; return the id."""
+    mid = next(_ids)
+    msg = {"v": 1, "type": mtype, "id": mid}
+    msg.update(fields)
+    c.send(msg)
+    return mid
+
+
+def replies(c, mid, until, timeout=5.0):
+    """Every message up to the first carrying ref `mid` whose type is in `until`."""
+    got = []
+    deadline = time.monotonic() + timeout
+    while True:
+        m = c.wait_for(lambda m: True, timeout=max(0.05, deadline - time.monotonic()))
+        got.append(m)
+        if m.get("ref") == mid and m["type"] in until:
+            return got
+
+
+class AddrClient(h.Client):
+    """A client whose connection comes from another loopback address (all of 127/8 is lo)."""
+
+    def __init__(self, server, src, **kw):
+        sock = socket.create_connection((server.host, server.port), source_address=(src, 0))
+        orig = h.websocket.create_connection
+        h.websocket.create_connection = lambda url, **k: orig(url, socket=sock, **k)
+        try:
+            super().__init__(server, **kw)
+        finally:
+            h.websocket.create_connection = orig
+
+
+class Replies(unittest.TestCase):
+    def setUp(self):
+        self.srv = h.shared()
+
+    def test_state_after_joined_or_watching_carries_ref(self):
+        with h.Client(self.srv) as a, h.Client(self.srv) as b, h.Client(self.srv) as w:
+            mid = send(a, "create", name="Ann", seats=3)
+            got = replies(a, mid, ("state",))
+            self.assertEqual([m["type"] for m in got], ["joined", "state"], got)
+            self.assertEqual(got[0]["ref"], mid)
+            mid = send(b, "join", room=a.room, name="Bob")
+            got = replies(b, mid, ("state",))
+            self.assertEqual([m["type"] for m in got], ["joined", "state"], got)
+            mid = send(w, "watch", room=a.room)
+            got = replies(w, mid, ("state",))
+            self.assertEqual([m["type"] for m in got], ["watching", "state"], got)
+            token = b.token
+            b.close()
+            with h.Client(self.srv) as b2:
+                mid = send(b2, "resume", room=a.room, token=token)
+                got = replies(b2, mid, ("state",))
+                self.assertEqual([m["type"] for m in got], ["joined", "state"], got)
+
+    def test_freed_seat_event_name_is_null(self):
+        p = h.create_room(self.srv, ["Ann", "Bob"])
+        try:
+            p[0].drain()
+            p[1].request_ok("leave", "left")
+            d = p[0].wait_type("delta")
+            ev = [e for e in d["events"] if e["type"] == "seat"]
+            self.assertEqual(len(ev), 1, d)
+            self.assertEqual(ev[0]["seat"], 1)
+            self.assertFalse(ev[0]["taken"])
+            self.assertIsNone(ev[0]["name"], d)
+            self.assertIsNone(p[0].doc["seats"][1]["name"])
+        finally:
+            for c in p:
+                c.close()
+
+    def test_v_may_be_written_1_0(self):
+        with h.Client(self.srv) as c:
+            c.send_raw('{"v":1.0,"type":"ping","id":5}')
+            m = c.wait_for(lambda m: m.get("ref") == 5)
+            self.assertEqual(m["type"], "pong", m)
+            c.send_raw('{"v":1.5,"type":"ping","id":6}')
+            m = c.wait_for(lambda m: m.get("ref") == 6)
+            self.assertEqual(m["code"], "bad_version", m)
+
+    def test_seat_counts_out_of_range_are_bad_player_count(self):
+        with h.Client(self.srv) as c:
+            for n in (0, 1, 7):
+                r = c.request("create", name="Ann", seats=n)
+                self.assertEqual(r["type"], "error", r)
+                self.assertEqual(r["code"], "bad_player_count", (n, r))
+                self.assertTrue(r["message"].startswith("seats: must be 2 to 6"), r)
+            r = c.request("create", name="Ann", seats=6)
+            self.assertEqual(r["code"], "bad_player_count", r)
+
+    def test_nul_escape_is_bad_request_with_ref(self):
+        with h.Client(self.srv) as c:
+            c.send_raw('{"v":1,"type":"create","id":11,"name":"A\\u0000n","seats":2}')
+            m = c.wait_for(lambda m: m.get("type") == "error")
+            self.assertEqual(m.get("ref"), 11, m)
+            self.assertEqual(m["code"], "bad_request", m)
+            self.assertTrue(m["message"].startswith("name:"), m)
+            c.request_ok("create", "joined", name="Ann", seats=2)
+            c.wait_type("state")
+            c.send_raw('{"v":1,"type":"chat","id":12,"text":"hi\\u0000there"}')
+            m = c.wait_for(lambda m: m.get("type") == "error")
+            self.assertEqual(m.get("ref"), 12, m)
+            self.assertEqual(m["code"], "bad_request", m)
+            self.assertTrue(m["message"].startswith("text:"), m)
+            c.send_raw('{"v":1,"type":"pi\\u0000ng","id":13}')
+            m = c.wait_for(lambda m: m.get("ref") == 13)
+            self.assertEqual(m["type"], "error", m)
+
+
+class Spectators(unittest.TestCase):
+    def test_spectator_codes(self):
+        srv = h.shared()
+        p = h.create_room(srv, ["Ann", "Bob"])
+        try:
+            with h.Client(srv) as w:
+                w.request_ok("watch", "watching", room=p[0].room)
+                w.wait_type("state")
+                # Joining, creating or watching again: the connection is already in a room.
+                for mtype, f in (("join", {"room": p[0].room, "name": "Eve"}),
+                                 ("create", {"name": "Eve", "seats": 2}),
+                                 ("watch", {"room": p[0].room})):
+                    r = w.request(mtype, **f)
+                    self.assertEqual(r.get("code"), "already_in_room", (mtype, r))
+                # Acting in the room: spectator.
+                for mtype, f in (("start", {}), ("add_bot", {"level": "random"}),
+                                 ("remove_bot", {"seat": 1}),
+                                 ("play", {"tile": "BA.A", "x": 1, "y": 0, "rot": 0})):
+                    r = w.request(mtype, **f)
+                    self.assertEqual(r.get("code"), "spectator", (mtype, r))
+                for mtype, expect in (("history", "history"), ("ping", "pong"),
+                                      ("list", "rooms")):
+                    w.request_ok(mtype, expect)
+                w.request_ok("leave", "left")
+        finally:
+            for c in p:
+                c.close()
+
+
+class Catchup(unittest.TestCase):
+    """A sync, or a resume or watch with seq, ends with a message carrying the request's ref:
+    a `state`, or `synced` after the missing deltas."""
+
+    def test_sync_and_resume_complete(self):
+        srv = h.shared()
+        p = h.create_room(srv, ["Ann", "Bob"], seats=3)
+        try:
+            for c in p:
+                c.drain()
+            seq = p[0].seq
+            mid = send(p[0], "sync", seq=seq)
+            got = replies(p[0], mid, ("synced", "state"))
+            self.assertEqual([m["type"] for m in got], ["synced"], got)
+            self.assertEqual(got[-1]["seq"], seq)
+            # Two deltas behind (answered by deltas without ref: add_bot, remove_bot).
+            p[0].send({"v": 1, "type": "add_bot", "level": "random"})
+            h.sync_all(p, seq + 1)
+            p[0].send({"v": 1, "type": "remove_bot", "seat": 2})
+            h.sync_all(p, seq + 2)
+            p[0].send({"v": 1, "type": "add_bot", "level": "greedy"})
+            h.sync_all(p, seq + 3)
+            for c in p:
+                c.drain()
+            mid = send(p[1], "sync", seq=seq + 1)
+            got = replies(p[1], mid, ("synced", "state"))
+            self.assertEqual([(m["type"], m.get("seq")) for m in got],
+                             [("delta", seq + 2), ("delta", seq + 3), ("synced", seq + 3)], got)
+            # Without seq: a state, which carries the ref.
+            mid = send(p[1], "sync")
+            got = replies(p[1], mid, ("synced", "state"))
+            self.assertEqual([m["type"] for m in got], ["state"], got)
+            # resume with seq: joined, the deltas, synced.
+            token = p[1].token
+            p[1].close()
+            h.sync_all(p[:1], seq + 4)  # Bob disconnected
+            with h.Client(srv) as b:
+                mid = send(b, "resume", room=p[0].room, token=token, seq=seq + 3)
+                got = replies(b, mid, ("synced", "state"))
+                # Its own seat's reconnection is seq + 5, sent with the catch-up.
+                self.assertEqual([(m["type"], m.get("seq")) for m in got],
+                                 [("joined", None), ("delta", seq + 4), ("delta", seq + 5),
+                                  ("synced", seq + 5)], got)
+            with h.Client(srv) as w:
+                mid = send(w, "watch", room=p[0].room, seq=seq + 4)
+                got = replies(w, mid, ("synced", "state"))
+                self.assertEqual(got[0]["type"], "watching", got)
+                self.assertEqual(got[-1]["type"], "synced", got)
+        finally:
+            for c in p:
+                c.close()
+
+
+class GameOver(unittest.TestCase):
+    def test_play_after_the_game_is_game_over(self):
+        srv = h.shared()
+        rng = random.Random(13)
+        p = h.create_room(srv, ["Ann", "Bob"])
+        try:
+            p[0].send({"v": 1, "type": "start"})
+            h.sync_all(p, p[0].seq + 1)
+            while p[0].doc["phase"] == "playing":
+                doc = p[0].doc
+                ack = p[doc["current"]].request("play", **h.random_move(rng, doc))
+                self.assertEqual(ack["type"], "ack", ack)
+                h.sync_all(p, ack["seq"])
+            r = p[0].request("play", tile="BA.A", x=1, y=0, rot=0)
+            self.assertEqual(r.get("code"), "game_over", r)
+            # Other lobby actions stay wrong_phase.
+            r = p[0].request("start")
+            self.assertEqual(r.get("code"), "wrong_phase", r)
+        finally:
+            for c in p:
+                c.close()
+
+
+def limits_server(**over):
+    cfg = dict(h.LIMITS)
+    cfg.update({"create-rate": 1000, "create-rate-per-ip": 1000, "lobby-rooms-per-ip": 1000,
+                "lobby-room-ttl": 120})
+    cfg.update(over)
+    return h.Server(cfg).start()
+
+
+class CreateLimits(unittest.TestCase):
+    def test_create_rate_per_connection(self):
+        srv = limits_server(**{"create-rate": 3})
+        try:
+            with h.Client(srv) as c, h.Client(srv) as d:
+                for _ in range(3):
+                    c.request_ok("create", "joined", name="Ann", seats=2)
+                    c.request_ok("leave", "left")
+                r = c.request("create", name="Ann", seats=2)
+                self.assertEqual(r.get("code"), "rate_limited", r)
+                # Another connection has its own rate.
+                d.request_ok("create", "joined", name="Dan", seats=2)
+        finally:
+            srv.stop()
+
+    def test_create_rate_per_address(self):
+        srv = limits_server(**{"create-rate-per-ip": 4})
+        try:
+            for _ in range(4):
+                with h.Client(srv) as c:
+                    c.request_ok("create", "joined", name="Ann", seats=2)
+                    c.request_ok("leave", "left")
+            with h.Client(srv) as c:
+                r = c.request("create", name="Ann", seats=2)
+                self.assertEqual(r.get("code"), "rate_limited", r)
+            with AddrClient(srv, "127.0.0.2") as o:
+                o.request_ok("create", "joined", name="Otto", seats=2)
+        finally:
+            srv.stop()
+
+    def test_lobby_rooms_per_address(self):
+        srv = limits_server(**{"lobby-rooms-per-ip": 3})
+        hosts = []
+        try:
+            for i in range(3):
+                c = h.Client(srv)
+                hosts.append(c)
+                c.request_ok("create", "joined", name="H%d" % i, seats=2)
+            # Disconnected creators still hold their rooms.
+            hosts[0].close()
+            with h.Client(srv) as c:
+                r = c.request("create", name="Ann", seats=2)
+                self.assertEqual(r.get("code"), "too_many_rooms", r)
+                self.assertTrue(r["message"])
+                SEEN.add(r["code"])
+            with AddrClient(srv, "127.0.0.2") as o:
+                o.request_ok("create", "joined", name="Otto", seats=2)
+            # A room that starts is no longer a lobby room of its creator's address.
+            with AddrClient(srv, "127.0.0.3") as j:
+                j.request_ok("join", "joined", room=hosts[1].room, name="Jo")
+                hosts[1].send({"v": 1, "type": "start"})
+                hosts[1].wait_doc(lambda d: d["phase"] == "playing")
+                with h.Client(srv) as c:
+                    c.request_ok("create", "joined", name="Ann", seats=2)
+        finally:
+            for c in hosts:
+                c.close()
+            srv.stop()
+
+    def test_abandoned_lobby_room_expires(self):
+        srv = limits_server(**{"lobby-room-ttl": 1, "lobby-rooms-per-ip": 1})
+        try:
+            c = h.Client(srv)
+            c.request_ok("create", "joined", name="Ann", seats=3)
+            c.send({"v": 1, "type": "add_bot", "level": "random"})
+            c.wait_seq(1)
+            room = c.room
+            with h.Client(srv) as k:
+                kept = k.request("create", name="K", seats=2)
+                self.assertEqual(kept.get("code"), "too_many_rooms", kept)
+            c.close()  # the seat stays (disconnected): a bot and nobody connected
+            deadline = time.monotonic() + 6
+            while True:
+                with h.Client(srv) as w:
+                    r = w.request("watch", room=room)
+                if r.get("code") == "no_such_room":
+                    break
+                self.assertLess(time.monotonic(), deadline, "the room outlived lobby-room-ttl")
+                time.sleep(0.3)
+            # Its address holds no lobby room any more.
+            with h.Client(srv) as k:
+                k.request_ok("create", "joined", name="K", seats=2)
+                # A lobby room whose creator is still connected stays.
+                time.sleep(2.5)
+                with h.Client(srv) as w:
+                    w.request_ok("watch", "watching", room=k.room)
+        finally:
+            srv.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()
