@@ -4,6 +4,13 @@
 
 #include "internal.h"
 
+/* The bounds of game.h that the grid's encoding relies on. */
+_Static_assert(CARC_MAX_TILES + 2 <= CARC_GRID, "a line of tiles and its frontier must not wrap");
+_Static_assert(CARC_COORD_MAX + 1 <= 127, "frontier coordinates must fit int8_t");
+_Static_assert(CARC_CELL_FRONT < CARC_CELL_FRONT_FAR, "cell bytes: tiles, then frontier marks");
+_Static_assert(CARC_MAX_FRONTIER <= 0xFFFF && CARC_MAX_NODES <= 0xFFFF, "uint16_t counts");
+_Static_assert(CARC_MAX_TILES <= 255, "uint8_t placed indexes (node_tile, special)");
+
 static const char side_names[4] = {'N', 'E', 'S', 'W'};
 static const char *const edge_names[4] = {"nothing", "field", "road", "city"};
 
@@ -141,7 +148,9 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
     for (int d = 0; d < 4; d++) {
         int nx = x + carc__dx[d], ny = y + carc__dy[d];
         unsigned nc = CARC__CELL(nx, ny);
-        if (carc__cell_tile(g, nc))
+        /* Off the board: no move may name it, so it is no frontier cell. */
+        if (nx < -CARC_COORD_MAX || nx > CARC_COORD_MAX || ny < -CARC_COORD_MAX ||
+            ny > CARC_COORD_MAX || carc__cell_tile(g, nc))
             continue;
         struct carc_front *f;
         int fi = carc__front_find(g, nc);

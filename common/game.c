@@ -6,6 +6,13 @@
 
 static void draw(struct carc_game *g);
 
+/* The fuzzing build checks every game it changes (game.h, carc_game_check). */
+#ifdef CARC_FUZZ
+#define FUZZ_CHECK(g) ((carc_game_check((g), NULL) < 0) ? __builtin_trap() : (void)0)
+#else
+#define FUZZ_CHECK(g) ((void)0)
+#endif
+
 static int config_check(const struct carc_config *cfg, unsigned sets, int start,
                         struct carc_error *err)
 {
@@ -20,9 +27,8 @@ static int config_check(const struct carc_config *cfg, unsigned sets, int start,
     if (cfg->escape_rule != CARC_ESCAPE_SIEGE_TILE && cfg->escape_rule != CARC_ESCAPE_ANY_TILE)
         return carc_error_set(err, CARC_E_INVAL, "unknown siege escape rule %d", cfg->escape_rule);
     if (cfg->deck != NULL) {
-        if (cfg->deck_len < 0 || cfg->deck_len > CARC_MAX_TILES - 1)
-            return carc_error_set(err, CARC_E_DECK, "a deck holds at most %d tiles",
-                                  CARC_MAX_TILES - 1);
+        if (cfg->deck_len < 0 || cfg->deck_len > CARC_MAX_DECK)
+            return carc_error_set(err, CARC_E_DECK, "a deck holds at most %d tiles", CARC_MAX_DECK);
         int segs = carc_tiles[start].nsegs;
         for (int i = 0; i < cfg->deck_len; i++) {
             if (cfg->deck[i] >= carc_tiles_count || !(sets & (1u << carc_tiles[cfg->deck[i]].set)))
@@ -96,6 +102,7 @@ int carc_game_init(struct carc_game *g, const struct carc_config *cfg, struct ca
     int idx = carc__board_put(g, start, 0, 0, 0, 0xFF);
     carc__tile_join(g, idx);
     draw(g);
+    FUZZ_CHECK(g);
     return 0;
 }
 
@@ -230,6 +237,7 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
         return carc_error_set(err, CARC_E_TILE, "the drawn tile is %s", carc_tiles[g->tile].id);
     if (m->skip) {
         skip_apply(g);
+        FUZZ_CHECK(g);
         return 0;
     }
     int rc = move_check(g, m, 1, err);
@@ -240,6 +248,7 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
     g->current = (uint8_t)((g->current + 1) % g->nplayers);
     g->tile = -1;
     draw(g);
+    FUZZ_CHECK(g);
     return 0;
 }
 
@@ -255,9 +264,31 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
                               "a setup tile away from the others stays within 40 of (0,0)");
     if (player < 0 || player >= g->nplayers)
         return carc_error_set(err, CARC_E_TURN, "no player %d", player);
-    if (g->ntiles >= CARC_MAX_TILES - 1 || g->nfront + 4 > 255 ||
-        (t >= 0 && t < carc_tiles_count && g->nnodes + carc_tiles[t].nsegs > CARC_MAX_NODES))
+    /* Keep room for the tiles still to come (the drawn one and the pile): each
+     * adds one tile, its segments and at most 2 frontier cells (game.h). A tile
+     * next to the board adds at most 2 frontier cells itself, one apart from it 4. */
+    int come = carc_game_tiles_left(g) + (g->tile >= 0), come_nodes = 0;
+    for (int i = g->deck_pos; i < g->deck_len; i++)
+        come_nodes += carc_tiles[g->deck[i]].nsegs;
+    if (g->tile >= 0)
+        come_nodes += carc_tiles[g->tile].nsegs;
+    if (g->ntiles + 1 + come > CARC_MAX_TILES ||
+        g->nfront + (adjacent ? 2 : 4) + 2 * come > CARC_MAX_FRONTIER ||
+        (t >= 0 && t < carc_tiles_count &&
+         g->nnodes + carc_tiles[t].nsegs + come_nodes > CARC_MAX_NODES))
         return carc_error_set(err, CARC_E_INVAL, "the board is full");
+    /* With gaps, the tiles need not span fewer columns than there are tiles: keep
+     * every live cell (tiles and the frontier around them) apart on the grid. */
+    int x0 = x, x1 = x, y0 = y, y1 = y;
+    for (int i = 0; i < g->ntiles; i++) {
+        const struct carc_placed *p = &g->placed[i];
+        x0 = p->x < x0 ? p->x : x0;
+        x1 = p->x > x1 ? p->x : x1;
+        y0 = p->y < y0 ? p->y : y0;
+        y1 = p->y > y1 ? p->y : y1;
+    }
+    if (x1 - x0 + 3 + come > CARC_GRID || y1 - y0 + 3 + come > CARC_GRID)
+        return carc_error_set(err, CARC_E_INVAL, "the setup tiles would wrap around the grid");
     struct carc_move m = {
         .player = player, .tile = t, .x = x, .y = y, .rot = rot, .seg = seg, .large = large};
     int rc = move_check(g, &m, 0, err);

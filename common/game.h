@@ -22,17 +22,44 @@
 #include "tiles.h"
 
 #define CARC_MAX_PLAYERS 6
-#define CARC_MAX_TILES 128 /* tiles in one game, start tile included (all sets: 116) */
+#define CARC_MEEPLES 7 /* normal meeples in each supply */
+#define CARC_HERBS 5   /* herb tokens in the game */
+
+/* Every fixed array below is sized from a proof of its bound; tests/test_bounds.c
+ * plays the worst cases and carc_game_check() verifies the counts after a move.
+ *
+ * The deck: an explicit deck (records, `deck`; lobby_test_game) holds at most
+ * CARC_MAX_DECK tiles, a full deck of every set 115; carc_game_init refuses more
+ * (CARC_E_DECK). With the start tile, a game places at most CARC_MAX_TILES. */
+#define CARC_MAX_DECK 125
+#define CARC_MAX_TILES (CARC_MAX_DECK + 1)
 #define CARC_MAX_MOVES 256 /* moves of one game record: placements and skips */
-#define CARC_GRID 128      /* board side; positions wrap, which cannot alias below 128 tiles */
-#define CARC_COORD_MAX 120 /* |x|, |y| of any position a move may name */
+/* The grid wraps (positions mod CARC_GRID). Every placement in play touches the
+ * board, so the n <= CARC_MAX_TILES placed tiles are connected and span at most
+ * n columns (the longest line); with the frontier one cell either side, n + 2 <=
+ * CARC_GRID columns: no two live cells alias. Moves name |x|, |y| <= CARC_COORD_MAX,
+ * and no frontier entry lies beyond it, so the frontier holds exactly the
+ * placeable cells and int8_t holds every coordinate. */
+#define CARC_GRID 128
+#define CARC_COORD_MAX 120
+/* The frontier: the start tile leaves 4 empty neighbours; each later tile fills
+ * one frontier cell and adds at most 3 (one side touches the tile it is placed
+ * against), so n placed tiles leave at most 2n + 2 (a straight line reaches it).
+ * carc_game_setup_place, which may place apart from the board, refuses a tile
+ * that could overflow it. */
+#define CARC_MAX_FRONTIER (2 * CARC_MAX_TILES + 2)
 /* Feature segments of all placed tiles together: every tile of every set has
  * 404 with the start tile; an explicit deck with more is refused (CARC_E_DECK). */
 #define CARC_MAX_NODES 512
-#define CARC_MAX_FRONTIER 256
-#define CARC_MAX_EVENTS 256
-#define CARC_MEEPLES 7 /* normal meeples in each supply */
-#define CARC_HERBS 5   /* herb tokens in the game */
+/* Events of one call (a turn, a skip, or init): the placed tile completes at most
+ * 4 roads or cities (one a side), 9 cloisters (its own and 8 neighbours') and 5
+ * barns (its own and 4 orthogonal), plus 1 escape; then every remaining tile of
+ * the deck may be discarded (at most CARC_MAX_DECK); then final scoring: one event per
+ * occupied feature, at most one per meeple on the board (CARC_MEEPLES + 1 large
+ * per player), and one herbs event per player. */
+#define CARC_MAX_TURN_EVENTS (4 + 9 + 5 + 1)
+#define CARC_MAX_FINAL_EVENTS (CARC_MAX_PLAYERS * (CARC_MEEPLES + 1) + CARC_MAX_PLAYERS)
+#define CARC_MAX_EVENTS (CARC_MAX_TURN_EVENTS + CARC_MAX_DECK + CARC_MAX_FINAL_EVENTS)
 
 /* carc_config.sets and carc_game.sets are bitmasks of (1 << enum carc_set). */
 #define CARC_SETS_ALL ((1u << CARC_SET_COUNT) - 1)
@@ -220,11 +247,19 @@ int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
 /* Place a tile outside the turn order, for tests and puzzles: position must be
  * free and every touching edge must match, but no adjacency, deck or turn is
  * required. Runs meeple placement and the scoring step for `player`, and does
- * not draw. A tile that touches no other must lie within 40 of (0,0), so gaps
- * cannot alias on the wrapping grid. Returns 0 or a negative code with the game
- * unchanged. */
+ * not draw. A tile that touches no other must lie within 40 of (0,0). The tiles
+ * still to come (the drawn one and the pile) must keep fitting the arrays, and
+ * the board's span the grid, once every one of them is placed: else CARC_E_INVAL
+ * ("the board is full"). Returns 0 or a negative code with the game unchanged. */
 int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
                           int large, struct carc_error *err);
+
+/* The invariants of g (counts within their arrays, every placed tile in its cell
+ * and its nodes, the frontier exactly the empty cells next to the board with the
+ * right constraints, union-find roots and meeples against supplies). Returns 0
+ * or CARC_E_INVAL with the first broken one in err. Reads the whole grid: for
+ * tests and fuzzing; built with -DCARC_FUZZ, init and play trap when it fails. */
+int carc_game_check(const struct carc_game *g, struct carc_error *err);
 
 /* Run end-of-game scoring now (the game becomes over). */
 void carc_game_finish(struct carc_game *g);

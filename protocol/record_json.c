@@ -229,8 +229,8 @@ static int load_deck(struct loader *ld, const json_t *v, struct carc_record *rec
 {
     if (!json_is_array(v))
         return bad(ld, CARC_E_DECK, "deck", "must be a list of tile ids");
-    if (json_array_size(v) > CARC_MAX_TILES - 1)
-        return bad(ld, CARC_E_DECK, "deck", "too many tiles");
+    if (json_array_size(v) > CARC_MAX_DECK)
+        return bad(ld, CARC_E_DECK, "deck", "holds at most 125 tiles (CARC_MAX_DECK)");
     size_t i;
     json_t *t;
     json_array_foreach(v, i, t)
@@ -593,7 +593,7 @@ static int dump_check(struct dumper *d, const struct carc_record *rec)
         field = "start";
     else if (rec->has_seed && rec->seed > (uint64_t)INT64_MAX)
         field = "seed";
-    else if (rec->has_deck && (rec->deck_len < 0 || rec->deck_len > CARC_MAX_TILES - 1))
+    else if (rec->has_deck && (rec->deck_len < 0 || rec->deck_len > CARC_MAX_DECK))
         field = "deck";
     else if (rec->nmoves < 0 || rec->nmoves > CARC_MAX_MOVES)
         field = "moves";

@@ -275,7 +275,7 @@ void lobby_free(struct lobby *lb)
 
 int lobby_test_game(struct lobby *lb, uint64_t seed, const char *const *deck, int n)
 {
-    if (n < 0 || n > CARC_MAX_TILES)
+    if (n < 0 || n > CARC_MAX_DECK)
         return CARC_E_DECK;
     for (int i = 0; i < n; i++) {
         int t = carc_tile_find(deck[i]);

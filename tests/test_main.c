@@ -108,6 +108,7 @@ int main(void)
     srunner_add_suite(sr, suite_store());
     srunner_add_suite(sr, suite_store_read());
     srunner_add_suite(sr, suite_loopstat());
+    srunner_add_suite(sr, suite_bounds());
     srunner_add_suite(sr, suite_memtrim());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -142,7 +142,9 @@ END_TEST
 /* Explicit decks may repeat tiles: a cloister placed after 32 others still scores. */
 START_TEST(cloister_scores_after_many_cloisters)
 {
-    struct carc_game *g = bu_game_new(2, 0);
+    /* A short deck: 50 setup tiles, most of them apart, leave the frontier no room
+     * for a full deck to come (carc_game_setup_place, game.h). */
+    struct carc_game *g = bu_game_deck(2, 0, 0, CARC_ESCAPE_SIEGE_TILE, "BA.U BA.U");
     for (int i = 0; i < 40; i++)
         put(g, BLUE, "BA.B", -36 + 3 * (i % 10), -36 + 3 * (i / 10), 0, NULL, 0);
     put(g, RED, "BA.B", 20, 20, 0, "cloister", 0);
