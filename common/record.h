@@ -1,4 +1,4 @@
-/* record.h: a game record (DESIGN section 3) as a plain C value, and playing it.
+/* record.h: a game record (PROTOCOL.md "Game records") as a plain C value, and playing it.
  *
  * The JSON form lives in protocol/ (proto_record_load / proto_record_dump);
  * this is the decoded value, fixed size, owned by the caller. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/check-layers.sh: enforce the include rules of DESIGN.md section 1 (`make check-layers`).
+# deploy/check-layers.sh: enforce the include rules of README.md "Layout" (`make check-layers`).
 #
 #   common/    #include <...> only of standard C headers (list below; no time.h: no clock),
 #              #include "..." only of files in common/, no computed #include.
@@ -123,7 +123,7 @@ if [ ${#lws_users[@]} -gt 0 ]; then
 fi
 
 if [ "$errors" -gt 0 ]; then
-    echo "check-layers: $errors violation(s) of the layer rules (DESIGN.md section 1)" >&2
+    echo "check-layers: $errors violation(s) of the layer rules (README.md "Layout")" >&2
     exit 1
 fi
 echo "check-layers: ok (${#files[@]} files)"

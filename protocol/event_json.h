@@ -40,7 +40,7 @@ int proto_event_is_final(const struct carc_event *ev);
 /* The same object as one line of compact JSON text (malloc'd, caller frees), or NULL. */
 char *proto_event_dump(const struct carc_game *g, const struct carc_event *ev);
 
-/* carc-replay's lines (DESIGN section 3), each malloc'd compact JSON without a
+/* carc-replay's lines (PROTOCOL.md "Game records"), each malloc'd compact JSON without a
  * newline (caller frees), or NULL when out of memory.
  * move line: {"move","player","tile","scores","events"}; events = g->events
  *   of the last call except discards and end-game ones; scores[0..nplayers).

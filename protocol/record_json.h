@@ -1,4 +1,4 @@
-/* record.h (protocol): the game record (DESIGN section 3) as JSON text.
+/* record.h (protocol): the game record (PROTOCOL.md "Game records") as JSON text.
  *
  * proto_record_load() turns a record document into the fixed-size struct
  * carc_record of common/record.h; proto_record_dump() turns it back into text
@@ -27,7 +27,7 @@
  * Defaults: sets ["base"], start "BA.D", options {siege_escape: siege-tile,
  * farmers: true}, meeple.kind "normal". With neither seed nor deck, seed is 0
  * (has_seed stays 0, so dump writes no seed either). With both, the deck is the
- * draw order (DESIGN 3) and the seed is kept only to be written back.
+ * draw order (PROTOCOL.md "Game records") and the seed is kept only to be written back.
  * An escape names its knight's tile by position; the record itself says which
  * tile lies there (the start tile at (0,0), else the first move at that
  * position up to this one), so its feature is resolved here into eseg. Replay

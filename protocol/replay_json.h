@@ -23,7 +23,7 @@
 
 #define PROTO_REPLAY_FORMAT "carcd-replay/1"
 
-/* Play the record text[0..len) (DESIGN section 3, at most
+/* Play the record text[0..len) (PROTOCOL.md "Game records", at most
  * PROTO_RECORD_MAX_BYTES) and write its replay document, with "id": id
  * (any UTF-8 string), into *out: malloc'd NUL-terminated compact JSON the
  * caller frees. Pure computation, no I/O: safe on any thread.

@@ -7,7 +7,7 @@
  *   GET /api/tiles    the tile catalogue (JSON)
  *   GET /api/games?page=N[&status=abandoned]   finished (or abandoned) games,
  *                     newest first (JSON, see server/README.md)
- *   GET /api/games/{id}     the record (DESIGN 3, seed included) of a game that
+ *   GET /api/games/{id}     the record (PROTOCOL.md "Game records", seed included) of a game that
  *                     ended or was abandoned; 404 for a running or unknown game
  *   GET /api/games/{id}/replay   that record played through the engine: every
  *                     move's events, scores and meeples (PROTOCOL.md "Replays")

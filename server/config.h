@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The limits the lobby, rooms and sessions enforce (DESIGN section 4). */
+/* The limits the lobby, rooms and sessions enforce (server/README.md "Limits and close codes"). */
 struct lobby_limits {
     int message_bytes;           /* largest inbound message; larger: close 1009 */
     int rate, burst;             /* messages per second and burst; over: error rate_limited */

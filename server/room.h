@@ -239,7 +239,7 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
 
 /* ---- storage (store.c) ---- */
 
-/* Move i as a record move (DESIGN 3), JSON text into buf. -1 when too long. */
+/* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
 /* Fill rec's settings, players, start, seed and deck from r (not its moves). */

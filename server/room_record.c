@@ -1,5 +1,5 @@
 /* room_record.c: what a room has played, as records: its game as record JSON
- * (DESIGN 3: one move at a time for storage, the whole record for GET
+ * (PROTOCOL.md "Game records": one move at a time for storage, the whole record for GET
  * /api/games and the store), and its turns and recent chat as `history`. */
 #include <stdio.h>
 #include <stdlib.h>

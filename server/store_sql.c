@@ -7,7 +7,8 @@
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
  *           bot, autoplay, forfeited, timeouts, clock_ms)   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
- *   moves  (room, idx, move)                      move = one record move as JSON (DESIGN 3)
+ *   moves  (room, idx, move)                      move = one record move as JSON
+ *                                                 (PROTOCOL.md "Game records")
  *   chat   (id, room, seat, name, text, time)
  *   games  (room, record, players, scores, finished, status)
  *          the record (seed included) of a game that ended (status "finished") or whose room

@@ -2,7 +2,7 @@
  *
  * Usage: carc-replay FILE     (FILE "-" reads standard input)
  *
- * Output, JSON Lines on stdout (DESIGN section 3):
+ * Output, JSON Lines on stdout (PROTOCOL.md "Game records"):
  *   {"move": i, "player": p, "tile": "BA.U", "scores": [..], "events": [..]}
  *       one per placed tile; scores after that turn's scoring step (end-game
  *       scoring, which the last move also triggers, is not in them); events of
