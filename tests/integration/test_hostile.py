@@ -131,6 +131,10 @@ class Hostile(unittest.TestCase):
         time.sleep(SETTLE)
         cls.base_rss = rss(cls.srv.pid())
         cls.band = cls.base_rss + max(cls.base_rss // 5, 8 * MB)
+        # AddressSanitizer keeps freed memory in its quarantine (up to 256 MB) and never gives
+        # it back: under it (make test-asan) the RSS band is reported, not asserted.
+        with open("/proc/%d/maps" % cls.srv.pid()) as f:
+            cls.sanitized = "libasan" in f.read()
         cls.t0 = time.monotonic()
 
     @classmethod
@@ -187,15 +191,16 @@ class Hostile(unittest.TestCase):
         self.assertTrue(self.srv.alive(), self.srv.log())
         after = rss(self.srv.pid())
         deadline = time.monotonic() + 3
-        while after > self.band and time.monotonic() < deadline:
+        while after > self.band and not self.sanitized and time.monotonic() < deadline:
             time.sleep(0.2)
             after = rss(self.srv.pid())
         RESULTS.append((name, lat, peak, after))
         self.assertLessEqual(lat, 2 * self.base_lat + SLACK,
                              "%s: move latency %.2f ms, baseline %.2f ms"
                              % (name, lat * 1e3, self.base_lat * 1e3))
-        self.assertLessEqual(after, self.band, "%s: RSS %.1f MB after, band %.1f MB"
-                             % (name, after / MB, self.band / MB))
+        if not self.sanitized:
+            self.assertLessEqual(after, self.band, "%s: RSS %.1f MB after, band %.1f MB"
+                                 % (name, after / MB, self.band / MB))
         with h.Client(self.srv) as c:
             c.request_ok("ping", "pong")
         return state
