@@ -82,8 +82,12 @@ static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     lobby_tick(sv->lobby, uv_now(&sv->loop));
-    if (memtrim_due(&sv->trim, sv->lobby->nrooms + sv->lobby->nsessions, uv_now(&sv->loop)))
+    int live = sv->lobby->nrooms + sv->lobby->nsessions;
+    if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
+        log_debug("memory: giving freed memory back (%d rooms, %d connections)",
+                  sv->lobby->nrooms, sv->lobby->nsessions);
         store_cache_release(sv->store, on_cache_released, sv);
+    }
 }
 
 static void on_clock(uv_timer_t *t)
