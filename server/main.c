@@ -84,8 +84,8 @@ static void on_tick(uv_timer_t *t)
     lobby_tick(sv->lobby, uv_now(&sv->loop));
     int live = sv->lobby->nrooms + sv->lobby->nsessions;
     if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
-        log_debug("memory: giving freed memory back (%d rooms, %d connections)",
-                  sv->lobby->nrooms, sv->lobby->nsessions);
+        log_debug("memory: giving freed memory back (%d rooms, %d connections)", sv->lobby->nrooms,
+                  sv->lobby->nsessions);
         store_cache_release(sv->store, on_cache_released, sv);
     }
 }
