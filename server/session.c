@@ -129,6 +129,20 @@ void session_pop(struct session *s)
     sbuf_unref(b);
 }
 
+int session_flush(struct session *s, session_write_fn write)
+{
+    struct sbuf *b;
+    while ((b = session_peek(s)) != NULL) {
+        int r = write(s->conn, b);
+        if (r < 0)
+            return -1;
+        session_pop(s);
+        if (r > 0)
+            break;
+    }
+    return s->qlen > 0 ? 1 : 0;
+}
+
 void session_rx_reset(struct session *s)
 {
     s->rxlen = 0;

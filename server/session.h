@@ -107,6 +107,20 @@ static inline struct sbuf *session_peek(const struct session *s)
 /* Drop the oldest queued message (the transport has written it). */
 void session_pop(struct session *s);
 
+/* The transport's writer for session_flush(): hand b, whole, to the
+ * connection conn. Returns 0 when b is written and another may follow at once,
+ * 1 when b is written (or taken in full by the transport's own buffer) but
+ * nothing more may be written before the connection is writable again, -1
+ * when b could not be written (the connection is failing). */
+typedef int (*session_write_fn)(void *conn, struct sbuf *b);
+
+/* One write burst: hand queued messages, oldest first, to write(s->conn, ..)
+ * and pop each one written, until the queue is empty or write returns nonzero.
+ * Returns 1 when messages remain queued, 0 when the queue is empty, -1 when
+ * write failed (the message it refused stays queued). Does not touch
+ * s->unsent: the transport measures it once after the burst. */
+int session_flush(struct session *s, session_write_fn write);
+
 /* Ask the transport to close s with code and reason (<= 63 bytes). The first
  * request wins; later ones are ignored. flush: send what is queued first. */
 void session_close(struct session *s, int code, const char *reason, int flush);

@@ -116,6 +116,59 @@ START_TEST(unsent_counts_toward_queue_bytes)
 }
 END_TEST
 
+/* A transport for session_flush(): takes `room` messages, the last of them
+ * only in part (it answers 1), then none (-1), or all when room < 0. */
+static int write_room, write_count;
+static size_t write_bytes;
+
+static int write_some(void *conn, struct sbuf *b)
+{
+    ck_assert_ptr_nonnull(conn);
+    if (write_room == 0)
+        return -1;
+    write_count++;
+    write_bytes += b->len;
+    return write_room > 0 && --write_room == 0 ? 1 : 0;
+}
+
+/* One burst writes the queue oldest first, pops exactly what was written and
+ * says whether anything is left; a refused message stays queued. */
+START_TEST(flush_bursts)
+{
+    struct fake *a = fake_new();
+    drain(a);
+    for (int i = 0; i < 5; i++)
+        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    ck_assert_int_eq(queued(a), 5);
+    size_t one = a->s.qbytes / 5;
+    unsigned long sent = a->s.sent;
+    write_room = 2, write_count = 0, write_bytes = 0;
+    ck_assert_int_eq(session_flush(&a->s, write_some), 1);
+    ck_assert_int_eq(write_count, 2);
+    ck_assert_int_eq(queued(a), 3);
+    ck_assert_uint_eq(a->s.qbytes, 3 * one);
+    ck_assert_uint_eq(a->s.sent, sent + 2);
+    write_room = 0;
+    ck_assert_int_eq(session_flush(&a->s, write_some), -1);
+    ck_assert_int_eq(queued(a), 3);
+    write_room = -1;
+    ck_assert_int_eq(session_flush(&a->s, write_some), 0);
+    ck_assert_int_eq(write_count, 5);
+    ck_assert_uint_eq(write_bytes, 5 * one);
+    ck_assert_int_eq(queued(a), 0);
+    ck_assert_uint_eq(a->s.qbytes, 0);
+    ck_assert_uint_eq(a->s.sent, sent + 5);
+    ck_assert_int_eq(session_flush(&a->s, write_some), 0); /* empty: nothing written */
+    ck_assert_int_eq(write_count, 5);
+    /* A close with flush keeps the queue for the transport to write first. */
+    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    session_close(&a->s, SESSION_CLOSE_GOING_AWAY, "bye", 1);
+    ck_assert_int_eq(queued(a), 1);
+    ck_assert_int_eq(session_flush(&a->s, write_some), 0);
+    ck_assert_int_eq(write_count, 6);
+}
+END_TEST
+
 static void small_queue(struct lobby_limits *l)
 {
     l->queue_messages = 8;
@@ -319,6 +372,7 @@ Suite *suite_session(void)
     tcase_add_test(tc, message_too_big);
     tcase_add_test(tc, frames_pay_the_buckets);
     tcase_add_test(tc, unsent_counts_toward_queue_bytes);
+    tcase_add_test(tc, flush_bursts);
     tcase_add_test(tc, shutdown);
     suite_add_tcase(s, tc);
     tc = tcase_with("queue", setup_small_queue);
