@@ -501,6 +501,19 @@ def sync_all(clients, seq):
         c.wait_seq(seq)
 
 
+def play_to_end(players, rng):
+    """Start the game of players' room (players[0] hosts) and play random moves, each acked,
+    until it is over; returns the final document."""
+    players[0].send({"v": 1, "type": "start"})
+    sync_all(players, players[0].seq + 1)
+    while players[0].doc["phase"] == "playing":
+        doc = players[0].doc
+        ack = players[doc["current"]].request("play", **random_move(rng, doc))
+        assert ack["type"] == "ack", ack
+        sync_all(players, ack["seq"])
+    return players[0].doc
+
+
 def random_move(rng, doc):
     """A random legal play from doc["legal"] for the current player."""
     seat = doc["seats"][doc["current"]]
@@ -601,25 +614,35 @@ def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
     return head + mask + body
 
 
+def split_frames(buf):
+    """The whole server (unmasked) frames at the start of buf: ([(opcode, payload)], the bytes
+    of an incomplete frame left over)."""
+    out = []
+    while len(buf) >= 2:
+        n, i = buf[1] & 0x7F, 2
+        if n == 126:
+            if len(buf) < 4:
+                break
+            n, i = int.from_bytes(buf[2:4], "big"), 4
+        elif n == 127:
+            if len(buf) < 10:
+                break
+            n, i = int.from_bytes(buf[2:10], "big"), 10
+        if len(buf) < i + n:
+            break
+        out.append((buf[0] & 0x0F, buf[i:i + n]))
+        buf = buf[i + n:]
+    return out, buf
+
+
 def raw_read_close(sock, timeout):
     """Read server frames from a raw socket until a close frame (its code), the end of the
     stream (None) or the timeout (AssertionError)."""
     buf = b""
     deadline = time.monotonic() + timeout
     while True:
-        while len(buf) >= 2:
-            n, i = buf[1] & 0x7F, 2
-            if n == 126:
-                if len(buf) < 4:
-                    break
-                n, i = int.from_bytes(buf[2:4], "big"), 4
-            elif n == 127:
-                if len(buf) < 10:
-                    break
-                n, i = int.from_bytes(buf[2:10], "big"), 10
-            if len(buf) < i + n:
-                break
-            op, payload, buf = buf[0] & 0x0F, buf[i:i + n], buf[i + n:]
+        frames, buf = split_frames(buf)
+        for op, payload in frames:
             if op == 8:
                 return int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
         left = deadline - time.monotonic()

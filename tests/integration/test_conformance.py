@@ -220,13 +220,7 @@ class GameOver(unittest.TestCase):
         rng = random.Random(13)
         p = h.create_room(srv, ["Ann", "Bob"])
         try:
-            p[0].send({"v": 1, "type": "start"})
-            h.sync_all(p, p[0].seq + 1)
-            while p[0].doc["phase"] == "playing":
-                doc = p[0].doc
-                ack = p[doc["current"]].request("play", **h.random_move(rng, doc))
-                self.assertEqual(ack["type"], "ack", ack)
-                h.sync_all(p, ack["seq"])
+            self.assertEqual(h.play_to_end(p, rng)["phase"], "over")
             r = p[0].request("play", tile="BA.A", x=1, y=0, rot=0)
             self.assertEqual(r.get("code"), "game_over", r)
             # Other lobby actions stay wrong_phase.

@@ -49,21 +49,10 @@ def read_frames(sock, timeout, until_close=True):
     buf, out = b"", []
     deadline = time.monotonic() + timeout
     while True:
-        while len(buf) >= 2:
-            n, i = buf[1] & 0x7F, 2
-            if n == 126:
-                if len(buf) < 4:
-                    break
-                n, i = int.from_bytes(buf[2:4], "big"), 4
-            elif n == 127:
-                if len(buf) < 10:
-                    break
-                n, i = int.from_bytes(buf[2:10], "big"), 10
-            if len(buf) < i + n:
-                break
-            out.append((buf[0] & 0x0F, buf[i:i + n]))
-            buf = buf[i + n:]
-            if out[-1][0] == 8 and until_close:
+        frames, buf = h.split_frames(buf)
+        for f in frames:
+            out.append(f)
+            if f[0] == 8 and until_close:
                 return out
         left = deadline - time.monotonic()
         if left <= 0:

@@ -61,14 +61,7 @@ def finished_game(srv, seed=3):
     rng = random.Random(seed)
     players = h.create_room(srv, ["Ann", "Bob"])
     try:
-        players[0].send({"v": 1, "type": "start"})
-        h.sync_all(players, players[0].seq + 1)
-        while players[0].doc["phase"] == "playing":
-            doc = players[0].doc
-            ack = players[doc["current"]].request("play", **h.random_move(rng, doc))
-            assert ack["type"] == "ack", ack
-            h.sync_all(players, ack["seq"])
-        return players[0].room, players[0].doc
+        return players[0].room, h.play_to_end(players, rng)
     finally:
         for c in players:
             c.close()
