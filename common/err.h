@@ -29,7 +29,7 @@
     X(JSON, "malformed_json", "the text is not valid JSON")                                        \
     X(NOMEM, "out_of_memory", "out of memory")                                                     \
     X(IO, "io_error", "input or output failed")                                                    \
-    X(VERSION, "bad_version", "this server speaks protocol version 1")                             \
+    X(VERSION, "bad_version", "this server speaks protocol version 2")                             \
     X(TYPE, "unknown_type", "unknown message type")                                                \
     X(NO_ROOM, "no_such_room", "no room with that id")                                             \
     X(ROOM_FULL, "room_full", "every seat of the room is taken")                                   \

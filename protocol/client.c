@@ -20,11 +20,12 @@ struct proto_client_doc {
     json_t *doc; /* the state document, or NULL */
     long long seq;
     int seat;
+    json_t *legal; /* the last `legal` message, or NULL */
 };
 
 static const char *const server_types[PROTO_S_COUNT] = {
-    NULL,    "welcome", "rooms", "joined", "watching", "left",    "state",
-    "delta", "ack",     "chat",  "pong",   "error",    "history", "synced",
+    NULL,  "welcome", "rooms", "joined", "watching", "left",   "state", "delta",
+    "ack", "chat",    "pong",  "error",  "history",  "synced", "legal",
 };
 
 const char *proto_server_type_name(int type)
@@ -36,7 +37,7 @@ struct proto_client_doc *proto_client_doc_new(void)
 {
     struct proto_client_doc *d = malloc(sizeof *d);
     if (d != NULL)
-        *d = (struct proto_client_doc){NULL, -1, -1};
+        *d = (struct proto_client_doc){NULL, -1, -1, NULL};
     return d;
 }
 
@@ -45,6 +46,7 @@ void proto_client_doc_free(struct proto_client_doc *d)
     if (d == NULL)
         return;
     json_decref(d->doc);
+    json_decref(d->legal);
     free(d);
 }
 
@@ -191,6 +193,15 @@ static int handle_root(struct proto_client_doc *d, const json_t *root,
         bad |= copy_int(root, "seq", &ev->seq);
         if (ev->seq < 0)
             return CARC_E_INVAL;
+        break;
+    case PROTO_S_LEGAL:
+        bad |= copy_int(root, "seq", &ev->seq);
+        if (ev->seq < 0 || !json_is_array(json_object_get(root, "legal")))
+            return CARC_E_INVAL;
+        if (d != NULL) {
+            json_decref(d->legal);
+            d->legal = json_incref((json_t *)root);
+        }
         break;
     default:
         break;
@@ -381,9 +392,30 @@ static void spot_fill(struct proto_client_spot *s, int x, int y, int tile, const
     s->seg = carc_tile_seg_find(tile, s->feature);
 }
 
+/* The list of the last `legal` message while it is the document's turn's:
+ * same turn, mover and tile; else NULL (not received yet, or stale). */
+static const json_t *legal_current(const struct proto_client_doc *d)
+{
+    if (d == NULL || d->legal == NULL || proto_client_phase(d) != PROTO_PHASE_PLAYING)
+        return NULL;
+    int turn = -1, player = -1;
+    char tile[16];
+    copy_small(d->legal, "turn", &turn);
+    copy_small(d->legal, "player", &player);
+    if (copy_text(d->legal, "tile", tile, sizeof tile) != 0 || turn != proto_client_turn(d) ||
+        player != proto_client_current(d) || carc_tile_find(tile) != proto_client_tile(d))
+        return NULL;
+    return json_object_get(d->legal, "legal");
+}
+
+int proto_client_legal_ready(const struct proto_client_doc *d)
+{
+    return legal_current(d) != NULL;
+}
+
 int proto_client_legal(const struct proto_client_doc *d, struct proto_client_legal *out, int max)
 {
-    const json_t *legal = doc_get(d, "legal");
+    const json_t *legal = legal_current(d);
     int tile = proto_client_tile(d), n = (int)json_array_size(legal);
     for (int i = 0; out != NULL && i < n && i < max; i++) {
         const json_t *p = json_array_get(legal, (size_t)i), *v;

@@ -1,11 +1,12 @@
-/* client.h: the client side of protocol v1 for C programs (bots, the load
+/* client.h: the client side of protocol v2 for C programs (bots, the load
  * generator, tests). It never includes jansson.h, so code outside protocol/
  * can use it.
  *
  * A struct proto_client_doc holds one room's public state document as the
  * client sees it. Feed it every text frame from the server with
  * proto_client_handle(): a `state` replaces the document, a `delta` whose seq
- * is the previous one + 1 is applied as a JSON Patch; anything else is only
+ * is the previous one + 1 is applied as a JSON Patch, a `legal` (sent to the
+ * mover alone) is kept for proto_client_legal(); anything else is only
  * classified into a struct proto_client_event. Then read the document through
  * the accessors (fixed-size C values, caller-owned buffers).
  *
@@ -15,8 +16,8 @@
  *         if (proto_client_handle(d, text, len, &ev) < 0) { resync or give up }
  *         if (ev.type == PROTO_S_JOINED) proto_client_seat_set(d, ev.seat);
  *         if (ev.gap) send(proto_client_encode_sync(proto_client_doc_seq(d), NULL));
- *         if (ev.applied && proto_client_my_turn(d)) { pick from proto_client_legal(),
- *             send(proto_client_encode_play(...)) }
+ *         if (proto_client_my_turn(d) && proto_client_legal_ready(d)) { pick from
+ *             proto_client_legal(), send(proto_client_encode_play(...)) }
  *
  * Conventions of this API (not of the wire): rotations are quarter turns
  * clockwise 0..3 (the wire says degrees), tiles are catalogue indexes
@@ -50,6 +51,7 @@ enum proto_server_type {
     PROTO_S_ERROR,
     PROTO_S_HISTORY, /* ref only: read the turns and chat from the text */
     PROTO_S_SYNCED,  /* seq: a catch-up by deltas is complete */
+    PROTO_S_LEGAL,   /* seq: the mover's legal list (kept by the doc holder) */
     PROTO_S_COUNT
 };
 
@@ -152,7 +154,7 @@ struct proto_client_spot {
     char feature[PROTO_FEATURE_MAX];
 };
 
-/* One legal placement of the current tile (the document's "legal" entry). */
+/* One legal placement of the current tile (an entry of the `legal` message). */
 struct proto_client_legal {
     int x, y, rot; /* rot in quarter turns */
     int nmeeples;  /* meeple spots on the placed tile (x, y here); empty with no supply */
@@ -160,9 +162,14 @@ struct proto_client_legal {
     int nescapes; /* the mover's knights that may escape after this placement */
     struct proto_client_spot escapes[PROTO_CLIENT_ESCAPES];
 };
-/* Up to max legal placements into out (may be NULL), in document order.
- * Returns how many the document lists (may exceed max), 0 without one. */
+/* Up to max legal placements into out (may be NULL), in the message's order,
+ * from the last `legal` message handled with d, while it is the list of the
+ * document's turn (same turn, mover and tile). Returns how many it lists (may
+ * exceed max); 0 when there is none for this turn (not the mover, or it has
+ * not arrived yet: it follows the delta or state that gave the turn). */
 int proto_client_legal(const struct proto_client_doc *d, struct proto_client_legal *out, int max);
+/* 1 when d holds the mover's `legal` message of the document's current turn. */
+int proto_client_legal_ready(const struct proto_client_doc *d);
 
 /* One tile of the board. */
 struct proto_client_cell {

@@ -541,7 +541,7 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
         rc = read_id(root, m, err);
     long long v = 0;
     if (rc == 0 && (!int_of(json_object_get(root, "v"), &v) || v != PROTO_VERSION))
-        rc = bad(err, CARC_E_VERSION, "v", "must be 1");
+        rc = bad(err, CARC_E_VERSION, "v", "must be 2");
     const char *type = str_of(json_object_get(root, "type"));
     if (rc == 0 && type == NULL)
         rc = bad(err, CARC_E_INVAL, "type", "must be a message type such as \"play\"");

@@ -13,12 +13,13 @@
 #include "game.h"
 #include "perror.h"
 
-#define PROTO_VERSION 1
-#define PROTO_MSG_MAX 16384 /* bytes of one inbound message */
-#define PROTO_ID_MAX 64     /* bytes of the compact JSON of a message "id" */
-#define PROTO_NAME_MAX 33   /* player name: 1-32 bytes of UTF-8, NUL included */
-#define PROTO_ROOM_MAX 17   /* room id, NUL included */
-#define PROTO_TOKEN_MAX 33  /* seat token: 32 hex digits (128 bits), NUL included */
+#define PROTO_VERSION 2
+#define PROTO_VERSION_TEXT "2" /* the same, for literal message heads */
+#define PROTO_MSG_MAX 16384    /* bytes of one inbound message */
+#define PROTO_ID_MAX 64        /* bytes of the compact JSON of a message "id" */
+#define PROTO_NAME_MAX 33      /* player name: 1-32 bytes of UTF-8, NUL included */
+#define PROTO_ROOM_MAX 17      /* room id, NUL included */
+#define PROTO_TOKEN_MAX 33     /* seat token: 32 hex digits (128 bits), NUL included */
 #define PROTO_PASSWORD_MAX 65
 #define PROTO_CHAT_MAX 280 /* bytes of chat text */
 #define PROTO_FEATURE_MAX 16

@@ -239,7 +239,7 @@ json_t *proto__frame_new(const char *type, const char *ref)
 {
     int ok = 1;
     json_t *o = json_object();
-    proto__set(o, "v", json_integer(1), &ok);
+    proto__set(o, "v", json_integer(PROTO_VERSION), &ok);
     proto__set(o, "type", json_string(type), &ok);
     if (ref != NULL && ref[0] != '\0') {
         /* ref comes from proto_msg_decode, which only keeps strings and integers. */

@@ -4,13 +4,14 @@
  *
  * A struct proto_state is a compact C copy of everything the document shows
  * (a few KiB, no jansson values): the board as placed tiles with their
- * meeples, the seats, counters and supplies, and the legal list already as
- * JSON text (shared between consecutive documents while the game does not
- * move). A snapshot is written as text from it on demand; a delta's patch is
- * written by comparing two of them field by field, in the order and shape of
- * the generic JSON diff (patch.h's proto__diff, kept as the tests' oracle):
- * keys in byte order, scalars replaced, board cells added, meeples replaced,
- * arrays replaced whole when their length changes or most elements differ. */
+ * meeples, the seats, counters and supplies, and the mover's legal list
+ * already as JSON text (shared between consecutive documents while the game
+ * does not move). The list is not part of the document: it goes to the mover
+ * alone, in a `legal` message (proto_legal_encode). A snapshot is written as text from it on
+ * demand; a delta's patch is written by comparing two of them field by field, in the order and
+ * shape of the generic JSON diff (patch.h's proto__diff, kept as the tests' oracle): keys in byte
+ * order, scalars replaced, board cells added, meeples replaced, arrays replaced whole when their
+ * length changes or most elements differ. */
 #include "state.h"
 
 #include <jansson.h>
@@ -221,14 +222,12 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
         PUT(b, ":");
         put_cell(b, &s->board[i]);
     }
-    PUT(b, "},\"legal\":");
-    put_raw(b, s->legal->text, s->legal->len);
-    PUT(b, "}");
+    PUT(b, "}}");
 }
 
 void proto__put_frame(struct proto__out *b, const char *type, const char *ref)
 {
-    PUT(b, "{\"v\":1,\"type\":");
+    PUT(b, "{\"v\":" PROTO_VERSION_TEXT ",\"type\":");
     put_name(b, type);
     if (ref != NULL && ref[0] != '\0') {
         json_t *r = json_loads(ref, JSON_DECODE_ANY, NULL);
@@ -243,13 +242,51 @@ void proto__put_frame(struct proto__out *b, const char *type, const char *ref)
 char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref)
 {
     struct proto__out b;
-    if (proto__out_init(&b, 4096 + s->legal->len) != 0)
+    if (proto__out_init(&b, 4096) != 0)
         return NULL;
     proto__put_frame(&b, "state", ref);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"state\":");
     put_doc(&b, s);
+    PUT(&b, "}");
+    return proto__out_finish(&b);
+}
+
+int proto_state_mover(const struct proto_state *s)
+{
+    return s->phase == PROTO_PHASE_PLAYING ? s->current : -1;
+}
+
+int proto_state_legal_changed(const struct proto_state *from, const struct proto_state *to)
+{
+    if (proto_state_mover(to) < 0)
+        return 0;
+    if (from == NULL || proto_state_mover(from) != to->current || from->turn != to->turn ||
+        from->tile != to->tile)
+        return 1;
+    return from->legal != to->legal && (from->legal->len != to->legal->len ||
+                                        memcmp(from->legal->text, to->legal->text, to->legal->len));
+}
+
+char *proto_legal_encode(const struct proto_state *s, long long seq)
+{
+    if (proto_state_mover(s) < 0)
+        return NULL;
+    struct proto__out b;
+    if (proto__out_init(&b, 128 + s->legal->len) != 0)
+        return NULL;
+    proto__put_frame(&b, "legal", NULL);
+    PUT(&b, ",\"seq\":");
+    put_int(&b, seq);
+    PUT(&b, ",\"turn\":");
+    put_int(&b, s->turn);
+    PUT(&b, ",\"player\":");
+    put_int(&b, s->current);
+    PUT(&b, ",\"tile\":");
+    put_tile_or_null(&b, s->tile);
+    PUT(&b, ",\"legal\":");
+    put_raw(&b, s->legal->text, s->legal->len);
     PUT(&b, "}");
     return proto__out_finish(&b);
 }
@@ -497,13 +534,6 @@ static void diff_doc(struct patch *p, const struct proto_state *a, const struct 
         op_int(p, "/herbs_left", b->herbs_left);
     if (a->host != b->host)
         op_int(p, "/host", b->host);
-    if (a->legal != b->legal &&
-        (a->legal->len != b->legal->len || memcmp(a->legal->text, b->legal->text, a->legal->len))) {
-        op_open(p, "replace", "/legal", NULL);
-        PUT(p->b, ",\"value\":");
-        put_raw(p->b, b->legal->text, b->legal->len);
-        PUT(p->b, "}");
-    }
     if (a->farmers != b->farmers)
         op_bool(p, "/options/farmers", b->farmers);
     if (a->escape_rule != b->escape_rule) {
@@ -660,7 +690,7 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
                          const struct carc_game *g, const struct carc_move *move)
 {
     struct proto__out b;
-    if (proto__out_init(&b, 1024 + to->legal->len) != 0)
+    if (proto__out_init(&b, 1024) != 0)
         return NULL;
     int nev = 0;
     proto__put_frame(&b, "delta", NULL);

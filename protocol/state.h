@@ -58,8 +58,22 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
                                            const struct proto_room_view *v);
 void proto_state_free(struct proto_state *s);
 
-/* {"v":1,"type":"state","seq":seq,"state":{...}} */
+/* {"v":2,"type":"state","seq":seq,"state":{...}} */
 char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref);
+
+/* The seat to move in s, or -1 outside `playing`. */
+int proto_state_mover(const struct proto_state *s);
+/* 1 when the mover of `to` needs a `legal` message after the delta from
+ * `from` (NULL: none before): a new turn, mover or tile, or another list. 0
+ * when nobody is to move in `to`. */
+int proto_state_legal_changed(const struct proto_state *from, const struct proto_state *to);
+/* {"v":2,"type":"legal","seq":seq,"turn":..,"player":..,"tile":..,"legal":[...]}:
+ * the mover's private list (PROTOCOL.md "legal"). NULL when nobody is to move
+ * in s or out of memory. */
+char *proto_legal_encode(const struct proto_state *s, long long seq);
+/* The legal list of g's current tile as a JSON array, as `legal` carries it
+ * ("[]" when g is not waiting for a placement). NULL when out of memory. */
+char *proto_legal_list(const struct carc_game *g);
 
 /* Room-level events that are not engine events, for deltas. */
 enum proto_room_event {
@@ -78,7 +92,7 @@ struct proto_extra_event {
     int value; /* TIMEOUT, AUTOPLAY: see the kinds */
 };
 
-/* {"v":1,"type":"delta","seq":seq,"events":[...],"patch":[...]} where patch turns
+/* {"v":2,"type":"delta","seq":seq,"events":[...],"patch":[...]} where patch turns
  * `from` into `to` (RFC 6902). Events: the extra room events first, then, when
  * move is not NULL, a "placed" event for *move (a "skip" event when move->skip)
  * followed by g->events. Returns NULL when out of memory. */

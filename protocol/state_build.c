@@ -191,6 +191,19 @@ static struct legal_text *legal_new(const struct carc_game *g, int moving)
     return l;
 }
 
+char *proto_legal_list(const struct carc_game *g)
+{
+    int moving = g->phase == CARC_PHASE_PLACE && g->tile >= 0 && g->tile < carc_tiles_count;
+    struct legal_text *l = legal_new(g, moving);
+    if (l == NULL)
+        return NULL;
+    char *text = malloc(l->len + 1);
+    if (text != NULL)
+        memcpy(text, l->text, l->len + 1);
+    free(l);
+    return text;
+}
+
 struct proto_state *proto_state_build(const struct proto_room_view *v)
 {
     return proto_state_build_next(NULL, v);

@@ -242,7 +242,7 @@ struct lobby *lobby_new(const struct lobby_limits *lim)
     if (lb == NULL)
         srv_oom("lobby");
     lb->lim = *lim;
-    lb->server_name = "carcd/0.1";
+    lb->server_name = "carcd/0.2";
     lb->nbuckets = 64;
     lb->buckets = calloc(lb->nbuckets, sizeof *lb->buckets);
     lb->ips = calloc(IP_BUCKETS, sizeof *lb->ips);

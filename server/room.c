@@ -10,88 +10,6 @@
 #include "store.h"
 #include "turn.h"
 
-/* ---- write before tell: messages wait for the batch of the room's change ---- */
-
-static int room__holding(const struct room *r)
-{
-    return r->store != NULL && r->wait_gen > store_done_gen(r->store);
-}
-
-/* The room changed: its next batch is where the change goes. Call before
- * queueing what tells of it. */
-static void room__dirty(struct room *r)
-{
-    if (r->store != NULL)
-        r->wait_gen = store_room_dirty(r->store, r);
-}
-
-static void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt)
-{
-    if (r->nheld == r->held_cap) {
-        if (r->held_head > 0) {
-            memmove(r->held, r->held + r->held_head,
-                    (size_t)(r->nheld - r->held_head) * sizeof *r->held);
-            r->nheld -= r->held_head;
-            r->held_head = 0;
-        }
-        if (r->nheld == r->held_cap) {
-            int cap = r->held_cap ? r->held_cap * 2 : 16;
-            struct room_held *h = realloc(r->held, (size_t)cap * sizeof *h);
-            if (h == NULL)
-                srv_oom("room hold queue");
-            r->held = h;
-            r->held_cap = cap;
-        }
-    }
-    r->held[r->nheld++] =
-        (struct room_held){r->wait_gen, s, sbuf_ref(b), alt ? sbuf_ref(alt) : NULL};
-}
-
-/* Queue b to s now, or once the room's change is on disk. */
-static void room__send(struct room *r, struct session *s, struct sbuf *b)
-{
-    if (room__holding(r))
-        room__hold(r, s, b, NULL);
-    else
-        session_send(s, b);
-}
-
-static void room__send_text(struct room *r, struct session *s, char *text)
-{
-    struct sbuf *b = sbuf_take(text);
-    room__send(r, s, b);
-    sbuf_unref(b);
-}
-
-void room_reply(struct room *r, struct session *s, char *text)
-{
-    int waiting = 0;
-    for (int i = r->held_head; i < r->nheld && !waiting; i++)
-        waiting = r->held[i].s == s;
-    struct sbuf *b = sbuf_take(text);
-    /* alt = b: told even if that commit fails and the held changes are dropped. */
-    if (waiting)
-        room__hold(r, s, b, b);
-    else
-        session_send(s, b);
-    sbuf_unref(b);
-}
-
-/* s is leaving the room: what was held for it is dropped. */
-static void room__unhold(struct room *r, const struct session *s)
-{
-    int k = r->held_head;
-    for (int i = r->held_head; i < r->nheld; i++) {
-        if (r->held[i].s == s) {
-            sbuf_unref(r->held[i].b);
-            sbuf_unref(r->held[i].alt);
-        } else {
-            r->held[k++] = r->held[i];
-        }
-    }
-    r->nheld = k;
-}
-
 /* ---- the public document and deltas ---- */
 
 static void room__view(const struct room *r, struct proto_room_view *v)
@@ -176,8 +94,19 @@ static void room__broadcast(struct room *r, struct sbuf *b, const struct session
             room__send(r, s, b);
 }
 
+/* The mover's private list, to the mover's connection only (PROTOCOL.md
+ * "legal"): never kept in the history, never to spectators. */
+static void room__send_legal(struct room *r, const struct session *skip)
+{
+    int m = proto_state_mover(r->state);
+    if (m < 0 || m >= r->nseats || r->seats[m].s == NULL || r->seats[m].s == skip)
+        return;
+    room__send_text(r, r->seats[m].s, proto_legal_encode(r->state, r->seq));
+}
+
 /* The room changed: build the new document, encode one delta against the
- * previous one, keep it and send it to everyone but skip. Returns its seq. */
+ * previous one, keep it and send it to everyone but skip; then the mover's
+ * legal list when it changed. Returns its seq. */
 long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
                         const struct carc_move *mv, const struct session *skip)
 {
@@ -185,12 +114,15 @@ long long room__publish(struct room *r, const struct proto_extra_event *ex, int 
     struct proto_state *to = room__build(r, r->state);
     long long seq = r->seq + 1;
     struct sbuf *b = sbuf_take(proto_delta_encode(r->state, to, seq, ex, nex, r->game, mv));
+    int legal = proto_state_legal_changed(r->state, to);
     proto_state_free(r->state);
     r->state = to;
     r->seq = seq;
     room__hist_push(r, seq, b);
     room__broadcast(r, b, skip);
     sbuf_unref(b);
+    if (legal)
+        room__send_legal(r, skip);
     return seq;
 }
 
@@ -202,16 +134,19 @@ static void room__seat_changed(struct room *r, int i, const char *name, const st
 }
 
 /* What s is missing after seq `from`: the kept deltas then `synced`, or a
- * fresh state. Either way the last message carries ref: the catch-up is over. */
+ * fresh state. Either way the last message with ref ends the catch-up; the
+ * mover's legal list follows it when s holds the seat to move. */
 static void room__catch_up(struct room *r, struct session *s, long long from, const char *ref)
 {
     if (from >= 0 && from >= r->snap_below && from <= r->seq && from + 1 >= r->hist_first) {
         for (long long q = from + 1; q <= r->seq; q++)
             room__send(r, s, r->hist[q % r->hist_cap]);
         room__send_text(r, s, proto_encode_synced(r->seq, ref));
-        return;
+    } else {
+        room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
     }
-    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
+    if (s->seat >= 0 && s->seat == proto_state_mover(r->state))
+        room__send_text(r, s, proto_legal_encode(r->state, r->seq));
 }
 
 /* ---- membership ---- */
@@ -730,18 +665,6 @@ static int room__replay(struct room *r, int n, struct carc_error *err)
     return 0;
 }
 
-static void room__release(struct room *r, unsigned long gen)
-{
-    while (r->held_head < r->nheld && r->held[r->held_head].gen <= gen) {
-        struct room_held *h = &r->held[r->held_head++];
-        session_send(h->s, h->b);
-        sbuf_unref(h->b);
-        sbuf_unref(h->alt);
-    }
-    if (r->held_head == r->nheld)
-        r->held_head = r->nheld = 0;
-}
-
 /* Nothing is told before it is on disk, failures included: a seq a client
  * saw is never above the seq stored, so after a crash every client's seq is
  * one the restored room knows (and answers with a snapshot). */
@@ -783,6 +706,7 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
             room__send_text(r, r->seats[i].s, proto_state_encode(r->state, r->seq, NULL));
     for (struct session *s = r->spectators; s != NULL; s = s->rnext)
         room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
+    room__send_legal(r, NULL);
 }
 
 int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,

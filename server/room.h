@@ -237,6 +237,25 @@ long long room__publish(struct room *r, const struct proto_extra_event *ex, int 
 long long room__move(struct room *r, const struct carc_move *mv, const struct proto_extra_event *ex,
                      int nex, uint64_t now, struct carc_error *err);
 
+/* ---- room_hold.c: write before tell ---- */
+
+/* The room changed: its next batch is where the change goes. Call before
+ * queueing what tells of it. */
+void room__dirty(struct room *r);
+/* 1 while what the room queues must wait for its batch. */
+int room__holding(const struct room *r);
+/* Hold b for s until the batch is stored; alt, when not NULL, goes to s
+ * instead if that commit fails. */
+void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt);
+/* Queue b (or the text, taken) to s now, or once the room's change is on
+ * disk. */
+void room__send(struct room *r, struct session *s, struct sbuf *b);
+void room__send_text(struct room *r, struct session *s, char *text);
+/* s is leaving the room: what was held for it is dropped. */
+void room__unhold(struct room *r, const struct session *s);
+/* Send what waited for batches up to gen. */
+void room__release(struct room *r, unsigned long gen);
+
 /* ---- storage (store.c) ---- */
 
 /* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */

@@ -81,7 +81,37 @@ int queued(const struct fake *f)
     return (int)f->s.qlen;
 }
 
-/* Pop the oldest queued message into f->last and feed it to f's document. */
+/* The `legal` message queued next for f, if any, taken into its document
+ * (f->legals counts them). Checks PROTOCOL.md's rule: after a delta, f's
+ * connection gets one exactly when f's seat is to move with a list it does
+ * not hold yet; after a state or synced (a snapshot, the end of a catch-up),
+ * exactly when f's seat is to move. Never otherwise. */
+static void legal_follow(struct fake *f, int type, const char *after)
+{
+    struct sbuf *b = session_peek(&f->s);
+    int ready = proto_client_legal_ready(f->doc);
+    int mine = proto_client_my_turn(f->doc);
+    int came = b != NULL && strstr(b->data, "\"type\":\"legal\"") != NULL;
+    ck_assert_msg(!came || mine, "a legal list for a seat not to move (%d) after %s: %s",
+                  proto_client_seat(f->doc), after, b != NULL ? b->data : "");
+    if (type == PROTO_S_DELTA)
+        ck_assert_msg(!came || !ready, "a second legal list for one turn after %s", after);
+    else
+        ck_assert_msg(came == mine, "no legal list for the mover after %s", after);
+    if (came) {
+        struct proto_client_event ev;
+        ck_assert_int_eq(proto_client_handle(f->doc, b->data, b->len, &ev), 0);
+        ck_assert_int_eq(ev.type, PROTO_S_LEGAL);
+        ck_assert_int_eq(ev.seq, proto_client_doc_seq(f->doc));
+        session_pop(&f->s);
+        f->legals++;
+        ready = proto_client_legal_ready(f->doc);
+    }
+    ck_assert_msg(!mine || ready, "no legal list for the mover after %s", after);
+}
+
+/* Pop the oldest queued message into f->last and feed it to f's document; a
+ * `legal` right after it is taken too (legal_follow). */
 const char *pop(struct fake *f)
 {
     struct sbuf *b = session_peek(&f->s);
@@ -95,6 +125,13 @@ const char *pop(struct fake *f)
     int rc = proto_client_handle(f->doc, f->last, strlen(f->last), &ev);
     ck_assert_msg(rc == 0, "client library refused %s (%d)", f->last, rc);
     ck_assert_msg(!had_doc || !ev.gap, "a delta skipped a seq: %s", f->last);
+    ck_assert_msg(ev.type != PROTO_S_LEGAL, "a legal list out of place: %s", f->last);
+    if (ev.type == PROTO_S_JOINED) { /* as a client does: the seat is ours now */
+        f->seat = ev.seat;
+        proto_client_seat_set(f->doc, ev.seat);
+    }
+    if (ev.type == PROTO_S_DELTA || ev.type == PROTO_S_STATE || ev.type == PROTO_S_SYNCED)
+        legal_follow(f, ev.type, f->last);
     return f->last;
 }
 
@@ -189,7 +226,7 @@ void say(struct fake *f, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof msg, "{\"v\":1,%s}", body);
+    snprintf(msg, sizeof msg, "{\"v\":2,%s}", body);
     lobby_session_message(lb, &f->s, msg, strlen(msg), now);
     now += 60;
 }

@@ -27,6 +27,7 @@ struct fake {
     char room[PROTO_ROOM_MAX];
     int seat;
     char *last; /* the last message popped (owned) */
+    int legals; /* `legal` messages received (pop takes them with what they follow) */
 };
 
 /* The lobby under test and its clock (ms). */
@@ -49,7 +50,9 @@ void fake_free(struct fake *f);
 /* Messages queued for f. */
 int queued(const struct fake *f);
 
-/* Pop the oldest queued message into f->last and feed it to f's document. */
+/* Pop the oldest queued message into f->last and feed it to f's document.
+ * A `legal` after a delta, state or synced is taken with it, and checked: it
+ * comes exactly when f's seat is to move without the turn's list. */
 const char *pop(struct fake *f);
 void drain(struct fake *f);
 /* JSON fields of a message: a string (or "<missing path>"), an integer (fails if

@@ -144,16 +144,16 @@ START_TEST(decode_keeps_id_on_error)
 {
     struct proto_msg m;
     struct proto_error err;
-    ck_assert_int_eq(decode("{\"id\":5,\"v\":1,\"type\":\"play\",\"tile\":\"BA.U\",\"x\":1,"
+    ck_assert_int_eq(decode("{\"id\":5,\"v\":2,\"type\":\"play\",\"tile\":\"BA.U\",\"x\":1,"
                             "\"y\":0,\"rot\":45}",
                             &m, &err),
                      CARC_E_ROT);
     ck_assert_str_eq(m.id, "5");
     ck_assert_int_eq(decode("{\"v\":9,\"type\":\"nope\",\"id\":\"x\"}", &m, &err), CARC_E_VERSION);
     ck_assert_str_eq(m.id, "\"x\"");
-    ck_assert_int_eq(decode("{\"v\":1,\"type\":\"nope\",\"id\":\"x\"}", &m, &err), CARC_E_TYPE);
+    ck_assert_int_eq(decode("{\"v\":2,\"type\":\"nope\",\"id\":\"x\"}", &m, &err), CARC_E_TYPE);
     ck_assert_str_eq(m.id, "\"x\"");
-    ck_assert_int_eq(decode("{\"v\":1,\"type\":\"ping\",\"id\":[1]}", &m, &err), CARC_E_INVAL);
+    ck_assert_int_eq(decode("{\"v\":2,\"type\":\"ping\",\"id\":[1]}", &m, &err), CARC_E_INVAL);
     ck_assert_str_eq(m.id, "");
     char *e = proto_encode_error(CARC_E_ROT, err.text, "\"x\"");
     ck_assert_str_eq(jstr(e, "ref"), "x");
@@ -167,7 +167,7 @@ START_TEST(decode_too_big)
     size_t n = PROTO_MSG_MAX + 1;
     char *text = malloc(n + 1);
     memset(text, ' ', n);
-    memcpy(text, "{\"v\":1,\"type\":\"ping\"}", 21);
+    memcpy(text, "{\"v\":2,\"type\":\"ping\"}", 21);
     text[n] = '\0';
     struct proto_msg m;
     struct proto_error err;
@@ -180,7 +180,7 @@ START_TEST(decode_too_big)
     /* Deep nesting within the size cap fails cleanly. */
     char deep[PROTO_MSG_MAX];
     size_t k = 0;
-    k += (size_t)snprintf(deep, sizeof deep, "{\"v\":1,\"type\":\"ping\",\"id\":");
+    k += (size_t)snprintf(deep, sizeof deep, "{\"v\":2,\"type\":\"ping\",\"id\":");
     while (k < sizeof deep - 4000)
         deep[k++] = '[';
     deep[k] = '\0';
@@ -275,7 +275,7 @@ START_TEST(encode_client_messages)
     struct proto_msg m;
     struct proto_error err;
     char *s = proto_client_encode_simple(PROTO_T_PING, "3");
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"ping\",\"id\":3}");
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"ping\",\"id\":3}");
     free(s);
     ck_assert_ptr_null(proto_client_encode_simple(PROTO_T_PLAY, NULL));
     ck_assert_ptr_null(proto_client_encode_simple(PROTO_T_LIST, "[1]"));
@@ -286,17 +286,17 @@ START_TEST(encode_client_messages)
     ck_assert_str_eq(m.id, "\"c\"");
     free(s);
     s = proto_client_encode_join("abc", "Bob", NULL);
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"join\",\"room\":\"abc\",\"name\":\"Bob\"}");
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"join\",\"room\":\"abc\",\"name\":\"Bob\"}");
     free(s);
     s = proto_client_encode_resume("abc", "00112233445566778899aabbccddeeff", 9, NULL);
     ck_assert_int_eq(decode(s, &m, &err), 0);
     ck_assert_int_eq(m.u.resume.seq, 9);
     free(s);
     s = proto_client_encode_watch("abc", -1, NULL);
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"watch\",\"room\":\"abc\"}");
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"watch\",\"room\":\"abc\"}");
     free(s);
     s = proto_client_encode_sync(12, NULL);
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"sync\",\"seq\":12}");
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"sync\",\"seq\":12}");
     free(s);
     s = proto_client_encode_chat("hé", NULL);
     ck_assert_int_eq(decode(s, &m, &err), 0);
@@ -305,7 +305,7 @@ START_TEST(encode_client_messages)
     int u = carc_tile_find("BA.U");
     struct proto_client_spot esc = {0, -1, 0, "c1"};
     s = proto_client_encode_play(u, 1, 0, 1, carc_tile_seg_find(u, "r1"), 0, &esc, "8");
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"play\",\"id\":8,\"tile\":\"BA.U\",\"x\":1,\"y\":0,"
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"play\",\"id\":8,\"tile\":\"BA.U\",\"x\":1,\"y\":0,"
                         "\"rot\":90,\"meeple\":{\"feature\":\"r1\",\"kind\":\"normal\"},"
                         "\"escape\":{\"x\":0,\"y\":-1,\"feature\":\"c1\"}}");
     free(s);
@@ -420,7 +420,7 @@ static char *client_state_msg(const struct sim *S)
     char *cd = proto_client_doc_dump(S->doc);
     ck_assert_ptr_nonnull(cd);
     char *w = malloc(strlen(cd) + 64);
-    sprintf(w, "{\"v\":1,\"type\":\"state\",\"seq\":%d,\"state\":%s}", S->n, cd);
+    sprintf(w, "{\"v\":2,\"type\":\"state\",\"seq\":%d,\"state\":%s}", S->n, cd);
     free(cd);
     return w;
 }
@@ -467,9 +467,21 @@ static char *sim_push(struct sim *S, struct proto_state *next, const struct prot
     ck_assert(ev.type == PROTO_S_DELTA && ev.applied && !ev.gap && ev.seq == S->n + 1);
     ck_assert_int_eq(ev.turn_over, mv != NULL);
     S->deltas[S->n++] = d;
+    int new_list = proto_state_legal_changed(S->cur, next);
     proto_state_free(S->cur);
     S->cur = next;
+    /* The mover's list comes in its own message, after the delta; only then. */
+    ck_assert_int_eq(proto_client_legal_ready(S->doc), proto_state_mover(next) >= 0 && !new_list);
+    char *lm = proto_legal_encode(next, S->n);
+    ck_assert_int_eq(lm != NULL, proto_state_mover(next) >= 0);
+    if (new_list) {
+        ck_assert_int_eq(proto_client_handle(S->doc, lm, strlen(lm), &ev), 0);
+        ck_assert(ev.type == PROTO_S_LEGAL && !ev.applied && ev.seq == S->n);
+    }
+    ck_assert_int_eq(proto_client_legal_ready(S->doc), proto_state_mover(next) >= 0);
+    free(lm);
     char *st = proto_state_encode(next, S->n, NULL), *cs = client_state_msg(S);
+    ck_assert_msg(strstr(st, "\"legal\"") == NULL, "the document holds a legal list");
     ck_assert_msg(proto__dump_same(d) && proto__dump_same(st), "dump differs from jansson's");
     struct proto_error err;
     proto_error_init(&err);
@@ -744,11 +756,11 @@ START_TEST(client_handle)
     struct proto_client_doc *d = proto_client_doc_new();
     struct proto_client_event ev;
     const char *st =
-        "{\"v\":1,\"type\":\"state\",\"seq\":5,\"state\":{\"phase\":\"lobby\",\"a\":1}}";
-    const char *d6 = "{\"v\":1,\"type\":\"delta\",\"seq\":6,\"events\":[],\"patch\":"
+        "{\"v\":2,\"type\":\"state\",\"seq\":5,\"state\":{\"phase\":\"lobby\",\"a\":1}}";
+    const char *d6 = "{\"v\":2,\"type\":\"delta\",\"seq\":6,\"events\":[],\"patch\":"
                      "[{\"op\":\"replace\",\"path\":\"/a\",\"value\":2}]}";
-    const char *d8 = "{\"v\":1,\"type\":\"delta\",\"seq\":8,\"events\":[],\"patch\":[]}";
-    const char *d7bad = "{\"v\":1,\"type\":\"delta\",\"seq\":7,\"events\":[],\"patch\":"
+    const char *d8 = "{\"v\":2,\"type\":\"delta\",\"seq\":8,\"events\":[],\"patch\":[]}";
+    const char *d7bad = "{\"v\":2,\"type\":\"delta\",\"seq\":7,\"events\":[],\"patch\":"
                         "[{\"op\":\"remove\",\"path\":\"/nope\"}]}";
     ck_assert_int_eq(proto_client_handle(d, d6, strlen(d6), &ev), 0);
     ck_assert(ev.gap && !ev.applied); /* no document yet */
@@ -768,7 +780,7 @@ START_TEST(client_handle)
     ck_assert_int_eq(proto_client_doc_seq(d), -1);
     ck_assert_ptr_null(proto_client_doc_dump(d));
     char *sync = proto_client_encode_sync(proto_client_doc_seq(d), NULL);
-    ck_assert_str_eq(sync, "{\"v\":1,\"type\":\"sync\"}"); /* asks for a fresh state */
+    ck_assert_str_eq(sync, "{\"v\":2,\"type\":\"sync\"}"); /* asks for a fresh state */
     free(sync);
     ck_assert_int_eq(proto_client_phase(d), -1);
 
@@ -799,7 +811,7 @@ START_TEST(client_handle)
     ck_assert(ev.type == PROTO_S_ACK && ev.seq == 77 && ev.ref[0] == '\0');
     free(s);
     s = proto_encode_synced(41, "8");
-    ck_assert_str_eq(s, "{\"v\":1,\"type\":\"synced\",\"ref\":8,\"seq\":41}");
+    ck_assert_str_eq(s, "{\"v\":2,\"type\":\"synced\",\"ref\":8,\"seq\":41}");
     ck_assert_int_eq(proto_client_handle(d, s, strlen(s), &ev), 0);
     ck_assert(ev.type == PROTO_S_SYNCED && ev.seq == 41 && ev.ref_num == 8);
     free(s);

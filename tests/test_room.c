@@ -122,7 +122,7 @@ START_TEST(decode_errors)
     expect_error(a, "malformed_json");
     say(a, "\"type\":\"dance\",\"id\":5");
     ck_assert_int_eq(jint(expect_error(a, "unknown_type"), "ref"), 5);
-    raw(a, "{\"v\":2,\"type\":\"ping\"}");
+    raw(a, "{\"v\":1,\"type\":\"ping\"}"); /* version 1 sent the legal list to everyone */
     expect_error(a, "bad_version");
     say(a, "\"type\":\"ping\",\"id\":\"k\",\"extra\":1");
     const char *e = expect_error(a, "bad_request");
@@ -503,6 +503,14 @@ START_TEST(resume_with_and_without_seq)
             ck_assert_int_eq(jint(m, "ref"), 1);
             session_pop(&b2->s);
             synced = 1;
+            /* then the list, when the resumed seat is to move */
+            m = session_peek(&b2->s) != NULL ? session_peek(&b2->s)->data : "";
+            ck_assert_int_eq(strstr(m, "\"type\":\"legal\"") != NULL, r->game->current == 1);
+            if (r->game->current == 1) {
+                ck_assert_int_eq(jint(m, "player"), 1);
+                ck_assert_int_eq(jint(m, "seq"), r->seq);
+                session_pop(&b2->s);
+            }
             continue;
         }
         ck_assert_str_eq(jstr(m, "type"), "delta");

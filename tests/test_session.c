@@ -17,7 +17,7 @@ START_TEST(rate_limit_and_flood)
     int pongs = 0, limited = 0;
     /* All at one instant: the burst (40) passes, then rate_limited. */
     for (int i = 0; i < 60; i++)
-        raw(a, "{\"v\":1,\"type\":\"ping\",\"id\":1}");
+        raw(a, "{\"v\":2,\"type\":\"ping\",\"id\":1}");
     const char *m;
     while ((m = pop(a)) != NULL) {
         if (strcmp(jstr(m, "type"), "pong") == 0)
@@ -33,18 +33,18 @@ START_TEST(rate_limit_and_flood)
     /* Half a second later, 10 more pass. */
     now += 500;
     for (int i = 0; i < 10; i++)
-        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+        raw(a, "{\"v\":2,\"type\":\"ping\"}");
     for (int i = 0; i < 10; i++)
         expect(a, "pong");
     /* Far over (the flood bucket, 80 burst): closed with 1008. */
     for (int i = 0; i < 200 && !a->s.closing; i++)
-        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+        raw(a, "{\"v\":2,\"type\":\"ping\"}");
     ck_assert_int_eq(a->closes, 1);
     ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_POLICY);
     /* Nothing more is handled. */
     drain(a);
     now += 100000;
-    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    raw(a, "{\"v\":2,\"type\":\"ping\"}");
     expect_nothing(a);
 }
 END_TEST
@@ -68,7 +68,7 @@ START_TEST(message_too_big)
     ck_assert_int_eq(session_rx_append(&b->s, chunk, sizeof chunk, 0, 0), 0);
     ck_assert_int_eq(session_rx_append(&b->s, chunk, 10, 20000, 0), -1);
     session_rx_reset(&b->s);
-    ck_assert_int_eq(session_rx_append(&b->s, "{\"v\":1,", 7, 0, 0), 0);
+    ck_assert_int_eq(session_rx_append(&b->s, "{\"v\":2,", 7, 0, 0), 0);
     ck_assert_int_eq(session_rx_append(&b->s, "\"type\":\"ping\"}", 14, 0, 1), 1);
     lobby_session_message(lb, &b->s, b->s.rx, b->s.rxlen, now);
     expect(b, "pong");
@@ -105,12 +105,12 @@ START_TEST(unsent_counts_toward_queue_bytes)
 {
     struct fake *a = fake_new();
     a->s.unsent = (size_t)lb->lim.queue_bytes - 8;
-    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    raw(a, "{\"v\":2,\"type\":\"ping\"}");
     ck_assert_int_eq(a->closes, 1);
     ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_OVERFLOW);
     struct fake *b = fake_new();
     b->s.unsent = (size_t)lb->lim.queue_bytes / 2;
-    raw(b, "{\"v\":1,\"type\":\"ping\"}");
+    raw(b, "{\"v\":2,\"type\":\"ping\"}");
     expect(b, "pong");
     ck_assert_int_eq(b->closes, 0);
 }
@@ -138,7 +138,7 @@ START_TEST(flush_bursts)
     struct fake *a = fake_new();
     drain(a);
     for (int i = 0; i < 5; i++)
-        raw(a, "{\"v\":1,\"type\":\"ping\"}");
+        raw(a, "{\"v\":2,\"type\":\"ping\"}");
     ck_assert_int_eq(queued(a), 5);
     size_t one = a->s.qbytes / 5;
     unsigned long sent = a->s.sent;
@@ -161,7 +161,7 @@ START_TEST(flush_bursts)
     ck_assert_int_eq(session_flush(&a->s, write_some), 0); /* empty: nothing written */
     ck_assert_int_eq(write_count, 5);
     /* A close with flush keeps the queue for the transport to write first. */
-    raw(a, "{\"v\":1,\"type\":\"ping\"}");
+    raw(a, "{\"v\":2,\"type\":\"ping\"}");
     session_close(&a->s, SESSION_CLOSE_GOING_AWAY, "bye", 1);
     ck_assert_int_eq(queued(a), 1);
     ck_assert_int_eq(session_flush(&a->s, write_some), 0);

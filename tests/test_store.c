@@ -112,7 +112,7 @@ static void say(struct fake *f, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof msg, "{\"v\":1,%s}", body);
+    snprintf(msg, sizeof msg, "{\"v\":2,%s}", body);
     lobby_session_message(su_lb, &f->s, msg, strlen(msg), su_now);
     su_now += 10;
 }
@@ -497,7 +497,13 @@ START_TEST(failed_commit_undoes_the_move)
     commit();
     ck_assert(!store_failing(su_st));
     expect(m, "state");
+    /* The mover's list follows the fresh state, to the mover alone. */
+    const char *l = expect(m, "legal");
+    long long player = -1;
+    ck_assert_int_eq(proto_json_path_int(l, strlen(l), "player", &player), 0);
+    ck_assert_int_eq(player, r->game->current);
     expect(o, "state");
+    ck_assert_ptr_null(pop(o));
     play_first(r, m);
     commit();
     expect(m, "delta");

@@ -130,7 +130,9 @@ static int act(struct bot *b)
         return 0;
     }
     long long seq = proto_client_doc_seq(b->doc);
-    if (!proto_client_my_turn(b->doc) || seq == b->acted_seq)
+    /* The turn starts with our `legal` message (PROTOCOL.md), which follows
+     * the delta or state that gave it. */
+    if (!proto_client_my_turn(b->doc) || !proto_client_legal_ready(b->doc) || seq == b->acted_seq)
         return 0;
     char id[32];
     snprintf(id, sizeof id, "%d", ++b->play_id);
@@ -283,7 +285,7 @@ int main(int argc, char **argv)
         }
         if (ev.type == PROTO_S_ACK)
             b.refused = 0;
-        if (!ev.applied)
+        if (!ev.applied && ev.type != PROTO_S_LEGAL)
             continue;
         int r = act(&b);
         if (r < 0) {

@@ -41,6 +41,7 @@
 
 #include "botlib.h"
 #include "client.h"
+#include "load_legal.h"
 #include "load_proc.h"
 #include "ws.h"
 
@@ -66,6 +67,7 @@ struct pending {
 struct room {
     struct lclient c[SEATS];
     struct proto_client_doc *doc; /* the room's document, as client 0 sees it */
+    struct load_legal legal;      /* the mover's last `legal`, whichever client got it */
     char id[PROTO_ROOM_MAX];
     long long acted_seq;
     struct pending ring[RING];
@@ -233,7 +235,12 @@ static void room_maybe_play(struct room *r)
         return;
     long long seq = proto_client_doc_seq(r->doc);
     int cur = proto_client_current(r->doc);
-    if (seq == r->acted_seq || cur < 0 || cur >= SEATS || r->c[cur].seq < seq)
+    /* The mover's `legal` comes on its own connection, kept as text (load_legal.h)
+     * or, in another layout, in the document. */
+    int quick = r->legal.text != NULL && r->legal.turn == proto_client_turn(r->doc) &&
+                r->legal.player == cur && r->legal.tile == proto_client_tile(r->doc);
+    if (seq == r->acted_seq || cur < 0 || cur >= SEATS || r->c[cur].seq < seq ||
+        (!quick && !proto_client_legal_ready(r->doc)))
         return;
     uint64_t now = bot_now_ns();
     if (room_interval_ns > 0) {
@@ -243,7 +250,10 @@ static void room_maybe_play(struct room *r)
         if (r->next_ns < now)
             r->next_ns = now; /* fell behind: no burst to catch up */
     }
-    char *msg = bot_random_play(r->doc, &r->rng, legal_scratch, MAX_LEGAL, NULL);
+    struct proto_client_seat seat = {0};
+    char *msg = quick && proto_client_seat_get(r->doc, cur, &seat) == 0
+                    ? load_legal_play(&r->legal, &r->rng, seat.meeples, seat.large)
+                    : bot_random_play(r->doc, &r->rng, legal_scratch, MAX_LEGAL, NULL);
     struct pending *p = &r->ring[(seq + 1) % RING];
     p->seq = seq + 1;
     p->got = 0;
@@ -256,13 +266,13 @@ static void room_maybe_play(struct room *r)
 }
 
 /* The seq of a delta from the head of its text, as carcd writes it
- * ({"v":1,"type":"delta","seq":N,...}), without parsing the rest: five of a
+ * ({"v":2,"type":"delta","seq":N,...}), without parsing the rest: five of a
  * room's six clients need nothing more, and parsing every delta six times
  * would make this tool, not the server, the bottleneck. 0 when the text does
  * not start that way (then it is parsed in full). */
 static int quick_delta_seq(const char *text, size_t len, long long *seq)
 {
-    static const char head[] = "{\"v\":1,\"type\":\"delta\",\"seq\":";
+    static const char head[] = "{\"v\":2,\"type\":\"delta\",\"seq\":";
     size_t n = sizeof head - 1;
     if (len < n + 1 || memcmp(text, head, n) != 0 || text[n] < '0' || text[n] > '9')
         return 0;
@@ -270,17 +280,33 @@ static int quick_delta_seq(const char *text, size_t len, long long *seq)
     return 1;
 }
 
-/* One message for client c. */
+/* 1 when text is a `legal` message as carcd writes it. */
+static int is_legal(const char *text, size_t len)
+{
+    static const char head[] = "{\"v\":2,\"type\":\"legal\"";
+    return len > sizeof head && memcmp(text, head, sizeof head - 1) == 0;
+}
+
+/* One message for client c. The room's one document is seat 0's; the
+ * mover's `legal`, whichever seat's connection it comes on, is kept with it. */
 static void client_message(struct lclient *c, const char *text, size_t len)
 {
     struct room *r = c->room;
     struct proto_client_event ev;
     long long qseq;
+    int took = is_legal(text, len) ? load_legal_take(&r->legal, text, len) : 0;
+    if (took != 0) {
+        if (took < 0)
+            r->failed = r->done = 1;
+        room_maybe_play(r);
+        return;
+    }
     if (c->idx != 0 && quick_delta_seq(text, len, &qseq)) {
         memset(&ev, 0, sizeof ev);
         ev.type = PROTO_S_DELTA;
         ev.seq = qseq;
-    } else if (proto_client_handle(c->idx == 0 ? r->doc : NULL, text, len, &ev) < 0 &&
+    } else if (proto_client_handle(c->idx == 0 || is_legal(text, len) ? r->doc : NULL, text, len,
+                                   &ev) < 0 &&
                c->idx == 0) {
         ev.gap = 1; /* the document was dropped: ask again */
     }
@@ -293,6 +319,10 @@ static void client_message(struct lclient *c, const char *text, size_t len)
             return;
         }
         r->acted_seq = -1; /* another random move */
+        room_maybe_play(r);
+        return;
+    }
+    if (ev.type == PROTO_S_LEGAL) {
         room_maybe_play(r);
         return;
     }
@@ -614,6 +644,7 @@ int main(int argc, char **argv)
         for (int j = 0; j < SEATS; j++)
             ws_close(&rooms[i].c[j].ws, 1000);
         proto_client_doc_free(rooms[i].doc);
+        load_legal_free(&rooms[i].legal);
     }
     free(rooms);
     free(all_lat.v);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""pybot: an example bot for carcd's protocol v1, in Python (stdlib + python3-websocket).
+"""pybot: an example bot for carcd's protocol v2, in Python (stdlib + python3-websocket).
 
     pybot.py --url ws://127.0.0.1:8080/ws --create [--seats 2] [--sets base,inns-cathedrals]
              [--start-when N] [--name Bot]
@@ -15,8 +15,12 @@ It connects to ws://HOST:PORT/ws, reads `welcome`, creates a room (and hosts it:
 `start` once --start-when seats, default all, are taken) or joins one, and prints `room ID`.
 It keeps the public state document: the last `state`, then every `delta`'s RFC 6902 patch in
 seq order (a gap is answered with `sync`; a patch that does not apply with a `sync` without
-seq, which always brings a fresh `state`). When `state.current` is its seat and the phase is
-`playing` it sends a `play` chosen from `state.legal`:
+seq, which always brings a fresh `state`). The legal placements are not in the document: the
+server sends them to the seat to move alone, in a `legal` message right after the delta (or the
+catch-up's `synced` or `state`) that makes it that seat's turn. The bot keeps the last one and
+uses it while the document's `turn`, `current` and `tile` are its `turn`, `player` and `tile`.
+When `state.current` is its seat, the phase is `playing` and it holds a valid `legal`, it sends
+a `play` chosen from that list:
 
     with a normal meeple (or, with none left, the large one) in its supply, a random placement
     whose meeple spots include a cloister, else a city, else a road, with a meeple there;
@@ -28,7 +32,8 @@ It keeps at most one play in flight: a delta that arrives before that play's `ac
 counted, and the bot asks for a fresh `state` and tries again with a random placement without
 meeple; after 10 refusals in a row it gives up. When the connection drops it reconnects and
 sends `resume` with its seat token and last seq, then a `ping`: the `pong` comes after the
-missing deltas, so then its document is current and it plays if it is its turn.
+missing deltas (and the `legal`, on its turn), so then its document is current and it plays if
+it is its turn.
 When the phase is `over` it prints `final scores: Ann 61, Bot 74 (we are seat 1)` and exits 0.
 Exit status: 0 game over, 1 error, 2 usage. See GUIDE.md for a game on the wire.
 """
@@ -42,6 +47,7 @@ import time
 
 import websocket
 
+VERSION = 2        # the protocol version every message carries
 MAX_REFUSED = 10   # plays refused in a row before giving up
 IDLE_S = 600       # nothing heard for this long: give up
 
@@ -176,6 +182,7 @@ class Bot:
         self.seat = self.token = None
         self.doc = None           # the public state document, or None until a state arrives
         self.seq = None           # the seq of doc
+        self.legal = None         # the last `legal` message (our seat's list for a turn)
         self.next_id = 0
         self.hello_id = None      # the create / join / resume message
         self.start_id = None
@@ -197,7 +204,7 @@ class Bot:
 
     def send(self, mtype, **fields):
         self.next_id += 1
-        msg = {"v": 1, "type": mtype, "id": self.next_id}
+        msg = {"v": VERSION, "type": mtype, "id": self.next_id}
         msg.update(fields)
         text = json.dumps(msg, separators=(",", ":"))
         if self.trace:
@@ -243,19 +250,28 @@ class Bot:
         return (d is not None and d.get("phase") == "playing" and d.get("current") == self.seat
                 and self.seat is not None)
 
+    def legal_list(self):
+        """The list of the last `legal` while it is valid for the document, else None."""
+        d, lg = self.doc, self.legal
+        if (d is None or lg is None or d.get("turn") != lg.get("turn")
+                or d.get("current") != lg.get("player") or d.get("tile") != lg.get("tile")):
+            return None
+        return lg.get("legal")
+
     def choose(self, meeples=True):
-        """A play from state.legal (see the docstring for the policy)."""
+        """A play from the `legal` list (see the docstring for the policy)."""
         d = self.doc
+        legal = self.legal_list()
         me = d["seats"][self.seat]
         kind = "normal" if me.get("meeples", 0) > 0 else "large" if me.get("large", 0) > 0 else None
         if meeples and kind:
             for want in ("cloister", "c", "r"):  # feature names: cloister, c1.., r1.., f1..
-                spots = [(l, f) for l in d["legal"] for f in l["meeples"]
+                spots = [(l, f) for l in legal for f in l["meeples"]
                          if f == want or (f[:1] == want and f[1:].isdigit())]
                 if spots:
                     l, f = self.rng.choice(spots)
                     return l, {"feature": f, "kind": kind}
-        return self.rng.choice(d["legal"]), None
+        return self.rng.choice(legal), None
 
     def act(self):
         """After the document changed: finish, start the game, or play."""
@@ -270,8 +286,9 @@ class Bot:
                 self.start_id = self.send("start")
             return False
         if (not self.my_turn() or self.pending or self.resuming or self.seq < self.after_seq
-                or not d["legal"]):
-            return False  # a delta that changes nothing for us (a seat connected, ...) or stale
+                or not self.legal_list()):
+            return False  # a delta that changes nothing for us (a seat connected, ...), stale,
+            # or our turn whose `legal` has not come yet (it follows the delta)
         if self.plays + 1 == self.a.drop_at and self.resumes == 0:
             self.say("dropping the connection")
             self.ws.shutdown()  # no close frame: as if the network failed
@@ -334,6 +351,11 @@ class Bot:
                 return False
             self.seq = m["seq"]
             return self.act()
+        elif t == "legal":
+            if m.get("player") == self.seat:
+                self.legal = m
+                if self.doc is not None:
+                    return self.act()
         elif t == "ack":
             self.refused, self.pending, self.after_seq = 0, False, m["seq"]
         elif t == "pong" and self.resuming:
@@ -403,7 +425,7 @@ def fail(text):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description="carcd example bot (protocol v1)")
+    p = argparse.ArgumentParser(description="carcd example bot (protocol v2)")
     p.add_argument("--url", required=True, help="ws://HOST:PORT/ws")
     p.add_argument("--room", help="join this room")
     p.add_argument("--create", action="store_true", help="create a room and host it")

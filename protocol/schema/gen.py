@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the JSON Schemas of protocol v1 (PROTOCOL.md) into protocol/schema/.
+"""Write the JSON Schemas of protocol v2 (PROTOCOL.md) into protocol/schema/.
 
 Run from the repository root: python3 protocol/schema/gen.py
 One schema per message type, draft 2020-12, each self-contained (no references between files),
@@ -17,7 +17,7 @@ import re
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "protocol", "schema")
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-BASE = "https://carcd.invalid/protocol/v1/"
+BASE = "https://carcd.invalid/protocol/v2/"
 
 
 def catalogue():
@@ -60,14 +60,14 @@ def obj(props, required=(), strict=True, **extra):
 
 
 def message(direction, mtype, fields, required=(), title=None, **extra):
-    props = {"v": {"const": 1}, "type": {"const": mtype}}
+    props = {"v": {"const": 2}, "type": {"const": mtype}}
     if direction == "client":
         props["id"] = ID
     else:
         props["ref"] = REF
     props.update(fields)
     s = {"$schema": DRAFT, "$id": BASE + direction + "/" + mtype + ".json",
-         "title": title or ("carcd v1 %s message: %s" % (direction, mtype))}
+         "title": title or ("carcd v2 %s message: %s" % (direction, mtype))}
     s.update(obj(props, ["v", "type"] + list(required), **extra))
     return s
 
@@ -165,13 +165,14 @@ STATE_DOC = obj({
     "board": {"type": "object", "propertyNames": {"pattern": "^-?[0-9]{1,3},-?[0-9]{1,3}$"},
               "additionalProperties": obj({"tile": TILE, "rot": ROT, "meeple": MEEPLE_DOC},
                                           ["tile", "rot", "meeple"])},
-    "legal": {"type": "array", "items": obj({
-        "x": COORD, "y": COORD, "rot": ROT,
-        "meeples": {"type": "array", "items": FEATURE, "uniqueItems": True},
-        "escapes": {"type": "array", "items": SPOT},
-    }, ["x", "y", "rot", "meeples", "escapes"])},
 }, ["room", "phase", "sets", "options", "host", "seats", "clock", "turn", "current", "tile",
-    "tiles_left", "remaining", "herbs_left", "board", "legal"])
+    "tiles_left", "remaining", "herbs_left", "board"])
+# The mover's private list (the `legal` message), not part of the document since version 2.
+LEGAL_LIST = {"type": "array", "items": obj({
+    "x": COORD, "y": COORD, "rot": ROT,
+    "meeples": {"type": "array", "items": FEATURE, "uniqueItems": True},
+    "escapes": {"type": "array", "items": SPOT},
+}, ["x", "y", "rot", "meeples", "escapes"])}
 
 # Events ----------------------------------------------------------------------------------------
 PER_PLAYER = {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 6}
@@ -258,6 +259,9 @@ SERVER = {
     }, ["seq", "events", "patch"]),
     "ack": message("server", "ack", {"seq": SEQ}, ["seq"]),
     "synced": message("server", "synced", {"seq": SEQ}, ["seq"]),
+    "legal": message("server", "legal", {
+        "seq": SEQ, "turn": {"type": "integer", "minimum": 0}, "player": SEAT, "tile": TILE,
+        "legal": LEGAL_LIST}, ["seq", "turn", "player", "tile", "legal"]),
     "chat": message("server", "chat", {
         "seat": {"oneOf": [{"type": "null"}, SEAT]},
         "name": {"type": "string"}, "text": {"type": "string"}}, ["seat", "name", "text"]),
@@ -279,10 +283,11 @@ SERVER = {
 # Server messages are not replies when broadcast: no ref on delta and chat.
 del SERVER["delta"]["properties"]["ref"]
 del SERVER["chat"]["properties"]["ref"]
+del SERVER["legal"]["properties"]["ref"]
 del SERVER["welcome"]["properties"]["ref"]
 
 STATE_ONLY = dict({"$schema": DRAFT, "$id": BASE + "server/state-document.json",
-                   "title": "carcd v1 public state document"}, **STATE_DOC)
+                   "title": "carcd v2 public state document"}, **STATE_DOC)
 
 
 def write(path, schema):

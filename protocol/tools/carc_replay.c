@@ -1,6 +1,7 @@
 /* carc-replay: validate and play a game record, print what happened.
  *
  * Usage: carc-replay FILE     (FILE "-" reads standard input)
+ *        carc-replay --legal FILE
  *
  * Output, JSON Lines on stdout (PROTOCOL.md "Game records"):
  *   {"move": i, "player": p, "tile": "BA.U", "scores": [..], "events": [..]}
@@ -21,6 +22,10 @@
  *       the record itself is wrong and is left out for illegal moves; "code" is
  *       the wire name of common/err.h. Moves after the game has ended are an
  *       error (game_over).
+ * With --legal, instead of those lines, one per move before it is played:
+ *   {"move": i, "player": p, "tile": "BA.U", "legal": [..]}  the mover's legal
+ *       list as the `legal` message carries it (PROTOCOL.md "legal"), and one
+ *       more for the next move when the record stops before the game ends.
  * Exit status: 0 played, 2 malformed record, illegal move or unreadable
  * input (message on stderr too), 64 usage, 74 output failed. */
 #include <stdio.h>
@@ -29,6 +34,7 @@
 
 #include "event_json.h"
 #include "record_json.h"
+#include "state.h"
 
 #define EX_BAD 2
 #define EX_USAGE 64
@@ -37,13 +43,15 @@
 /* The game is large (board and union-find arrays): keep it off the stack. */
 static struct carc_game game;
 static struct carc_record rec;
+static int legal_mode; /* --legal */
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: carc-replay FILE\n"
+    fprintf(stderr, "usage: carc-replay [--legal] FILE\n"
                     "  Plays the game record in FILE (\"-\" for standard input) and prints\n"
                     "  one JSON line per placed tile, per discarded tile, and a last line\n"
-                    "  with the final scores. Exit 2 on a malformed record or illegal move.\n");
+                    "  with the final scores. Exit 2 on a malformed record or illegal move.\n"
+                    "  --legal: one line per move instead, the mover's legal list before it.\n");
 }
 
 /* Print the line (taking it) and a newline; out of memory ends the run. */
@@ -100,9 +108,24 @@ static char *read_all(FILE *f, size_t cap, size_t *len)
     return buf;
 }
 
+/* --legal: the line of move i, before it is played. */
+static void emit_legal(const struct carc_game *g, int i)
+{
+    if (g->phase != CARC_PHASE_PLACE)
+        return;
+    char *list = proto_legal_list(g);
+    if (list == NULL)
+        emit(NULL);
+    printf("{\"move\": %d, \"player\": %d, \"tile\": \"%s\", \"legal\": %s}\n", i, g->current,
+           carc_tiles[g->tile].id, list);
+    free(list);
+}
+
 /* Discard lines for the DISCARD events of the last engine call. */
 static void emit_discards(const struct carc_game *g)
 {
+    if (legal_mode)
+        return;
     for (int i = 0; i < g->nevents; i++)
         if (g->events[i].type == CARC_EV_DISCARD)
             emit(proto_replay_discard_line(g->events[i].tile));
@@ -133,6 +156,8 @@ static void play(struct carc_game *g)
     for (int i = 0; i < rec.nmoves; i++) {
         struct proto_error perr;
         struct carc_move m;
+        if (legal_mode)
+            emit_legal(g, i);
         proto_error_init(&perr);
         rc = proto_record_move(&rec, i, g, &m, &perr);
         if (rc != 0)
@@ -140,6 +165,8 @@ static void play(struct carc_game *g)
         rc = carc_game_play(g, &m, &cerr);
         if (rc != 0)
             fail(i, NULL, rc, cerr.text);
+        if (legal_mode)
+            continue;
         if (m.skip) {
             emit(proto_replay_skip_line(i, m.player, m.tile));
             emit_discards(g);
@@ -157,16 +184,24 @@ static void play(struct carc_game *g)
         emit(proto_replay_move_line(g, i, m.player, m.tile, scores));
         emit_discards(g);
     }
-    emit(proto_replay_end_line(g));
+    if (legal_mode)
+        emit_legal(g, rec.nmoves);
+    else
+        emit(proto_replay_end_line(g));
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '\0' || (argv[1][0] == '-' && argv[1][1] != '\0')) {
+    int a = 1;
+    if (argc == 3 && strcmp(argv[1], "--legal") == 0) {
+        legal_mode = 1;
+        a = 2;
+    }
+    if (argc != a + 1 || argv[a][0] == '\0' || (argv[a][0] == '-' && argv[a][1] != '\0')) {
         usage();
         return EX_USAGE;
     }
-    const char *path = argv[1];
+    const char *path = argv[a];
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL)
         fail(-1, NULL, CARC_E_IO, "cannot open the record file");

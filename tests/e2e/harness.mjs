@@ -66,20 +66,24 @@ export async function openPage(browser, label, viewport, errors) {
   return page;
 }
 
-// The server's own public state of a room, fetched over a fresh WebSocket from the page.
+// The protocol version every message carries, both ways (PROTOCOL.md).
+export const PROTOCOL_VERSION = 2;
+
+// The server's own public state of a room, fetched over a fresh WebSocket from the page (a
+// spectator's `watch`: it never gets a `legal` message, and the state has no `legal` list).
 export function serverState(page, room) {
-  return page.evaluate((room) => new Promise((resolve, reject) => {
+  return page.evaluate(([room, v]) => new Promise((resolve, reject) => {
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
     ws.onmessage = (ev) => {
       const m = JSON.parse(ev.data);
-      if (m.type === "welcome") ws.send(JSON.stringify({ v: 1, type: "watch", room }));
+      if (m.type === "welcome") ws.send(JSON.stringify({ v, type: "watch", room }));
       if (m.type === "state") {
         ws.close();
         resolve(m.state);
       }
       if (m.type === "error") reject(new Error(m.message));
     };
-  }), room);
+  }), [room, PROTOCOL_VERSION]);
 }
 
 // Every event of the deltas this page receives, in order (from the WebSocket frames).
@@ -97,6 +101,28 @@ export function recordEvents(page) {
     });
   });
   return events;
+}
+
+// What the page's WebSockets carry of protocol v2, from the frames: every `legal` message it
+// receives, in order, and the messages either way without "v": PROTOCOL_VERSION ("in"/"out").
+export function recordProtocol(page) {
+  const rec = { legal: [], badVersion: [] };
+  page.on("websocket", (ws) => {
+    const check = (dir) => (f) => {
+      let m;
+      try {
+        m = JSON.parse(f.payload);
+      } catch (e) {
+        return;
+      }
+      if (!m || typeof m !== "object") return;
+      if (m.v !== PROTOCOL_VERSION) rec.badVersion.push(dir + " " + String(f.payload).slice(0, 120));
+      if (dir === "in" && m.type === "legal") rec.legal.push(m);
+    };
+    ws.on("framereceived", check("in"));
+    ws.on("framesent", check("out"));
+  });
+  return rec;
 }
 
 // A finished game's record is stored a moment after the end: waits for GET /api/games/{id}.

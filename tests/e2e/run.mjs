@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, serverState, startServer } from "./harness.mjs";
+import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
 import { sizeSuite } from "./sizes.mjs";
@@ -96,12 +96,41 @@ async function boardKeys(page) {
   return page.$$eval("#world [data-pos]", (ns) => ns.map((n) => n.getAttribute("data-pos")).sort());
 }
 
+// Protocol v2 on the mover's turn (rec: recordProtocol(mover)): the state document has no
+// `legal`; the last `legal` message the mover's page received is for the server's turn, mover
+// and tile, is the client's app.legal, and the positions shown are exactly its positions (those
+// that fit the current rotation marked so).
+async function checkLegalShown(mover, rec, spectator, room) {
+  const st = await serverState(spectator, room);
+  assert(!("legal" in st), "the state document has a legal list: " + Object.keys(st).join(","));
+  let last = null;
+  for (const t0 = Date.now(); ; await mover.waitForTimeout(20)) {
+    last = rec.legal[rec.legal.length - 1];
+    if (last && last.turn === st.turn) break;
+    assert(Date.now() - t0 < 5000, `no legal message for turn ${st.turn}: last ${last && last.turn}`);
+  }
+  assert(last.player === st.current && last.tile === st.tile, `legal for ${last.player}/${last.tile}, state ${st.current}/${st.tile}`);
+  assert(last.ref === undefined && typeof last.seq === "number" && last.seq >= 0, "legal seq/ref " + JSON.stringify([last.seq, last.ref]));
+  assert(Array.isArray(last.legal) && last.legal.length > 0, "empty legal list");
+  const c = await mover.evaluate(async () => {
+    const { app } = await import("/js/app.js");
+    return { legal: app.legal, seat: app.seat, rot: app.rot };
+  });
+  assert(c.seat === last.player, `legal for seat ${last.player} sent to seat ${c.seat}`);
+  assert(JSON.stringify(c.legal) === JSON.stringify(last), "the client's app.legal is not the last legal message");
+  const shown = await mover.$$eval("#world .legal", (ns) => ns.map((n) => n.dataset.x + "," + n.dataset.y + (n.classList.contains("fits") ? "+" : "")).sort());
+  const key = (l) => l.x + "," + l.y;
+  const want = [...new Set(last.legal.map(key))].map((k) => k + (last.legal.some((l) => key(l) === k && l.rot === c.rot) ? "+" : "")).sort();
+  assert(JSON.stringify(shown) === JSON.stringify(want), `positions shown ${shown.join(" ")}, legal ${want.join(" ")}`);
+}
+
 async function main() {
   const srv = await startServer();
   const browser = await launch();
   const ann = await newPage(browser, "ann");
   const bob = await newPage(browser, "bob");
   const eve = await newPage(browser, "eve");
+  const proto = new Map([ann, bob, eve].map((p) => [p, recordProtocol(p)]));
   let room = null;
   try {
     await test("lobby loads and lists no rooms", async () => {
@@ -218,6 +247,7 @@ async function main() {
     await test("play a complete game by clicking highlighted positions and meeple spots", async () => {
       moves = await playUntilOver([ann, bob], ann, {
         turn: async (mover, n) => {
+          if (n === 2 || n === 3 || n === 21) await checkLegalShown(mover, proto.get(mover), eve, room);
           if (n === 6) {
             await keyboardMove(mover);
             keyboardMoved = true;
@@ -237,6 +267,25 @@ async function main() {
         },
       });
       assert(moves >= 60, "only " + moves + " moves");
+    });
+
+    await test("protocol v2: every message carries v 2; legal lists go to the mover alone", async () => {
+      for (const [p, name] of [[ann, "ann"], [bob, "bob"], [eve, "eve"]]) {
+        const bad = proto.get(p).badVersion;
+        assert(bad.length === 0, `${name}: ${bad.length} messages without v 2, first: ${bad[0]}`);
+      }
+      assert(proto.get(eve).legal.length === 0, "the spectator got a legal message");
+      const got = proto.get(ann).legal.length + proto.get(bob).legal.length;
+      assert(got >= moves, `${got} legal messages for ${moves} moves`);
+      for (const [p, seat] of [[ann, 0], [bob, 1]]) {
+        for (const m of proto.get(p).legal) {
+          assert(m.player === seat, `seat ${seat} got the legal list of seat ${m.player} (turn ${m.turn})`);
+          assert(Array.isArray(m.legal) && m.legal.length > 0 && typeof m.tile === "string" && typeof m.turn === "number", "legal message " + JSON.stringify(m).slice(0, 200));
+          for (const l of m.legal) {
+            assert(Number.isInteger(l.x) && Number.isInteger(l.y) && [0, 90, 180, 270].includes(l.rot) && Array.isArray(l.meeples) && Array.isArray(l.escapes), "legal entry " + JSON.stringify(l));
+          }
+        }
+      }
     });
 
     await test("a turn was played with the keyboard alone", async () => {

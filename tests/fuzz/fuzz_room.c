@@ -104,7 +104,7 @@ static char *line_text(const struct lobby *lb, const char *p, size_t len, size_t
             snprintf(meeple, sizeof meeple, "{\"feature\":\"%s\"}",
                      carc_tiles[tile].segs[seg].name);
         snprintf(out, 200,
-                 "{\"v\":1,\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
+                 "{\"v\":2,\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,"
                  "\"meeple\":%s}",
                  tile >= 0 ? carc_tiles[tile].id : "BA.A", pl.x, pl.y, pl.rot * 90, meeple);
         *outlen = strlen(out);

@@ -108,8 +108,8 @@ def main():
         if "room" in m:
             m = dict(m, room="@R")
         put(room, "0" + compact(m) + "\n")
-    create = '{"v":1,"type":"create","id":1,"name":"Ann","seats":%d,"sets":%s%s}'
-    join = '{"v":1,"type":"join","id":2,"room":"@R","name":"%s"}'
+    create = '{"v":2,"type":"create","id":1,"name":"Ann","seats":%d,"sets":%s%s}'
+    join = '{"v":2,"type":"join","id":2,"room":"@R","name":"%s"}'
     for seats, sets, extra, moves in (
             (2, '["base"]', "", 30),
             (3, '["base","inns-cathedrals","besiegers"]', "", 40),
@@ -118,15 +118,15 @@ def main():
              ',"options":{"farmers":false,"siege_escape":"any-tile"}', 40)):
         lines = ["0" + create % (seats, sets, extra)]
         lines += ["%d" % c + join % n for c, n in ((1, "Bob"), (2, "Cy"))[:seats - 1]]
-        lines += ['3{"v":1,"type":"watch","room":"@R"}', '0{"v":1,"type":"start"}']
+        lines += ['3{"v":2,"type":"watch","room":"@R"}', '0{"v":2,"type":"start"}']
         for i in range(moves):
             lines.append("%d!%d%s" % (i % seats, i % 7, "" if i % 3 else str(i % 4)))
             if i % 9 == 4:
-                lines.append('1{"v":1,"type":"chat","text":"hi"}')
+                lines.append('1{"v":2,"type":"chat","text":"hi"}')
             if i % 11 == 6:
                 lines.append("+")
-        lines += ['3{"v":1,"type":"sync","seq":3}', '1{"v":1,"type":"history","id":6}',
-                  "1~", '1{"v":1,"type":"leave"}', "+"]
+        lines += ['3{"v":2,"type":"sync","seq":3}', '1{"v":2,"type":"history","id":6}',
+                  "1~", '1{"v":2,"type":"leave"}', "+"]
         put(room, "\n".join(lines) + "\n")
 
 

@@ -6,7 +6,11 @@ data directory, reads the port from its startup line and stops it with SIGTERM.
 Client wraps one websocket-client connection. Every message it receives is validated against
 protocol/schema/server/<type>.json (a failure raises at once and is counted in SCHEMA_ERRORS), and
 `state`/`delta` messages are folded into `client.doc`/`client.seq`, so a client always knows the
-public state document it has built from its first snapshot and the patches since.
+public state document it has built from its first snapshot and the patches since. Protocol
+version 2: every message carries "v": 2, the document has no `legal`, and the mover's list comes
+in a private `legal` message (kept as `client.legal`; `client.legal_list()` while it is valid).
+Every `legal` a Client receives is checked at once: no `ref`, sent to the seat it names, for the
+document it belongs to (its seq, turn, current and tile).
 """
 
 import itertools
@@ -31,6 +35,8 @@ BUILD = os.path.join(ROOT, os.environ.get("CARC_BUILD", "build"))
 CARCD = os.path.join(BUILD, "carcd")
 REPLAY = os.path.join(BUILD, "carc-replay")
 SCHEMA_DIR = os.path.join(ROOT, "protocol", "schema")
+
+V = 2  # the protocol version every message carries, both ways
 
 ALL_SETS = ["base", "inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]
 
@@ -282,6 +288,12 @@ class Client:
         self.seq = None
         self.deltas = []       # every delta message, in order of arrival
         self.gaps = 0          # deltas that did not follow the last seq
+        self.legal = None      # the last `legal` message (the mover's list: see legal_list)
+        self.legals = []       # every `legal` message: (moves played before it, message)
+        self.moves = 0         # placed + skip events in the deltas folded (None: unknown,
+                               # after a `state` of a game already under way)
+        self.trail = []        # every message received, in order: (type, seq, ref, key), key
+                               # the built document's (phase, turn, current, tile) after it
         self.closed = None     # Closed once the server closed us
         self.room = None
         self.seat = None
@@ -299,7 +311,7 @@ class Client:
     def request(self, mtype, **fields):
         """Send a message with a fresh id and return the first reply carrying that ref."""
         mid = next(_ids)
-        msg = {"v": 1, "type": mtype, "id": mid}
+        msg = {"v": V, "type": mtype, "id": mid}
         msg.update(fields)
         self.send(msg)
         return self.wait_for(lambda m: m.get("ref") == mid)
@@ -340,9 +352,10 @@ class Client:
             if problem is not None:
                 SCHEMA_ERRORS.append((problem, text[:300]))
                 raise AssertionError("schema: %s: %s" % (problem, text[:300]))
-        if msg.get("v") != 1:
-            raise AssertionError("message without v=1: %s" % text[:200])
+        if msg.get("v") != V or isinstance(msg.get("v"), bool):
+            raise AssertionError("message without v=%d: %s" % (V, text[:200]))
         self._fold(msg)
+        self.trail.append((msg.get("type"), msg.get("seq"), msg.get("ref"), doc_key(self.doc)))
         return msg
 
     def _fold(self, msg):
@@ -350,6 +363,8 @@ class Client:
         if t == "state":
             self.doc = msg["state"]
             self.seq = msg["seq"]
+            self.moves = 0 if self.doc.get("phase") == "lobby" else None
+            self._no_legal_in_doc(msg)
         elif t == "delta":
             self.deltas.append(msg)
             if self.doc is None or self.seq is None or msg["seq"] != self.seq + 1:
@@ -357,6 +372,14 @@ class Client:
                 return
             self.doc = jsonpatch.apply_patch(self.doc, msg["patch"], in_place=False)
             self.seq = msg["seq"]
+            if self.moves is not None:
+                self.moves += sum(1 for ev in msg["events"]
+                                  if ev.get("type") in ("placed", "skip"))
+            self._no_legal_in_doc(msg)
+        elif t == "legal":
+            self._check_legal(msg)
+            self.legal = msg
+            self.legals.append((self.moves, msg))
         elif t == "joined":
             self.room = msg["room"]
             self.seat = msg["seat"]
@@ -364,6 +387,69 @@ class Client:
                 self.token = msg["token"]
         elif t == "watching":
             self.room = msg["room"]
+            self.seat = None
+        elif t == "left":
+            self.seat = None
+            self.legal = None
+
+    def _no_legal_in_doc(self, msg):
+        if "legal" in self.doc:
+            raise AssertionError("%s: the state document has a `legal` key (after %s seq %s)"
+                                 % (self.name, msg["type"], msg.get("seq")))
+
+    def _check_legal(self, msg):
+        """A `legal` goes only to the connection of the seat to move, for the document it
+        has just been sent (checked when this client's document is whole: no gaps)."""
+        where = "%s (seat %s) got %s" % (self.name, self.seat, json.dumps(msg)[:300])
+        if "ref" in msg:
+            raise AssertionError("a `legal` with ref: " + where)
+        if self.seat is None:
+            raise AssertionError("a `legal` for a connection without a seat: " + where)
+        if msg["player"] != self.seat:
+            raise AssertionError("another seat's `legal`: " + where)
+        if self.doc is not None and self.gaps == 0:
+            d = self.doc
+            if d.get("phase") != "playing" or \
+                    (d["turn"], d["current"], d["tile"]) != (msg["turn"], msg["player"],
+                                                             msg["tile"]):
+                raise AssertionError("a `legal` not for the document at seq %s (%s): %s"
+                                     % (self.seq, doc_key(d), where))
+            if msg["seq"] != self.seq:
+                raise AssertionError("a `legal` of seq %s on a document at seq %s: %s"
+                                     % (msg["seq"], self.seq, where))
+
+    def legal_list(self, doc=None):
+        """The list of the last `legal` message while it is valid for doc (default the built
+        document): doc's turn, current and tile are the message's; else None."""
+        doc = self.doc if doc is None else doc
+        if legal_valid(self.legal, doc):
+            return self.legal["legal"]
+        return None
+
+    def wait_legal(self, seq=None, timeout=None):
+        """This seat's legal list for its turn: read (after reaching seq, if given) until the
+        last `legal` is valid for the built document. None when the document is not, or no
+        longer, at this seat's turn (another seat's turn, or the game is over)."""
+        if seq is not None:
+            self.wait_seq(seq, timeout)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            d = self.doc
+            if d is None or d.get("phase") != "playing" or self.seat is None or \
+                    d.get("current") != self.seat:
+                return None
+            if legal_valid(self.legal, d):
+                return self.legal["legal"]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("%s (seat %s): no `legal` for turn %s (tile %s) at seq %s; "
+                                     "last legal: %s" % (self.name, self.seat, d["turn"],
+                                                         d["tile"], self.seq,
+                                                         json.dumps(self.legal)[:200]))
+            try:
+                self.backlog.append(self._recv_one(left))
+            except websocket.WebSocketTimeoutException:
+                pass
 
     def wait_for(self, pred, timeout=None):
         """The first message (backlog first) for which pred is true; the others stay queued."""
@@ -465,6 +551,31 @@ class Client:
 # ---------------------------------------------------------------------------------------------
 # Rooms and games
 
+def doc_key(doc):
+    """(phase, turn, current, tile) of a document (None for none)."""
+    if doc is None:
+        return None
+    return (doc.get("phase"), doc.get("turn"), doc.get("current"), doc.get("tile"))
+
+
+def legal_valid(legal, doc):
+    """A `legal` message is valid for doc while doc's turn, current and tile are its turn,
+    player and tile (and the game is on)."""
+    return (legal is not None and doc is not None and doc.get("phase") == "playing" and
+            doc.get("turn") == legal["turn"] and doc.get("current") == legal["player"] and
+            doc.get("tile") == legal["tile"])
+
+
+def mover_of(clients, doc=None):
+    """The client of clients whose seat is doc["current"] (doc: the first open client's)."""
+    if doc is None:
+        doc = next(c.doc for c in clients if c is not None and c.closed is None)
+    cur = doc["current"]
+    for c in clients:
+        if c is not None and c.seat == cur and c.closed is None:
+            return c
+    raise AssertionError("no client holds seat %s, the seat to move" % cur)
+
 def fresh_state(server, room):
     """A snapshot from a new spectator connection: (seq, state document)."""
     with Client(server, name="fresh") as c:
@@ -504,20 +615,31 @@ def sync_all(clients, seq):
 def play_to_end(players, rng):
     """Start the game of players' room (players[0] hosts) and play random moves, each acked,
     until it is over; returns the final document."""
-    players[0].send({"v": 1, "type": "start"})
+    players[0].send({"v": V, "type": "start"})
     sync_all(players, players[0].seq + 1)
     while players[0].doc["phase"] == "playing":
-        doc = players[0].doc
-        ack = players[doc["current"]].request("play", **random_move(rng, doc))
+        mover = mover_of(players)
+        ack = mover.request("play", **random_move(rng, mover))
         assert ack["type"] == "ack", ack
         sync_all(players, ack["seq"])
     return players[0].doc
 
 
-def random_move(rng, doc):
-    """A random legal play from doc["legal"] for the current player."""
+def random_move(rng, mover, seq=None):
+    """A random legal play for mover, the client of the seat to move, from its `legal` (read
+    until it has come, after reaching seq if given)."""
+    if not isinstance(mover, Client):
+        raise TypeError("random_move takes the mover's Client (v2: the legal list is theirs)")
+    legals = mover.wait_legal(seq)
+    if legals is None:
+        raise AssertionError("%s (seat %s): not its turn: %s"
+                             % (mover.name, mover.seat, doc_key(mover.doc)))
+    if not legals:
+        raise AssertionError("%s: an empty legal list for turn %s" % (mover.name,
+                                                                      mover.doc["turn"]))
+    doc = mover.doc
     seat = doc["seats"][doc["current"]]
-    legal = rng.choice(doc["legal"])
+    legal = rng.choice(legals)
     meeple = None
     kinds = []
     if seat.get("meeples", 0) > 0:
@@ -571,6 +693,155 @@ def replay(record):
     if p.returncode != 0:
         raise AssertionError("carc-replay exit %d: %s %s" % (p.returncode, lines[-1:], p.stderr))
     return lines
+
+
+def replay_legal(record):
+    """carc-replay --legal on a record: {move index: its line} ({"move", "player", "tile",
+    "legal"}: the legal list before that move, one line per move of the record and one for
+    the next move when the record stops before the end)."""
+    with tempfile.NamedTemporaryFile("w", prefix="carc-legal-", suffix=".json") as f:
+        json.dump(record, f)
+        f.flush()
+        p = subprocess.run([REPLAY, "--legal", f.name], capture_output=True, text=True,
+                           timeout=120)
+    if p.returncode != 0:
+        raise AssertionError("carc-replay --legal exit %d: %s %s"
+                             % (p.returncode, p.stdout[-300:], p.stderr[-500:]))
+    out = {}
+    for line in p.stdout.splitlines():
+        if not line.strip():
+            continue
+        j = json.loads(line)
+        if "error" in j:
+            raise AssertionError("carc-replay --legal: %s" % j)
+        if "legal" not in j:
+            continue
+        if j["move"] in out:
+            raise AssertionError("carc-replay --legal: move %s twice" % j["move"])
+        out[j["move"]] = j
+    return out
+
+
+def game_record(server, room, timeout=5.0):
+    """GET /api/games/{room} as JSON, retried for a moment while it is 404 (the record of a
+    game that has just ended is written with the next batch)."""
+    import urllib.error
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(server.http_url.rstrip("/") + "/api/games/" + room,
+                                        timeout=10) as r:
+                return json.loads(r.read().decode())
+        except urllib.error.HTTPError as e:
+            if e.code != 404 or time.monotonic() > deadline:
+                raise AssertionError("GET /api/games/%s: %d" % (room, e.code))
+            time.sleep(0.05)
+
+
+def legal_trail_problems(client):
+    """What is wrong with the `legal` messages of a client that was in its room, without a
+    catch-up, from the lobby on: every delta that gives its seat the turn (a new turn,
+    current or tile) must be followed at once by one `legal` for it; there must be no other
+    `legal` (a spectator or a seat that never moves gets none). A list of descriptions."""
+    problems = []
+    due = None  # the delta after which a legal must come next
+    prev = None
+    for i, (t, seq, ref, key) in enumerate(client.trail):
+        if due is not None:
+            if t != "legal":
+                problems.append("after delta %s (%s) came %s, not `legal`" % (due[1], due[3], t))
+            elif seq != due[1] or key != due[3]:
+                problems.append("the `legal` after delta %s is for seq %s, %s" % (due[1], seq, key))
+            due = None
+            if t == "legal":
+                continue
+        if t == "legal":
+            problems.append("a `legal` at seq %s (%s) that no delta called for" % (seq, key))
+        elif t == "delta" and key is not None and key[0] == "playing" and \
+                client.seat is not None and key[2] == client.seat and \
+                (prev is None or key[1:] != prev[1:] or prev[0] != "playing"):
+            due = (t, seq, ref, key)
+        if t in ("delta", "state"):
+            prev = key
+    if due is not None:
+        problems.append("no `legal` after delta %s (%s)" % (due[1], due[3]))
+    return problems
+
+
+def fresh_state_problems(client):
+    """Every `state` without ref (the fresh state everyone gets once a move undone by a
+    storage failure is settled) that leaves this client's seat to move is followed at once by
+    its `legal`. A list of descriptions."""
+    def due(entry):
+        t, seq, ref, key = entry
+        return (t == "state" and ref is None and key is not None and key[0] == "playing" and
+                client.seat is not None and key[2] == client.seat)
+    if client.trail and due(client.trail[-1]) and client.closed is None:
+        try:  # the last thing read: its `legal` is on its way
+            client.backlog.append(client._recv_one(client.timeout))
+        except websocket.WebSocketTimeoutException:
+            pass
+    problems = []
+    trail = client.trail
+    for i, (t, seq, ref, key) in enumerate(trail):
+        if due(trail[i]):
+            nxt = trail[i + 1] if i + 1 < len(trail) else None
+            if nxt is None or nxt[0] != "legal" or nxt[1] != seq:
+                problems.append("the fresh state of seq %s on seat %s's turn is followed by %s"
+                                % (seq, client.seat, nxt))
+    return problems
+
+
+def catch_up(client, mtype, **fields):
+    """Send a catch-up request (sync, resume, watch) and a `ping` behind it: a connection hears
+    its replies in the order of its requests, so whatever the catch-up sends (a `legal`
+    included) comes before the `pong`. Returns (the request's id, every message before the
+    pong). Whatever the backlog held is dropped first."""
+    client.drain()
+    mid = next(_ids)
+    msg = {"v": V, "type": mtype, "id": mid}
+    msg.update(fields)
+    client.send(msg)
+    pid = next(_ids)
+    client.send({"v": V, "type": "ping", "id": pid})
+    got = []
+    while True:
+        m = client.wait_for(lambda m: True)
+        if m.get("ref") == pid and m["type"] == "pong":
+            client.drain()
+            return mid, got
+        got.append(m)
+
+
+def catch_up_problems(client, mid, got):
+    """A catch-up (its messages `got`, up to the ping's pong) ends with the message carrying
+    ref `mid` (`synced` or `state`); when the client's seat is then to move, exactly one
+    `legal` follows it at once, for its document; otherwise no `legal` at all."""
+    ends = [i for i, m in enumerate(got) if m.get("ref") == mid and
+            m["type"] in ("synced", "state")]
+    if len(ends) != 1:
+        return ["the catch-up did not end with one synced/state carrying ref %s: %s"
+                % (mid, [m["type"] for m in got])]
+    end = ends[0]
+    legals = [i for i, m in enumerate(got) if m["type"] == "legal"]
+    d = client.doc
+    mine = (client.seat is not None and d is not None and d.get("phase") == "playing" and
+            d.get("current") == client.seat)
+    if not mine:
+        if legals:
+            return ["a `legal` to a connection not to move (seat %s, %s): %s"
+                    % (client.seat, doc_key(d), [m["type"] for m in got])]
+        return []
+    if legals != [end + 1]:
+        return ["the catch-up on seat %s's turn is not `%s` then `legal`: %s"
+                % (client.seat, got[end]["type"], [m["type"] for m in got])]
+    lg = got[end + 1]
+    if lg["seq"] != got[end]["seq"] or not legal_valid(lg, d):
+        return ["the catch-up's `legal` is not for the document: %s vs %s"
+                % ((lg["seq"], lg["turn"], lg["player"], lg["tile"]),
+                   (got[end]["seq"], doc_key(d)))]
+    return []
 
 
 # ---------------------------------------------------------------------------------------------

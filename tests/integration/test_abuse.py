@@ -24,7 +24,7 @@ class Frames(unittest.TestCase):
         limit = c.welcome["limits"]["message_bytes"]
         self.assertEqual(limit, 16384)
         pad = "x" * (limit + 1)
-        c.send_raw('{"v":1,"type":"chat","text":"%s"}' % pad)
+        c.send_raw('{"v":2,"type":"chat","text":"%s"}' % pad)
         closed = c.wait_close()
         self.assertEqual(closed.code, 1009)
         responsive(self, srv)
@@ -34,7 +34,7 @@ class Frames(unittest.TestCase):
         s = h.raw_connect(srv)
         try:
             chunk = "x" * 4096
-            s.sendall(h.ws_frame('{"v":1,"type":"chat","text":"', opcode=1, fin=False))
+            s.sendall(h.ws_frame('{"v":2,"type":"chat","text":"', opcode=1, fin=False))
             for _ in range(5):
                 s.sendall(h.ws_frame(chunk, opcode=0, fin=False))
             s.sendall(h.ws_frame('"}', opcode=0, fin=True))
@@ -49,7 +49,7 @@ class Frames(unittest.TestCase):
         srv = h.shared()
         with h.Client(srv) as c:
             limit = c.welcome["limits"]["message_bytes"]
-            head = '{"v":1,"type":"ping","id":1,"pad":"'
+            head = '{"v":2,"type":"ping","id":1,"pad":"'
             text = head + "y" * (limit - len(head) - 2) + '"}'
             self.assertEqual(len(text), limit)
             c.send_raw(text)
@@ -61,7 +61,7 @@ class Frames(unittest.TestCase):
         srv = h.shared()
         s = h.raw_connect(srv)
         try:
-            msg = '{"v":1,"type":"ping","id":"frag"}'
+            msg = '{"v":2,"type":"ping","id":"frag"}'
             parts = [msg[:5], msg[5:20], msg[20:]]
             s.sendall(h.ws_frame(parts[0], opcode=1, fin=False))
             s.sendall(h.ws_frame(b"", opcode=9))  # a ping between fragments
@@ -84,9 +84,9 @@ class Frames(unittest.TestCase):
         """A binary frame is refused (an error, or a close), never taken as a message."""
         srv = h.shared()
         c = h.Client(srv)
-        c.ws.send_binary(b'{"v":1,"type":"ping","id":"bin"}')
+        c.ws.send_binary(b'{"v":2,"type":"ping","id":"bin"}')
         try:
-            c.send({"v": 1, "type": "ping", "id": "after"})
+            c.send({"v": h.V, "type": "ping", "id": "after"})
             m = c.wait_for(lambda m: m["type"] in ("error", "pong"))
             self.assertEqual(m["type"], "error", "a binary frame went unrefused: %s" % m)
             self.assertNotEqual(m.get("ref"), "bin")
@@ -109,7 +109,7 @@ class Flooding(unittest.TestCase):
         closed = None
         try:
             for i in range(rate * 40):
-                c.send({"v": 1, "type": "ping", "id": i})
+                c.send({"v": h.V, "type": "ping", "id": i})
         except (BrokenPipeError, ConnectionResetError, OSError,
                 h.websocket.WebSocketConnectionClosedException):
             pass
@@ -132,7 +132,7 @@ class Flooding(unittest.TestCase):
         with h.Client(srv) as c:
             burst = h.LIMITS["burst"]
             for i in range(burst + 5):
-                c.send({"v": 1, "type": "ping", "id": i})
+                c.send({"v": h.V, "type": "ping", "id": i})
             got = []
             while len(got) < burst + 5:
                 got.append(c.wait_for(lambda m: m["type"] in ("pong", "error")))
@@ -161,8 +161,8 @@ class SlowReader(unittest.TestCase):
         try:
             p = h.create_room(srv, ["Ann", "Bob"])
             lazy = h.raw_connect(srv, rcvbuf=4096)
-            lazy.sendall(h.ws_frame('{"v":1,"type":"watch","room":"%s"}' % p[0].room))
-            p[0].send({"v": 1, "type": "start"})
+            lazy.sendall(h.ws_frame('{"v":2,"type":"watch","room":"%s"}' % p[0].room))
+            p[0].send({"v": h.V, "type": "start"})
             h.sync_all(p, p[0].seq + 1)
             rng = random.Random(2)
             ended = False
@@ -171,7 +171,7 @@ class SlowReader(unittest.TestCase):
             while time.monotonic() - t0 < 30 and not ended:
                 try:
                     for _ in range(200):
-                        lazy.sendall(h.ws_frame('{"v":1,"type":"sync","seq":100000000}'))
+                        lazy.sendall(h.ws_frame('{"v":2,"type":"sync","seq":100000000}'))
                         asked += 1
                 except (BrokenPipeError, ConnectionResetError):
                     ended = True
@@ -180,7 +180,8 @@ class SlowReader(unittest.TestCase):
                 doc = p[0].doc
                 if doc["phase"] == "playing":
                     t = time.monotonic()
-                    ack = p[doc["current"]].request("play", **h.random_move(rng, doc))
+                    mover = h.mover_of(p, doc)
+                    ack = mover.request("play", **h.random_move(rng, mover))
                     self.assertEqual(ack["type"], "ack")
                     h.sync_all(p, ack["seq"])
                     self.assertLess(time.monotonic() - t, 1.0, "players slowed down")
@@ -192,7 +193,8 @@ class SlowReader(unittest.TestCase):
             # Everyone else is fine and the game goes on.
             doc = p[0].doc
             if doc["phase"] == "playing":
-                ack = p[doc["current"]].request("play", **h.random_move(rng, doc))
+                mover = h.mover_of(p, doc)
+                ack = mover.request("play", **h.random_move(rng, mover))
                 self.assertEqual(ack["type"], "ack")
                 h.sync_all(p, ack["seq"])
             for c in p:
@@ -259,7 +261,7 @@ class Limits(unittest.TestCase):
     def test_shutdown_closes_with_1001(self):
         srv = h.Server().start()
         p = h.create_room(srv, ["Ann", "Bob"])
-        p[0].send({"v": 1, "type": "start"})
+        p[0].send({"v": h.V, "type": "start"})
         h.sync_all(p, p[0].seq + 1)
         srv.proc.send_signal(h.signal.SIGTERM)
         for c in p:

@@ -25,7 +25,7 @@ _ids = ids()
 def send(c, mtype, **fields):
     """Send with a fresh id; return the id."""
     mid = next(_ids)
-    msg = {"v": 1, "type": mtype, "id": mid}
+    msg = {"v": h.V, "type": mtype, "id": mid}
     msg.update(fields)
     c.send(msg)
     return mid
@@ -94,14 +94,21 @@ class Replies(unittest.TestCase):
             for c in p:
                 c.close()
 
-    def test_v_may_be_written_1_0(self):
+    def test_v_may_be_written_2_0(self):
         with h.Client(self.srv) as c:
-            c.send_raw('{"v":1.0,"type":"ping","id":5}')
+            c.send_raw('{"v":2.0,"type":"ping","id":5}')
             m = c.wait_for(lambda m: m.get("ref") == 5)
             self.assertEqual(m["type"], "pong", m)
-            c.send_raw('{"v":1.5,"type":"ping","id":6}')
+            c.send_raw('{"v":2.5,"type":"ping","id":6}')
             m = c.wait_for(lambda m: m.get("ref") == 6)
             self.assertEqual(m["code"], "bad_version", m)
+            # Version 1, however written, is the old protocol: refused; so is the string "2".
+            for i, v in ((7, '1'), (8, '1.0'), (9, '"2"')):
+                c.send_raw('{"v":%s,"type":"ping","id":%d}' % (v, i))
+                m = c.wait_for(lambda m: m.get("ref") == i)
+                self.assertEqual(m.get("code"), "bad_version", (v, m))
+                self.assertIn("2", m["message"], m)  # the version it speaks is named
+            c.request_ok("ping", "pong")
 
     def test_seat_counts_out_of_range_are_bad_player_count(self):
         with h.Client(self.srv) as c:
@@ -115,19 +122,19 @@ class Replies(unittest.TestCase):
 
     def test_nul_escape_is_bad_request_with_ref(self):
         with h.Client(self.srv) as c:
-            c.send_raw('{"v":1,"type":"create","id":11,"name":"A\\u0000n","seats":2}')
+            c.send_raw('{"v":2,"type":"create","id":11,"name":"A\\u0000n","seats":2}')
             m = c.wait_for(lambda m: m.get("type") == "error")
             self.assertEqual(m.get("ref"), 11, m)
             self.assertEqual(m["code"], "bad_request", m)
             self.assertTrue(m["message"].startswith("name:"), m)
             c.request_ok("create", "joined", name="Ann", seats=2)
             c.wait_type("state")
-            c.send_raw('{"v":1,"type":"chat","id":12,"text":"hi\\u0000there"}')
+            c.send_raw('{"v":2,"type":"chat","id":12,"text":"hi\\u0000there"}')
             m = c.wait_for(lambda m: m.get("type") == "error")
             self.assertEqual(m.get("ref"), 12, m)
             self.assertEqual(m["code"], "bad_request", m)
             self.assertTrue(m["message"].startswith("text:"), m)
-            c.send_raw('{"v":1,"type":"pi\\u0000ng","id":13}')
+            c.send_raw('{"v":2,"type":"pi\\u0000ng","id":13}')
             m = c.wait_for(lambda m: m.get("ref") == 13)
             self.assertEqual(m["type"], "error", m)
 
@@ -177,11 +184,11 @@ class Catchup(unittest.TestCase):
             self.assertEqual([m["type"] for m in got], ["synced"], got)
             self.assertEqual(got[-1]["seq"], seq)
             # Two deltas behind (answered by deltas without ref: add_bot, remove_bot).
-            p[0].send({"v": 1, "type": "add_bot", "level": "random"})
+            p[0].send({"v": h.V, "type": "add_bot", "level": "random"})
             h.sync_all(p, seq + 1)
-            p[0].send({"v": 1, "type": "remove_bot", "seat": 2})
+            p[0].send({"v": h.V, "type": "remove_bot", "seat": 2})
             h.sync_all(p, seq + 2)
-            p[0].send({"v": 1, "type": "add_bot", "level": "greedy"})
+            p[0].send({"v": h.V, "type": "add_bot", "level": "greedy"})
             h.sync_all(p, seq + 3)
             for c in p:
                 c.drain()
@@ -211,6 +218,100 @@ class Catchup(unittest.TestCase):
                 self.assertEqual(got[-1]["type"], "synced", got)
         finally:
             for c in p:
+                c.close()
+
+
+    def test_catchup_on_your_turn_ends_with_legal(self):
+        """v2: a catch-up (sync, resume) of the seat to move ends with its `synced` or `state`
+        and then that seat's `legal`; the other seat's and a spectator's never do."""
+        import copy
+        srv = h.shared()
+        rng = random.Random(17)
+        p = h.create_room(srv, ["Ann", "Bob"])
+        extra = []
+        try:
+            p[0].send({"v": h.V, "type": "start"})
+            h.sync_all(p, p[0].seq + 1)
+            mover = h.mover_of(p)
+            self.assertIsNotNone(mover.wait_legal())
+
+            def expect(c, mid, got, types):
+                self.assertEqual([m["type"] for m in got], types, (c.name, got))
+                self.assertEqual(h.catch_up_problems(c, mid, got), [], c.name)
+                if "legal" in types:
+                    self.assertTrue(h.legal_valid(c.legal, c.doc), c.name)
+                    self.assertNotIn("ref", got[types.index("legal")])
+
+            def tail(c):
+                return ["legal"] if c is mover else []
+
+            # At the current seq: synced alone, then the mover's legal; without seq: a state.
+            for c in p:
+                mid, got = h.catch_up(c, "sync", seq=c.seq)
+                expect(c, mid, got, ["synced"] + tail(c))
+                mid, got = h.catch_up(c, "sync")
+                expect(c, mid, got, ["state"] + tail(c))
+            # One move later, from the seq before it: the delta, synced, then the new mover's.
+            kept = [(copy.deepcopy(c.doc), c.seq) for c in p]
+            ack = mover.request("play", **h.random_move(rng, mover))
+            self.assertEqual(ack["type"], "ack", ack)
+            h.sync_all(p, ack["seq"])
+            mover = h.mover_of(p)
+            self.assertIsNotNone(mover.wait_legal())
+            for c, (doc, seq) in zip(p, kept):
+                c.doc, c.seq = doc, seq
+                mid, got = h.catch_up(c, "sync", seq=seq)
+                expect(c, mid, got, ["delta", "synced"] + tail(c))
+                self.assertEqual(c.seq, ack["seq"])
+            # The mover drops and resumes, with its seq (deltas, synced) and without (state).
+            seat, token, seq = mover.seat, mover.token, mover.seq
+            other = p[1 - seat]
+            for resume_seq in (seq, None):
+                mover.close()
+                other.wait_doc(lambda d: not d["seats"][seat]["connected"])
+                b = h.Client(srv, name="back %s" % resume_seq)
+                extra.append(b)
+                fields = {"room": p[0].room, "token": token}
+                if resume_seq is not None:
+                    b.doc, b.seq = copy.deepcopy(mover.doc), mover.seq
+                    fields["seq"] = resume_seq
+                mid, got = h.catch_up(b, "resume", **fields)
+                self.assertEqual(got[0]["type"], "joined", got)
+                want = ["joined", "delta", "delta", "synced"] if resume_seq is not None else \
+                    ["joined", "state"]
+                mover = p[seat] = b
+                expect(b, mid, got, want + ["legal"])
+                other.wait_seq(b.seq)
+            # The other seat drops and resumes: nothing for it.
+            otoken, oseat = other.token, other.seat
+            other.close()
+            mover.wait_doc(lambda d: not d["seats"][oseat]["connected"])
+            o = h.Client(srv, name="other back")
+            extra.append(o)
+            mid, got = h.catch_up(o, "resume", room=p[0].room, token=otoken)
+            expect(o, mid, got, ["joined", "state"])
+            p[oseat] = o
+            mover.wait_seq(o.seq)
+            # A spectator's watch, with seq and without, never brings a `legal`.
+            for wseq in (o.seq - 1, None):
+                w = h.Client(srv, name="spectator")
+                extra.append(w)
+                fields = {"room": p[0].room}
+                if wseq is not None:
+                    fields["seq"] = wseq
+                mid, got = h.catch_up(w, "watch", **fields)
+                self.assertEqual(got[0]["type"], "watching", got)
+                self.assertEqual(h.catch_up_problems(w, mid, got), [])
+                self.assertNotIn("legal", [m["type"] for m in got])
+                mid, got = h.catch_up(w, "sync")
+                self.assertEqual([m["type"] for m in got], ["state"], got)
+                self.assertEqual(w.legals, [])
+            # The resumed mover plays from the list its catch-up brought.
+            ack = mover.request("play", **h.random_move(rng, mover))
+            self.assertEqual(ack["type"], "ack", ack)
+            self.assertEqual(o.wait_legal(ack["seq"]) is not None, o.doc["phase"] == "playing")
+        finally:
+            for c in p + extra:
                 c.close()
 
 
@@ -289,7 +390,7 @@ class CreateLimits(unittest.TestCase):
             # A room that starts is no longer a lobby room of its creator's address.
             with AddrClient(srv, "127.0.0.3") as j:
                 j.request_ok("join", "joined", room=hosts[1].room, name="Jo")
-                hosts[1].send({"v": 1, "type": "start"})
+                hosts[1].send({"v": h.V, "type": "start"})
                 hosts[1].wait_doc(lambda d: d["phase"] == "playing")
                 with h.Client(srv) as c:
                     c.request_ok("create", "joined", name="Ann", seats=2)
@@ -303,7 +404,7 @@ class CreateLimits(unittest.TestCase):
         try:
             c = h.Client(srv)
             c.request_ok("create", "joined", name="Ann", seats=3)
-            c.send({"v": 1, "type": "add_bot", "level": "random"})
+            c.send({"v": h.V, "type": "add_bot", "level": "random"})
             c.wait_seq(1)
             room = c.room
             with h.Client(srv) as k:

@@ -87,6 +87,10 @@ def connect(srv, room, seed_seq=None):
     for c in clients:
         c.wait_seq(top)
         c.drain()
+    # The seat to move got its `legal` after its catch-up.
+    if clients[0].doc["phase"] == "playing":
+        mover = h.mover_of(clients)
+        assert mover.wait_legal() is not None, "no `legal` for %s after resume" % mover.name
     return True
 
 
@@ -97,7 +101,7 @@ def step(room, rng):
         return True
     cur = doc["current"]
     mover = room.clients[cur]
-    move = h.random_move(rng, mover.doc)
+    move = h.random_move(rng, mover)
     r = mover.request("play", **move)
     if r.get("type") != "ack":
         raise AssertionError("play %s: %s" % (move, r))
@@ -177,7 +181,7 @@ class Crash(unittest.TestCase):
                 tag = len(rooms)
                 names = ["A%d" % tag, "B%d" % tag] + (["C%d" % tag] if tag % 2 else [])
                 players = h.create_room(srv, names, sets=["base"])
-                players[0].send({"v": 1, "type": "start"})
+                players[0].send({"v": h.V, "type": "start"})
                 for c in players:
                     c.wait_doc(lambda d: d["phase"] == "playing")
                     c.drain()
@@ -243,7 +247,7 @@ class Crash(unittest.TestCase):
         lobby = h.create_room(srv, ["Ann", "Bob"], seats=3, password="pw")
         lobby_room = Room(lobby)
         mid = h.create_room(srv, ["Cy", "Di"])
-        mid[0].send({"v": 1, "type": "start"})
+        mid[0].send({"v": h.V, "type": "start"})
         for c in mid:
             c.wait_doc(lambda d: d["phase"] == "playing")
             c.drain()
@@ -251,7 +255,7 @@ class Crash(unittest.TestCase):
         for _ in range(10):
             step(mid_room, rng)
         done = h.create_room(srv, ["Ed", "Flo"])
-        done[0].send({"v": 1, "type": "start"})
+        done[0].send({"v": h.V, "type": "start"})
         for c in done:
             c.wait_doc(lambda d: d["phase"] == "playing")
             c.drain()

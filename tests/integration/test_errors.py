@@ -49,7 +49,7 @@ class ErrorCase(unittest.TestCase):
             after = h.fresh_state(srv, room)
             self.assertEqual(before, after, "the room changed after a refused %s" % mtype)
         for w in watchers:
-            got = [m for m in w.quiet(0.05) if m["type"] in ("delta", "state", "error")]
+            got = [m for m in w.quiet(0.05) if m["type"] in ("delta", "state", "error", "legal")]
             self.assertEqual(got, [], "%s heard about another's error" % w.name)
         # The connection stays open.
         client.request_ok("ping", "pong")
@@ -59,8 +59,8 @@ class ErrorCase(unittest.TestCase):
 class Lobby(ErrorCase):
     def test_malformed_json(self):
         with h.Client(h.shared()) as c:
-            for text in ("{not json", "[1,2", "{\"v\":1,\"type\":\"ping\"", "\u00ff",
-                         '{"v":1,"type":"ping","id":1,"id":2}'):
+            for text in ("{not json", "[1,2", "{\"v\":2,\"type\":\"ping\"", "\u00ff",
+                         '{"v":2,"type":"ping","id":1,"id":2}'):
                 self.expect_error(c, "malformed_json", raw=text)
             # Valid JSON that is not an object is a bad request, or not JSON the server takes.
             for text in ("null", "[]", "\"ping\"", "7"):
@@ -71,10 +71,15 @@ class Lobby(ErrorCase):
     def test_unknown_type_and_version(self):
         with h.Client(h.shared()) as c:
             self.expect_error(c, "unknown_type", "dance")
-            self.expect_error(c, "bad_version", raw='{"v":2,"type":"ping","id":1}')
-            self.expect_error(c, "bad_version", raw='{"type":"ping","id":1}')
-            self.expect_error(c, "bad_request", raw='{"v":1,"id":1}')
-            self.expect_error(c, "bad_request", raw='{"v":1,"type":7,"id":1}')
+            # Version 2 only: version 1 (the old protocol) and 3 are refused, as is no v.
+            for raw in ('{"v":1,"type":"ping","id":1}', '{"v":1.0,"type":"ping","id":1}',
+                        '{"v":3,"type":"ping","id":1}', '{"type":"ping","id":1}'):
+                err = self.expect_error(c, "bad_version", raw=raw)
+                if '"v"' in raw:  # the version it speaks is named
+                    self.assertIn("2", err["message"], raw)
+                self.assertEqual(err.get("ref"), 1, raw)
+            self.expect_error(c, "bad_request", raw='{"v":2,"id":1}')
+            self.expect_error(c, "bad_request", raw='{"v":2,"type":7,"id":1}')
 
     def test_bad_request(self):
         with h.Client(h.shared()) as c:
@@ -86,7 +91,7 @@ class Lobby(ErrorCase):
             self.expect_error(c, "bad_request", "join", room=7, name="Ann")
             self.expect_error(c, "bad_request", "create", name="x" * 40, seats=2)
             # An id that is neither a string nor an integer.
-            c.send_raw('{"v":1,"type":"ping","id":[1]}')
+            c.send_raw('{"v":2,"type":"ping","id":[1]}')
             self.assertEqual(c.wait_type("error")["code"], "bad_request")
 
     def test_room_codes(self):
@@ -184,13 +189,16 @@ class Lobby(ErrorCase):
                 s.request_ok("watch", "watching", room=p[0].room)
                 s.wait_type("state")
                 self.expect_error(s, "spectator", "start", watchers=p)
-                p[0].send({"v": 1, "type": "start"})
+                p[0].send({"v": h.V, "type": "start"})
                 h.sync_all(p + [s], p[0].seq + 1)
                 doc = s.doc
-                legal = doc["legal"][0]
+                self.assertNotIn("legal", doc)
+                # A legal placement, from the mover's own `legal` (spectators get none).
+                legal = h.mover_of(p, doc).wait_legal()[0]
                 self.expect_error(s, "spectator", "play", tile=doc["tile"], x=legal["x"],
                                   y=legal["y"], rot=legal["rot"], meeple=None, escape=None,
                                   watchers=p)
+                self.assertEqual(s.legals, [])
         finally:
             for c in p:
                 c.close()
@@ -205,19 +213,29 @@ class Moves(ErrorCase):
 
     def game(self, names=("Ann", "Bob"), sets=None, options=None):
         p = h.create_room(self.srv, list(names), sets=sets, options=options)
-        p[0].send({"v": 1, "type": "start"})
+        p[0].send({"v": h.V, "type": "start"})
         h.sync_all(p, p[0].seq + 1)
         self.addCleanup(lambda: [c.close() for c in p])
+        self.legal(p)  # the mover's `legal` is in: watchers must hear nothing more
         return p
 
+    def legal(self, p):
+        """The mover's legal list for the turn (its `legal` read), after the last sync."""
+        if p[0].doc["phase"] != "playing":
+            return None
+        legal = h.mover_of(p).wait_legal()
+        self.assertTrue(legal, "no legal list for the mover")
+        return legal
+
     def play(self, p, move=None):
-        doc = p[0].doc
-        ack = p[doc["current"]].request("play", **(move or h.random_move(self.rng, doc)))
+        mover = h.mover_of(p)
+        ack = mover.request("play", **(move or h.random_move(self.rng, mover)))
         self.assertEqual(ack["type"], "ack", ack)
         h.sync_all(p, ack["seq"])
+        self.legal(p)
 
-    def move_fields(self, doc, **over):
-        legal = doc["legal"][0]
+    def move_fields(self, doc, p, **over):
+        legal = self.legal(p)[0]
         m = {"tile": doc["tile"], "x": legal["x"], "y": legal["y"], "rot": legal["rot"],
              "meeple": None, "escape": None}
         m.update(over)
@@ -228,28 +246,30 @@ class Moves(ErrorCase):
         doc = p[0].doc
         cur, other = p[doc["current"]], p[1 - doc["current"]]
         w = [other]
-        self.expect_error(other, "not_your_turn", "play", watchers=[cur], **self.move_fields(doc))
+        self.expect_error(other, "not_your_turn", "play", watchers=[cur],
+                          **self.move_fields(doc, p))
         wrong = "BA.A" if doc["tile"] != "BA.A" else "BA.B"
-        self.expect_error(cur, "wrong_tile", "play", watchers=w, **self.move_fields(doc,
-                                                                                    tile=wrong))
+        self.expect_error(cur, "wrong_tile", "play", watchers=w,
+                          **self.move_fields(doc, p, tile=wrong))
         self.expect_error(cur, "position_taken", "play", watchers=w,
-                          **self.move_fields(doc, x=0, y=0))
+                          **self.move_fields(doc, p, x=0, y=0))
         self.expect_error(cur, "not_adjacent", "play", watchers=w,
-                          **self.move_fields(doc, x=5, y=5))
+                          **self.move_fields(doc, p, x=5, y=5))
         self.expect_error(cur, "bad_rotation", "play", watchers=w,
-                          **self.move_fields(doc, rot=45))
+                          **self.move_fields(doc, p, rot=45))
         self.expect_error(cur, "unknown_feature", "play", watchers=w,
-                          **self.move_fields(doc, meeple={"feature": "c9", "kind": "normal"}))
+                          **self.move_fields(doc, p, meeple={"feature": "c9", "kind": "normal"}))
         self.expect_error(cur, "large_meeple_unavailable", "play", watchers=w,
-                          **self.move_fields(doc, meeple={"feature": doc["legal"][0]["meeples"][0],
-                                                          "kind": "large"}))
+                          **self.move_fields(doc, p,
+                                             meeple={"feature": self.legal(p)[0]["meeples"][0],
+                                                     "kind": "large"}))
         self.expect_error(cur, "illegal_escape", "play", watchers=w,
-                          **self.move_fields(doc, escape={"x": 0, "y": 0, "feature": "c1"}))
+                          **self.move_fields(doc, p, escape={"x": 0, "y": 0, "feature": "c1"}))
         # An edge mismatch: a position of a legal placement with a rotation that is not legal.
         mismatch = None
         while mismatch is None and p[0].doc["phase"] == "playing":
             doc = p[0].doc
-            legal = {(l["x"], l["y"], l["rot"]) for l in doc["legal"]}
+            legal = {(l["x"], l["y"], l["rot"]) for l in self.legal(p)}
             for (x, y, _) in sorted(legal):
                 for rot in (0, 90, 180, 270):
                     if (x, y, rot) not in legal:
@@ -263,7 +283,7 @@ class Moves(ErrorCase):
         cur = p[doc["current"]]
         x, y, rot = mismatch
         self.expect_error(cur, "edge_mismatch", "play", watchers=[p[1 - doc["current"]]],
-                          **self.move_fields(doc, x=x, y=y, rot=rot))
+                          **self.move_fields(doc, p, x=x, y=y, rot=rot))
 
     def test_meeple_codes(self):
         p = self.game(names=("Ann", "Bob"))
@@ -279,23 +299,23 @@ class Moves(ErrorCase):
             if not occupied:
                 # A feature of the tile left out of a placement's meeple spots is occupied
                 # (the player still has meeples and farmers are on).
-                for l in doc["legal"]:
+                for l in self.legal(p):
                     taken = [f for f in feats if f not in l["meeples"]]
                     if taken and seat["meeples"] > 0:
                         self.expect_error(cur, "feature_occupied", "play",
                                           watchers=[p[1 - ci]],
-                                          **self.move_fields(doc, x=l["x"], y=l["y"],
+                                          **self.move_fields(doc, p, x=l["x"], y=l["y"],
                                                              rot=l["rot"],
                                                              meeple={"feature": taken[0],
                                                                      "kind": "normal"}))
                         occupied = True
                         break
             if seat["meeples"] == 0 and not no_meeple:
-                for l in doc["legal"]:
+                for l in self.legal(p):
                     free = [f for f in feats]
                     if free:
                         self.expect_error(cur, "no_meeple_left", "play", watchers=[p[1 - ci]],
-                                          **self.move_fields(doc, x=l["x"], y=l["y"],
+                                          **self.move_fields(doc, p, x=l["x"], y=l["y"],
                                                              rot=l["rot"],
                                                              meeple={"feature": free[0],
                                                                      "kind": "normal"}))
@@ -304,10 +324,10 @@ class Moves(ErrorCase):
             if occupied and no_meeple:
                 break
             # Place a meeple whenever possible, so supplies run out and features fill.
-            best = [l for l in doc["legal"] if l["meeples"]]
+            best = [l for l in self.legal(p) if l["meeples"]]
             if best and seat["meeples"] > 0:
                 l = self.rng.choice(best)
-                self.play(p, self.move_fields(doc, x=l["x"], y=l["y"], rot=l["rot"],
+                self.play(p, self.move_fields(doc, p, x=l["x"], y=l["y"], rot=l["rot"],
                                               meeple={"feature": self.rng.choice(l["meeples"]),
                                                       "kind": "normal"}))
             else:
@@ -321,11 +341,11 @@ class Moves(ErrorCase):
             doc = p[0].doc
             feats = [f for f in tile_features(self.srv, doc["tile"]) if f.startswith("f")]
             if feats:
-                l = doc["legal"][0]
+                l = self.legal(p)[0]
                 self.assertFalse([f for f in l["meeples"] if f.startswith("f")])
                 self.expect_error(p[doc["current"]], "farmers_off", "play",
                                   watchers=[p[1 - doc["current"]]],
-                                  **self.move_fields(doc, meeple={"feature": feats[0],
+                                  **self.move_fields(doc, p, meeple={"feature": feats[0],
                                                                   "kind": "normal"}))
                 return
             self.play(p)

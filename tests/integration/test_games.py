@@ -1,5 +1,7 @@
 """Complete games through the server, checked move by move against fresh snapshots and at the
-end against carc-replay on the same moves."""
+end against carc-replay on the same moves. Protocol v2: only the mover's connection gets a
+`legal` (once per turn, right after the delta that gave it the turn), and each list equals the
+engine's (carc-replay --legal on the stored record)."""
 
 import random
 import unittest
@@ -21,7 +23,7 @@ class FullGames(unittest.TestCase):
             for i, c in enumerate(players):
                 self.assertEqual(c.seat, i)
                 self.assertTrue(c.token and len(c.token) == 32, c.token)
-            players[0].send({"v": 1, "type": "start"})
+            players[0].send({"v": h.V, "type": "start"})
             seq0 = players[0].seq + 1
             h.sync_all(everyone, seq0)
             doc = spectator.doc
@@ -33,9 +35,13 @@ class FullGames(unittest.TestCase):
                 doc = spectator.doc
                 cur = doc["current"]
                 self.assertIsNotNone(doc["tile"])
-                self.assertTrue(doc["legal"], "no legal placement offered")
-                move = h.random_move(rng, doc)
-                ack = players[cur].request("play", **move)
+                self.assertNotIn("legal", doc)
+                mover = players[cur]
+                legal = mover.wait_legal(spectator.seq)
+                self.assertTrue(legal, "no legal placement offered")
+                self.assertEqual(mover.legal["seq"], spectator.seq)
+                move = h.random_move(rng, mover)
+                ack = mover.request("play", **move)
                 self.assertEqual(ack["type"], "ack", (move, ack))
                 moves.append(move)
                 h.sync_all(everyone, ack["seq"])
@@ -64,10 +70,42 @@ class FullGames(unittest.TestCase):
                     for i, v in enumerate(ev.get("delta") or []):
                         total[i] += v
             self.assertEqual(total, scores)
+            self.check_legals(srv, room, players, spectator, moves)
             return final, moves, checked
         finally:
             for c in everyone:
                 c.close()
+
+    def check_legals(self, srv, room, players, spectator, moves):
+        """Privacy and fidelity of the `legal` messages of a whole game."""
+        # Each connection's messages: a `legal` right after each delta that gave its seat the
+        # turn, and no other; none for the spectator.
+        for c in players + [spectator]:
+            self.assertEqual(h.legal_trail_problems(c), [], c.name)
+        self.assertEqual(spectator.legals, [])
+        # Exactly one `legal` per move, to its mover, tagged by the moves played before it.
+        got = {}
+        for c in players:
+            for n, m in c.legals:
+                self.assertIsNotNone(n, "%s: a legal without a move count" % c.name)
+                self.assertNotIn(n, got, "two `legal`s for move %s" % n)
+                self.assertEqual(m["player"], c.seat)
+                got[n] = m
+        self.assertEqual(sorted(got), list(range(len(moves))))
+        for n, m in got.items():
+            self.assertEqual(m["tile"], moves[n]["tile"], n)
+            self.assertEqual(m["turn"], n, "no skips here: the turn is the move's index")
+        # The engine's lists for the stored record, move by move.
+        rec = h.game_record(srv, room)
+        self.assertEqual([(m["tile"], m["x"], m["y"], m["rot"]) for m in rec["moves"]],
+                         [(m["tile"], m["x"], m["y"], m["rot"]) for m in moves])
+        engine = h.replay_legal(rec)
+        self.assertEqual(sorted(engine), list(range(len(moves))))
+        for n, m in sorted(got.items()):
+            e = engine[n]
+            self.assertEqual((m["player"], m["tile"]), (e["player"], e["tile"]), "move %d" % n)
+            self.assertEqual(m["legal"], e["legal"], "move %d: the legal list differs from "
+                             "carc-replay --legal" % n)
 
     def test_base_two_players(self):
         final, moves, checked = self.play_game(["Ann", "Bob"], ["base"], seed=11)
@@ -126,6 +164,7 @@ class Bots(unittest.TestCase):
                 doc = spectator.doc
             want = "final scores: " + ", ".join("%s %d" % (s["name"], s["score"])
                                                 for s in doc["seats"])
+            self.assertEqual(spectator.legals, [], "a spectator got a `legal`")
             for out in outs:
                 self.assertIn(want, out)
             spectator.close()

@@ -26,9 +26,18 @@ MOVES = 5          # moves per latency sample
 SLACK = 0.002      # seconds added to 2x the baseline
 SETTLE = 0.8       # seconds after the hostile clients are gone, before RSS is read
 MB = 1 << 20
-# Own server: storage off (latency is the loop's, not the disk's); a small outbound queue, so
-# that a client that never reads falls behind it within one game.
-CONFIG = dict(h.LIMITS, **{"storage": "off", "queue-bytes": 65536})
+# Own server: storage off (latency is the loop's, not the disk's); a small outbound queue (the
+# least carcd takes), so that a client that never reads falls behind it within one game; chat
+# unthrottled (only the message rate counts), for the room's chatter of that case.
+CONFIG = dict(h.LIMITS, **{"storage": "off", "queue-bytes": 65536,
+                           "chat-rate": 100000, "chat-burst": 100000})
+LAZY_RCVBUF = 4096  # the never-reading spectators' receive buffers (the kernel doubles it)
+# Protocol v2's documents have no `legal`: a spectator hears about 38 KB of a base game (v1:
+# about 170 KB), which the kernel's buffers (4 KiB doubled at the peer, carcd's 16 KiB send
+# buffer doubled) nearly hold. The players chat meanwhile, CHATS lines of 280 characters (about
+# 66 KB more), at most CHAT_RATE messages a second each (under the rate of 20).
+CHATS = 200
+CHAT_RATE = 12
 RESULTS = []
 # The most a cut-off client may find left for it: its own receive buffer (Linux's default,
 # 128 KiB) and carcd's send buffer (16 KiB, doubled by the kernel), with room to spare.
@@ -144,7 +153,7 @@ class Hostile(unittest.TestCase):
         for c in cls.players or []:
             c.close()
         cls.players = h.create_room(cls.srv, ["Ann", "Bob"])
-        cls.players[0].send({"v": 1, "type": "start"})
+        cls.players[0].send({"v": h.V, "type": "start"})
         h.sync_all(cls.players, cls.players[0].seq + 1)
 
     @classmethod
@@ -157,8 +166,9 @@ class Hostile(unittest.TestCase):
                 cls.new_room()
                 doc = cls.players[0].doc
             mover = cls.players[doc["current"]]
+            move = h.random_move(cls.rng, mover)  # its `legal` read before the clock starts
             t = time.monotonic()
-            ack = mover.request("play", **h.random_move(cls.rng, doc))
+            ack = mover.request("play", **move)
             times.append(time.monotonic() - t)
             assert ack["type"] == "ack", ack
             h.sync_all(cls.players, ack["seq"])
@@ -199,27 +209,42 @@ class Hostile(unittest.TestCase):
     def test_spectators_that_never_read_are_cut_off_within_a_game(self):
         """Spectators that never read watch a whole game: they are closed (4001) before it
         ends, as the kernel's unsent bytes count toward the outbound queue's bound (queue-bytes
-        64 KiB here) and carcd keeps its send buffer small. Before, a whole game (about 170 KB)
-        sat in the kernel's buffers and nobody was cut off. The spectators' receive buffers are
-        16 KiB: what a peer's own kernel holds is out of carcd's sight, and with the default
-        (128 KiB, all of it window on newer kernels) a short game can fit in it, which made
-        the case depend on the machine's TCP settings rather than on carcd."""
+        64 KiB here) and carcd keeps its send buffer small. Before, a whole game (about 170 KB
+        in protocol v1) sat in the kernel's buffers and nobody was cut off. The spectators'
+        receive buffers are 4 KiB: what a peer's own kernel holds is out of carcd's sight, and
+        with the default (128 KiB, all of it window on newer kernels) a short game can fit in
+        it, which made the case depend on the machine's TCP settings rather than on carcd. In
+        protocol v2 a game is about 38 KB for a spectator, less than the bound: the players
+        chat through it (CHATS lines), as players do, so that what the spectators are sent
+        exceeds their buffers and the bound together by some 30 KB."""
         self.new_room()
         room = self.players[0].room
 
         def start():
             socks = []
             for _ in range(4):
-                s = h.raw_connect(self.srv, rcvbuf=16384)
-                s.sendall(h.ws_frame('{"v":1,"type":"watch","room":"%s"}' % room))
+                s = h.raw_connect(self.srv, rcvbuf=LAZY_RCVBUF)
+                s.sendall(h.ws_frame('{"v":2,"type":"watch","room":"%s"}' % room))
                 socks.append(s)
             return socks
 
         def stop(socks):
-            # The rest of the game, then each lazy one must have been cut off.
+            # The rest of the game, with the chatter, then each lazy one must have been cut off.
+            chats = 0
+            text = "x" * 280
             while self.players[0].doc["phase"] == "playing" and \
                     self.players[0].doc["tiles_left"] >= 2:
                 self.sample(1)
+                if chats < CHATS:
+                    for _ in range(3):
+                        for c in self.players:
+                            c.send({"v": h.V, "type": "chat", "text": text})
+                            chats += 1
+                    # pacing against the message rate (3 chats and at most a play each)
+                    time.sleep(4.0 / CHAT_RATE)
+            self.assertGreaterEqual(chats, CHATS, "the game ended before the chatter")
+            for c in self.players:
+                self.assertEqual([m for m in c.backlog if m["type"] == "error"], [])
             # Drained at once: a cut-off client gets its close frame once it reads (lws waits
             # 5 s for the socket to be writable, then drops the connection).
             ended = [None] * len(socks)
@@ -358,7 +383,7 @@ class Hostile(unittest.TestCase):
         """PROTOCOL.md Conventions: `message_too_big`, then the close 1009."""
         s = h.raw_connect(self.srv)
         try:
-            s.sendall(h.ws_frame('{"v":1,"type":"chat","text":"%s"}' % ("x" * 20000)))
+            s.sendall(h.ws_frame('{"v":2,"type":"chat","text":"%s"}' % ("x" * 20000)))
             frames = read_frames(s, 5)
         finally:
             s.close()
@@ -383,7 +408,7 @@ class Hostile(unittest.TestCase):
         s = h.raw_connect(self.srv)
         try:
             for _ in range(300):
-                s.sendall(h.ws_frame(b'{"v":1,"type":"ping"}', opcode=2))
+                s.sendall(h.ws_frame(b'{"v":2,"type":"ping"}', opcode=2))
             frames = read_frames(s, 5)
         except OSError:
             frames = []
@@ -457,7 +482,7 @@ class Hostile(unittest.TestCase):
         and hides the mask bit from the protocol callback (server/README.md, lws notes)."""
         s = h.raw_connect(self.srv)
         try:
-            s.sendall(bytes([0x81, 21]) + b'{"v":1,"type":"ping"}')
+            s.sendall(bytes([0x81, 21]) + b'{"v":2,"type":"ping"}')
             self.assertEqual(close_code(read_frames(s, 2)), 1002)
         finally:
             s.close()
@@ -465,7 +490,7 @@ class Hostile(unittest.TestCase):
     def test_invalid_utf8_closes_1007(self):
         s = h.raw_connect(self.srv)
         try:
-            s.sendall(h.ws_frame(b'{"v":1,"type":"ping","id":"\xff\xfe"}'))
+            s.sendall(h.ws_frame(b'{"v":2,"type":"ping","id":"\xff\xfe"}'))
             self.assertEqual(close_code(read_frames(s, 5)), 1007)
         finally:
             s.close()
@@ -479,7 +504,7 @@ class Hostile(unittest.TestCase):
                 s = h.raw_connect(self.srv)
                 try:
                     s.sendall(h.ws_frame(b"q" * n, opcode=9))
-                    s.sendall(h.ws_frame('{"v":1,"type":"ping","id":"after"}'))
+                    s.sendall(h.ws_frame('{"v":2,"type":"ping","id":"after"}'))
                     frames = read_frames(s, 3)
                 except OSError:
                     frames = []

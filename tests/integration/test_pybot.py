@@ -1,8 +1,10 @@
 """clients/bot/pybot.py, the Python example bot, plays whole games against carc-bot and against
 itself; its printed final scores equal carc-replay's on the stored game record (GET
 /api/games/{room}), and the game is listed as finished. One game goes through its recovery
-paths: a refused play (re-sync, retry) and a dropped connection (resume). Offline: its JSON
-Patch on RFC 6902's examples, and a seq gap answered with `sync`."""
+paths: a refused play (re-sync, retry) and a dropped connection (resume). Protocol v2: every
+frame it sends carries "v": 2, and each of its plays is one of the placements of the last
+`legal` it received for that turn. Offline: its JSON Patch on RFC 6902's examples, a seq gap
+answered with `sync`, and plays only from a `legal` that is valid for its document."""
 
 import argparse
 import json
@@ -122,20 +124,41 @@ class PyBot(unittest.TestCase):
         self.assertEqual(len(mine), 1, listing)
         self.assertEqual(mine[0]["status"], "finished")
         self.assertEqual(mine[0]["scores"], last["scores"])
-        self.check_trace(trace)
+        self.check_trace(trace, bad_plays=1 if "--bad-play" in host_args else 0)
         return room, outs[0][0], outs[0][1], scores
 
-    def check_trace(self, trace):
-        """Every frame the host sent validates against protocol/schema/client/, every frame it
-        received against protocol/schema/server/."""
+    def check_trace(self, trace, bad_plays=0):
+        """Every frame the host sent validates against protocol/schema/client/ and carries
+        "v": 2, every frame it received against protocol/schema/server/. Each `play` it sent
+        (but the bad_plays deliberate ones, on 0,0) is a placement of the last `legal` it got,
+        for that tile; no state document has `legal`."""
         sides = {">": "client", "<": "server"}
-        n = 0
+        n = plays = legals = 0
+        last = None
         for line in trace:
             side, text = sides[line[0]], line[2:]
-            problem = h.SCHEMAS.check(side, json.loads(text))
+            msg = json.loads(text)
+            problem = h.SCHEMAS.check(side, msg)
             self.assertIsNone(problem, "%s: %s" % (problem, text[:300]))
+            self.assertEqual(msg.get("v"), h.V, text[:300])
             n += 1
+            if side == "server" and msg["type"] == "legal":
+                legals += 1
+                last = msg
+            elif side == "server" and msg["type"] == "state":
+                self.assertNotIn("legal", msg["state"])
+            elif side == "client" and msg["type"] == "play":
+                plays += 1
+                if (msg["x"], msg["y"]) == (0, 0) and bad_plays > 0:
+                    bad_plays -= 1
+                    continue
+                self.assertIsNotNone(last, "a play before any `legal`: %s" % text)
+                self.assertEqual(msg["tile"], last["tile"], text)
+                self.assertIn((msg["x"], msg["y"], msg["rot"]),
+                              [(l["x"], l["y"], l["rot"]) for l in last["legal"]], text)
         self.assertGreater(n, 60)
+        self.assertGreater(plays, 5)
+        self.assertGreaterEqual(legals, plays - 1)
 
     def test_base_against_carc_bot(self):
         _, out, _, scores = self.play(["base"], ["carc-bot"], ["--quiet"])
@@ -214,7 +237,7 @@ class Offline(unittest.TestCase):
                                            reconnect=3))
         bot.ws = Wire()
         bot.seat = 1
-        doc = {"phase": "playing", "current": 0, "n": 0, "legal": []}
+        doc = {"phase": "playing", "current": 0, "n": 0}
         bot.handle({"type": "state", "seq": 5, "state": doc})
 
         def delta(seq):
@@ -231,6 +254,54 @@ class Offline(unittest.TestCase):
                     "patch": [{"op": "remove", "path": "/nothing"}]})
         self.assertEqual(bot.ws.sent[-1]["type"], "sync")  # a bad patch: a fresh state
         self.assertNotIn("seq", bot.ws.sent[-1])
+
+
+    def test_plays_only_from_a_valid_legal(self):
+        class Wire:
+            def __init__(self):
+                self.sent = []
+
+            def send(self, text):
+                self.sent.append(json.loads(text))
+        bot = pybot.Bot(argparse.Namespace(seed=1, trace=None, room="r1", quiet=True,
+                                           create=False, start_when=0, bad_play=0, drop_at=0,
+                                           reconnect=3))
+        bot.ws = Wire()
+        bot.seat = 1
+        seat = {"name": "PyBot", "meeples": 0, "large": 0}
+        doc = {"phase": "playing", "turn": 4, "current": 1, "tile": "BA.U", "seats": [seat, seat]}
+        place = {"x": 1, "y": 0, "rot": 90, "meeples": [], "escapes": []}
+
+        def plays():
+            return [m for m in bot.ws.sent if m["type"] == "play"]
+        bot.handle({"v": 2, "type": "state", "seq": 5, "state": doc})
+        self.assertEqual(plays(), [], "a play without a `legal`")
+        # Another seat's list, or one for another turn or tile: not ours to use.
+        for stale in ({"turn": 3, "player": 1, "tile": "BA.U"},
+                      {"turn": 4, "player": 1, "tile": "BA.V"},
+                      {"turn": 4, "player": 0, "tile": "BA.U"}):
+            bot.handle(dict({"v": 2, "type": "legal", "seq": 5, "legal": [place]}, **stale))
+            self.assertEqual(plays(), [], stale)
+        bot.handle({"v": 2, "type": "legal", "seq": 5, "turn": 4, "player": 1, "tile": "BA.U",
+                    "legal": [place]})
+        self.assertEqual(plays(), [{"v": 2, "type": "play", "id": plays()[0]["id"],
+                                    "tile": "BA.U", "x": 1, "y": 0, "rot": 90, "meeple": None,
+                                    "escape": None}])
+        # Its ack, and the next turn (another seat's, then ours): no play until its `legal`.
+        bot.handle({"v": 2, "type": "ack", "ref": plays()[0]["id"], "seq": 6})
+        bot.handle({"v": 2, "type": "delta", "seq": 6, "events": [],
+                    "patch": [{"op": "replace", "path": "/turn", "value": 5},
+                              {"op": "replace", "path": "/current", "value": 0}]})
+        bot.handle({"v": 2, "type": "delta", "seq": 7, "events": [],
+                    "patch": [{"op": "replace", "path": "/turn", "value": 6},
+                              {"op": "replace", "path": "/current", "value": 1},
+                              {"op": "replace", "path": "/tile", "value": "BA.E"}]})
+        self.assertEqual(len(plays()), 1)
+        bot.handle({"v": 2, "type": "legal", "seq": 7, "turn": 6, "player": 1, "tile": "BA.E",
+                    "legal": [dict(place, x=0, y=-1, rot=180)]})
+        self.assertEqual([(m["tile"], m["x"], m["y"], m["rot"]) for m in plays()],
+                         [("BA.U", 1, 0, 90), ("BA.E", 0, -1, 180)])
+        self.assertTrue(all(m["v"] == 2 for m in bot.ws.sent))
 
 
 if __name__ == "__main__":

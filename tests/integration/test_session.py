@@ -11,17 +11,27 @@ import harness as h
 def start_game(names, sets=None, seed=3):
     srv = h.shared()
     players = h.create_room(srv, names, sets=sets)
-    players[0].send({"v": 1, "type": "start"})
+    players[0].send({"v": h.V, "type": "start"})
     h.sync_all(players, players[0].seq + 1)
     return srv, players, random.Random(seed)
 
 
 def play_one(players, rng):
-    """The current player makes a random legal move; everyone connected catches up."""
-    doc = next(c.doc for c in players if c.closed is None)
-    ack = players[doc["current"]].request("play", **h.random_move(rng, doc))
+    """The current player makes a random legal move (from its own `legal`); returns the ack's
+    seq."""
+    mover = h.mover_of(players)
+    ack = mover.request("play", **h.random_move(rng, mover))
     assert ack["type"] == "ack", ack
     return ack["seq"]
+
+
+def settle(players):
+    """The mover has read its `legal` for the turn (so that nothing of the last move is still
+    on its way when a test rewinds or drops a connection)."""
+    doc = next(c.doc for c in players if c.closed is None)
+    if doc["phase"] == "playing":
+        mover = h.mover_of(players, doc)
+        assert mover.wait_legal() is not None, mover.name
 
 
 class Resume(unittest.TestCase):
@@ -41,25 +51,34 @@ class Resume(unittest.TestCase):
             self.assertEqual(p[1].doc["current"], 1)
             seq = play_one(p, rng)
             h.sync_all(live, seq)
-            # The seat is held and shown as disconnected.
+            # The seat is held and shown as disconnected; it is its turn now.
             self.assertFalse(p[0].doc["seats"][2]["connected"])
             self.assertTrue(p[0].doc["seats"][2]["taken"])
+            self.assertEqual(p[0].doc["current"], 2)
             self.assertGreater(seq, kept_seq)
+            heard = [len(o.legals) for o in live]
             c = h.Client(srv, name="Cid again")
             c.doc, c.seq = kept_doc, kept_seq
-            j = c.request_ok("resume", "joined", room=old.room, token=token, seq=kept_seq)
+            mid, got = h.catch_up(c, "resume", room=old.room, token=token, seq=kept_seq)
+            j = got[0]
+            self.assertEqual((j["type"], j.get("ref")), ("joined", mid), got)
             self.assertEqual(j["seat"], 2)
             self.assertFalse(j.get("token"), "resume must not send the token again")
             # Reconnecting is itself a change (connected: true).
             h.sync_all(p[:2], seq + 1)
             c.wait_seq(seq + 1)
-            got = [m["type"] for m in c.backlog]
-            self.assertNotIn("state", got, "missing deltas were expected, not a snapshot")
+            got_types = [m["type"] for m in got]
+            self.assertNotIn("state", got_types, "missing deltas were expected, not a snapshot")
             self.assertEqual(c.gaps, 0)
+            # On its turn: the catch-up's `synced`, then its `legal`.
+            self.assertEqual(h.catch_up_problems(c, mid, got), [])
+            self.assertEqual(got_types[-2:], ["synced", "legal"], got_types)
             fseq, fresh = h.fresh_state(srv, old.room)
             self.assertEqual(c.seq, fseq)
             self.assertEqual(c.doc, fresh)
             self.assertTrue(fresh["seats"][2]["connected"])
+            # The others got no `legal` meanwhile.
+            self.assertEqual([len(o.legals) for o in live], heard)
             # The resumed seat plays on.
             p[2] = c
             for _ in range(3):
@@ -73,11 +92,16 @@ class Resume(unittest.TestCase):
         srv, p, rng = start_game(["Ann", "Bob"])
         try:
             h.sync_all(p, play_one(p, rng))
+            self.assertEqual(p[0].doc["current"], 1)
             room, token = p[1].room, p[1].token
             p[1].close()
             c = h.Client(srv)
-            c.request_ok("resume", "joined", room=room, token=token)
-            st = c.wait_type("state")
+            mid, got = h.catch_up(c, "resume", room=room, token=token)
+            self.assertEqual([m["type"] for m in got[:2]], ["joined", "state"], got)
+            st = got[1]
+            # Bob's turn: the state, then his `legal`.
+            self.assertEqual(h.catch_up_problems(c, mid, got), [])
+            self.assertEqual(got[2]["type"], "legal")
             fseq, fresh = h.fresh_state(srv, room)
             c.wait_seq(fseq)
             self.assertEqual(c.doc, fresh)
@@ -98,12 +122,15 @@ class Resume(unittest.TestCase):
                 seq = play_one(p, rng)
                 h.sync_all(p, seq)
             self.assertGreater(seq, h.DELTA_HISTORY + 1, "the game ended too early")
+            settle(p)
             room, token = p[1].room, p[1].token
             p[1].close()
             for stale in (0, seq + 1000):
                 c = h.Client(srv)
-                c.request_ok("resume", "joined", room=room, token=token, seq=stale)
-                st = c.wait_type("state")
+                mid, got = h.catch_up(c, "resume", room=room, token=token, seq=stale)
+                self.assertEqual([m["type"] for m in got[:2]], ["joined", "state"], got)
+                st = got[1]
+                self.assertEqual(h.catch_up_problems(c, mid, got), [])
                 fseq, fresh = h.fresh_state(srv, room)
                 c.wait_seq(fseq)
                 self.assertEqual(c.doc, fresh)
@@ -120,18 +147,30 @@ class Resume(unittest.TestCase):
             kept_doc, kept_seq = copy.deepcopy(c.doc), c.seq
             for _ in range(3):
                 h.sync_all(p, play_one(p, rng))
-            # sync from an older seq: the missing deltas (or a state) bring it up to date.
+            settle(p)
+            self.assertEqual(c.doc["current"], 1, "three moves from seat 0: Bob's turn")
+            # sync from an older seq: the missing deltas (or a state) bring it up to date, and
+            # on Bob's turn his `legal` follows.
             c.doc, c.seq = kept_doc, kept_seq
-            c.drain()
-            c.send({"v": 1, "type": "sync", "seq": kept_seq})
+            mid, got = h.catch_up(c, "sync", seq=kept_seq)
+            self.assertEqual(h.catch_up_problems(c, mid, got), [])
+            self.assertEqual(got[-1]["type"], "legal", [m["type"] for m in got])
             fseq, fresh = h.fresh_state(srv, c.room)
             c.wait_seq(fseq)
             self.assertEqual(c.doc, fresh)
-            # sync from a seq the server never sent: a state.
-            c.drain()
-            c.send({"v": 1, "type": "sync", "seq": fseq + 500})
-            st = c.wait_type("state")
+            # sync from a seq the server never sent: a state, then the `legal`.
+            mid, got = h.catch_up(c, "sync", seq=fseq + 500)
+            self.assertEqual([m["type"] for m in got], ["state", "legal"], got)
+            st = got[0]
             self.assertEqual((st["seq"], st["state"]), (fseq, fresh))
+            self.assertEqual(h.catch_up_problems(c, mid, got), [])
+            # Ann, not to move, syncs too: no `legal` for her.
+            mid, got = h.catch_up(p[0], "sync", seq=fseq)
+            self.assertEqual([m["type"] for m in got], ["synced"], got)
+            mid, got = h.catch_up(p[0], "sync")
+            self.assertEqual([m["type"] for m in got], ["state"], got)
+            # Bob plays from the list the sync brought.
+            h.sync_all(p, play_one(p, rng))
         finally:
             for c in p:
                 c.close()
@@ -199,12 +238,12 @@ class LeaveAndWatch(unittest.TestCase):
             s = h.Client(srv)
             s.request_ok("watch", "watching", room=p[0].room)
             s.wait_type("state")
-            s.send({"v": 1, "type": "chat", "text": "hello from the stands"})
+            s.send({"v": h.V, "type": "chat", "text": "hello from the stands"})
             for c in p + [s]:
                 m = c.wait_type("chat")
                 self.assertIsNone(m["seat"])
                 self.assertEqual(m["text"], "hello from the stands")
-            p[1].send({"v": 1, "type": "chat", "text": "hi"})
+            p[1].send({"v": h.V, "type": "chat", "text": "hi"})
             for c in p + [s]:
                 m = c.wait_type("chat")
                 self.assertEqual((m["seat"], m["name"], m["text"]), (1, "Bob", "hi"))

@@ -70,7 +70,7 @@ class Game:
 
     def __init__(self, srv, names=("Ann", "Bob"), rng=None):
         self.clients = h.create_room(srv, list(names), sets=["base"])
-        self.clients[0].send({"v": 1, "type": "start"})
+        self.clients[0].send({"v": h.V, "type": "start"})
         for c in self.clients:
             c.wait_doc(lambda d: d["phase"] == "playing")
             c.drain()
@@ -92,7 +92,7 @@ class Game:
         return [c for i, c in enumerate(self.clients) if i != cur]
 
     def move(self):
-        return h.random_move(self.rng, self.mover().doc)
+        return h.random_move(self.rng, self.mover())
 
     def play(self, move=None):
         """One move by the current player: the reply (ack or error). After an ack every client
@@ -136,7 +136,14 @@ class Game:
             c.wait_seq(top)
             c.drain()
         self.clients = clients
+        # The seat to move got its `legal` after its catch-up.
+        if self.doc["phase"] == "playing":
+            assert self.mover().wait_legal() is not None, "no `legal` after resume"
         return None
+
+    def legal_problems(self):
+        """The fresh `state`s of a storage failure were followed by the mover's `legal`."""
+        return [p for c in self.clients for p in h.fresh_state_problems(c)]
 
 
 class Storage(unittest.TestCase):
@@ -261,6 +268,7 @@ class Storage(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, "moves still refused after the lock")
             time.sleep(0.3)
         g.play_ok(2)
+        self.assertEqual(g.legal_problems(), [])
         seen = board_of(g.doc)
         self.assertEqual(len(seen), 1 + g.acked)
         for c in g.clients:
@@ -301,6 +309,7 @@ class Storage(unittest.TestCase):
             c.quiet(0.3)
             self.assertFalse([m for m in c.backlog if m.get("type") == "ack"])
             self.assertEqual(board_of(c.doc), seen)
+        self.assertEqual(g.legal_problems(), [])
         # While the disk is full: new rooms and seats are refused too.
         time.sleep(0.2)
         r = g.play()

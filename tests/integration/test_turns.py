@@ -42,7 +42,11 @@ def play_until_over(me, rng, timeout=120):
             return events
         if time.monotonic() > deadline:
             raise AssertionError("the game did not end")
-        mv = h.random_move(rng, doc)
+        # Its `legal` comes right after the delta that gave it the turn; a bot may move for it
+        # meanwhile (a timeout): then the turn is gone, and so is the list's validity.
+        if me.wait_legal() is None:
+            continue
+        mv = h.random_move(rng, me)
         r = me.request("play", **mv)
         # A bot may have moved for us meanwhile (a timeout): any refusal is followed by a new
         # turn or the end.
@@ -69,7 +73,7 @@ class Turns(unittest.TestCase):
     def test_player_gone_for_good_is_played_by_a_bot(self):
         a, b = h.create_room(self.srv, ["Ann", "Bob"])
         room = a.room
-        a.send({"v": 1, "type": "start"})
+        a.send({"v": h.V, "type": "start"})
         a.wait_doc(lambda d: d["phase"] == "playing")
         b.close()  # Bob never comes back
         events = play_until_over(a, random.Random(1))
@@ -83,7 +87,7 @@ class Turns(unittest.TestCase):
         a, b = h.create_room(self.srv, ["Ann", "Bob"],
                              clock={"initial": 1, "increment": 0, "on_timeout": policy})
         room = a.room
-        a.send({"v": 1, "type": "start"})
+        a.send({"v": h.V, "type": "start"})
         doc = a.wait_doc(lambda d: d["phase"] == "playing")
         self.assertEqual(doc["clock"]["on_timeout"], policy)
         self.assertEqual(doc["seats"][1]["time_ms"], 1000)
@@ -117,10 +121,10 @@ class Turns(unittest.TestCase):
         # A forfeited seat's own moves are refused with time_out, whoever's turn it is.
         a, b = h.create_room(self.srv, ["Ann", "Bob"],
                              clock={"initial": 1, "increment": 0, "on_timeout": "forfeit"})
-        a.send({"v": 1, "type": "start"})
+        a.send({"v": h.V, "type": "start"})
         doc = a.wait_doc(lambda d: d["phase"] == "playing")
-        if doc["current"] == 0:
-            a.request("play", **h.random_move(random.Random(7), doc))
+        if doc["current"] == 0 and a.wait_legal() is not None:
+            a.request("play", **h.random_move(random.Random(7), a))
         b.wait_doc(lambda d: d["seats"][1]["autoplay"] == "forfeit", timeout=5)
         err = b.request("play", tile="BA.D", x=50, y=50, rot=0)
         self.assertEqual((err["type"], err["code"]), ("error", "time_out"), err)
@@ -136,11 +140,11 @@ class Turns(unittest.TestCase):
         a.request_ok("create", "joined", name="Ann", seats=4,
                      sets=["base", "inns-cathedrals", "apothecaries-tithes"])
         for level in ("random", "greedy", "strong"):
-            a.send({"v": 1, "type": "add_bot", "level": level})
-        a.send({"v": 1, "type": "chat", "text": "good luck, bots"})
+            a.send({"v": h.V, "type": "add_bot", "level": level})
+        a.send({"v": h.V, "type": "chat", "text": "good luck, bots"})
         doc = a.wait_doc(lambda d: all(s["taken"] for s in d["seats"]))
         self.assertEqual([s["bot"] for s in doc["seats"]], [None, "random", "greedy", "strong"])
-        a.send({"v": 1, "type": "start"})
+        a.send({"v": h.V, "type": "start"})
         events = play_until_over(a, random.Random(5), timeout=300)
         rec, scores = record_scores(self.srv, a.room)
         self.assertEqual(scores, [s["score"] for s in a.doc["seats"]])
@@ -168,13 +172,13 @@ class ClockAfterCrash(unittest.TestCase):
             a, b = h.create_room(srv, ["Ann", "Bob"],
                                  clock={"initial": 60, "increment": 5, "on_timeout": "bot"})
             room, tokens = a.room, [a.token, b.token]
-            a.send({"v": 1, "type": "start"})
+            a.send({"v": h.V, "type": "start"})
             doc = a.wait_doc(lambda d: d["phase"] == "playing")
             cur = doc["current"]
             mover = a if cur == 0 else b
             mover.wait_doc(lambda d: d["phase"] == "playing")
             time.sleep(0.5)
-            ack = mover.request("play", **h.random_move(random.Random(6), mover.doc))
+            ack = mover.request("play", **h.random_move(random.Random(6), mover))
             self.assertEqual(ack["type"], "ack", ack)
             doc = mover.wait_seq(ack["seq"])
             left = doc["seats"][cur]["time_ms"]
@@ -192,6 +196,7 @@ class ClockAfterCrash(unittest.TestCase):
             st = c.wait_doc(lambda d: d["phase"] == "playing" and
                             d["clock"]["turn_started"] is not None)
             self.assertEqual(st["seats"][nxt]["time_ms"], before)  # the turn starts over
+            self.assertTrue(c.wait_legal(), "no `legal` for the seat to move after its resume")
             self.assertEqual(st["seats"][cur]["time_ms"], left)
             self.assertGreaterEqual(st["clock"]["turn_started"], restarted - 1000)
             c.close()

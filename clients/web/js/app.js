@@ -13,6 +13,7 @@ export const app = {
   seq: -1,
   rot: 0,
   pending: null, // {x, y, rot, meeple, escape}
+  legal: null, // the last `legal` message (only the mover gets one); turn.js legalList() checks it is the doc's
   hist: [], // [{turn, scores}]
   finals: [], // final scoring events
   histWanted: false, // the next state asks for the room's history (main.js loadHistory)

@@ -1,4 +1,4 @@
-// main.js: the carcd browser client. Speaks protocol v1 only. This module: the connection,
+// main.js: the carcd browser client. Speaks protocol v2 only. This module: the connection,
 // entering and leaving rooms, applying state and deltas, the room card, events log, chat, end
 // screen, keys and start-up; the room's history (log, chat, chart) on entering a room.
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
@@ -125,6 +125,14 @@ function handle(msg) {
       render();
       break;
     }
+    case "legal":
+      // protocol v2: every legal placement of the current tile, to the mover's connection only,
+      // right after the delta (or the state / synced of a catch-up) that made it our turn; the
+      // render on that delta had none to show (turn.js legalList), so the turn comes now
+      if (!app.room) return; // we left the room meanwhile
+      app.legal = msg;
+      render();
+      break;
     case "chat":
       addChat(msg);
       break;
@@ -142,6 +150,7 @@ function enterRoom(room, seat) {
   if (app.room !== room) {
     app.doc = null;
     app.seq = -1;
+    app.legal = null;
     const h = loadJSON(histKey(room)) || {};
     app.hist = h.hist || [];
     app.finals = h.finals || [];
@@ -171,6 +180,7 @@ function toLobby() {
   app.room = null;
   app.wantRoom = null;
   app.doc = null;
+  app.legal = null;
   app.seat = null;
   history.replaceState(null, "", location.pathname);
   showView("lobby-view");

@@ -1,6 +1,9 @@
-// net.js: the protocol v1 connection (PROTOCOL.md) and RFC 6902 JSON Patch.
+// net.js: the protocol v2 connection (PROTOCOL.md) and RFC 6902 JSON Patch.
 // One Connection per page. It reconnects with backoff and calls onOpen again, so the app can
 // `resume` its seat (or `watch` again) with the last seq it applied.
+
+// Every message we send carries it; the server refuses any other (error bad_version).
+export const PROTOCOL_VERSION = 2;
 
 function unescapePointer(s) {
   return s.replace(/~1/g, "/").replace(/~0/g, "~");
@@ -164,7 +167,7 @@ export class Connection {
   // waitMs, and after it the promise resolves with {type: "no_reply"}.
   request(msg, waitMs) {
     const id = this.nextId++;
-    const out = Object.assign({ v: 1 }, msg, { id });
+    const out = Object.assign({ v: PROTOCOL_VERSION }, msg, { id });
     return new Promise((resolve) => {
       if (!this.open) {
         resolve({ type: "error", code: "offline", message: "not connected to the server" });
@@ -184,6 +187,6 @@ export class Connection {
   }
 
   send(msg) {
-    if (this.open) this.ws.send(JSON.stringify(Object.assign({ v: 1 }, msg)));
+    if (this.open) this.ws.send(JSON.stringify(Object.assign({ v: PROTOCOL_VERSION }, msg)));
   }
 }

@@ -15,14 +15,27 @@ export function myTurn() {
   return !(me && me.autoplay); // a bot plays this seat now: nothing to place
 }
 
+// Every legal placement of the current tile: the list of the last `legal` message (protocol v2:
+// the server sends it to the mover's connection only, right after the delta or state that makes
+// it our turn), while it is the document's turn, mover and tile; null until it has come (then
+// nothing can be placed yet: main.js renders again when it arrives).
+export function legalList() {
+  const d = app.doc;
+  const l = app.legal;
+  if (!d || !l || !Array.isArray(l.legal)) return null;
+  if (l.turn !== d.turn || l.player !== d.current || l.tile !== d.tile) return null;
+  return l.legal;
+}
+
 function legalAt(x, y) {
-  return app.doc.legal.filter((l) => l.x === x && l.y === y);
+  return (legalList() || []).filter((l) => l.x === x && l.y === y);
 }
 
 export function pendingEntry() {
   const p = app.pending;
-  if (!p) return null;
-  return app.doc.legal.find((l) => l.x === p.x && l.y === p.y && l.rot === p.rot) || null;
+  const legal = legalList();
+  if (!p || !legal) return null;
+  return legal.find((l) => l.x === p.x && l.y === p.y && l.rot === p.rot) || null;
 }
 
 
@@ -57,13 +70,15 @@ export function renderBoard() {
   scoringLanding(world);
   fitBoard(false);
   if (!myTurn()) return;
+  const legal = legalList();
+  if (!legal) return; // the `legal` message follows the delta: nothing to place until it comes
   if (!app.pending) {
     const seen = new Set();
-    for (const l of d.legal) {
+    for (const l of legal) {
       const key = l.x + "," + l.y;
       if (seen.has(key)) continue;
       seen.add(key);
-      const fits = d.legal.some((m) => m.x === l.x && m.y === l.y && m.rot === app.rot);
+      const fits = legal.some((m) => m.x === l.x && m.y === l.y && m.rot === app.rot);
       const g = el("g", {
         class: "legal" + (fits ? " fits" : ""), transform: `translate(${l.x * T},${l.y * T})`,
         tabindex: 0, role: "button", "data-x": l.x, "data-y": l.y,
@@ -80,6 +95,7 @@ export function renderBoard() {
   }
   const p = app.pending;
   const entry = pendingEntry();
+  if (!entry) return;
   const g = el("g", { class: "pending", transform: `translate(${p.x * T},${p.y * T})` }, markG);
   drawTile(d.tile, app.tiles[d.tile], p.rot, g);
   el("rect", { x: 1, y: 1, width: T - 2, height: T - 2, class: "pending-box" }, g);
@@ -125,7 +141,7 @@ export function fitBoard(force) {
   if (!d) return;
   let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   const cells = Object.keys(d.board).map((k) => k.split(",").map(Number));
-  if (myTurn()) for (const l of d.legal) cells.push([l.x, l.y]);
+  if (myTurn()) for (const l of legalList() || []) cells.push([l.x, l.y]);
   for (const [x, y] of cells) {
     x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
   }
@@ -249,7 +265,9 @@ export function renderTurn() {
   if (myTurn()) {
     text.textContent = app.pending
       ? "Choose a meeple spot or none, then confirm. Undo takes the tile back."
-      : `Your turn: place the tile (${tileName(tile)}). Highlighted squares are legal.`;
+      : legalList()
+        ? `Your turn: place the tile (${tileName(tile)}). Highlighted squares are legal.`
+        : `Your turn: place the tile (${tileName(tile)}).`;
   } else if (cur.bot) {
     text.textContent = `${who(d.current)} (a bot) is thinking.`;
   } else if (cur.autoplay) {
@@ -268,6 +286,7 @@ export function renderTurn() {
   drawn.setAttribute("title", tileName(tile));
   if (!myTurn() || !app.pending) return;
   const entry = pendingEntry();
+  if (!entry) return;
   const me = d.seats[app.seat];
   const p = app.pending;
   const mk = (label, pressed, fn, id) => {
