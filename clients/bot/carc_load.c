@@ -23,7 +23,9 @@
  *                       games are over); store_loop_us and store_commit_us:
  *                       the storage's time on the loop and per commit;
  *                       "loop_stats: unavailable" when the server has no such route
- * and a few more lines of detail. make soak adds --report (a `soak` line of
+ * and a few more lines of detail. --idle N measures idle connections instead
+ * (load_idle.h: idle_conn_kib, the server's RSS growth per connection held
+ * without a message). make soak adds --report (a `soak` line of
  * server RSS, descriptors and windowed p50/p99 every S seconds) and --settle
  * (after the games every client leaves; the server's RSS then, against its
  * RSS before the first room). Exit 0 when every game finished, 1 when a
@@ -41,6 +43,7 @@
 
 #include "botlib.h"
 #include "client.h"
+#include "load_idle.h"
 #include "load_legal.h"
 #include "load_proc.h"
 #include "ws.h"
@@ -101,7 +104,7 @@ static void usage(FILE *out)
             "usage: carc-load (--carcd PATH [--carcd-arg ARG]... | --url ws://127.0.0.1:PORT/ws"
             " --pid PID)\n"
             "                 [--rooms N] [--rate R] [--seconds S] [--no-spread]\n"
-            "                 [--report S] [--settle S [--rss-limit F]]\n"
+            "                 [--report S] [--settle S [--rss-limit F]] [--idle N]\n"
             "  --rooms N     rooms of six clients (default 100)\n"
             "  --rate R      pace the rooms to R moves per second in all (default: as fast\n"
             "                as the server answers)\n"
@@ -113,7 +116,9 @@ static void usage(FILE *out)
             "  --settle S    after the games, close every client, wait S seconds and print\n"
             "                the server's RSS against its RSS before the first room\n"
             "  --rss-limit F with --settle: exit 1 when that RSS is over F times the\n"
-            "                baseline (make soak: 1.2)\n");
+            "                baseline (make soak: 1.2)\n"
+            "  --idle N      instead of rooms: hold N idle connections (each through its\n"
+            "                welcome) and print the server's RSS per connection\n");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -480,6 +485,7 @@ int main(int argc, char **argv)
     int nextra = 0, spread = 1;
     pid_t pid = -1;
     double seconds = 120, rate = 0, settle = 0, rss_limit = 0;
+    int idle = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--no-spread") == 0) {
@@ -514,6 +520,8 @@ int main(int argc, char **argv)
             settle = atof(v);
         else if (strcmp(a, "--rss-limit") == 0)
             rss_limit = atof(v);
+        else if (strcmp(a, "--idle") == 0)
+            idle = atoi(v);
         else {
             fprintf(stderr, "carc-load: unknown option %s\n", a);
             usage(stderr);
@@ -522,7 +530,8 @@ int main(int argc, char **argv)
         i++;
     }
     if ((carcd == NULL) == (url_arg == NULL) || nrooms < 1 || nrooms > 10000 || seconds <= 0 ||
-        rate < 0 || report_s < 0 || settle < 0 || rss_limit < 0) {
+        rate < 0 || report_s < 0 || settle < 0 || rss_limit < 0 || idle < 0 || idle > 100000 ||
+        (idle > 0 && pid <= 0 && carcd == NULL)) {
         usage(stderr);
         return 2;
     }
@@ -534,7 +543,8 @@ int main(int argc, char **argv)
     }
     char url[256];
     if (carcd != NULL) {
-        pid = load_server_start(carcd, extra, nextra, SEATS * nrooms, nrooms, url, sizeof url);
+        pid = load_server_start(carcd, extra, nextra, idle > 0 ? idle : SEATS * nrooms, nrooms, url,
+                                sizeof url);
         if (pid < 0) {
             load_server_stop();
             return 1;
@@ -549,6 +559,11 @@ int main(int argc, char **argv)
     }
     if (strncmp(url, "ws://127.", 9) != 0)
         spread = 0;
+    if (idle > 0) { /* instead of the rooms */
+        int rc = load_idle_run(url, pid, idle, spread);
+        load_server_stop();
+        return rc < 0 ? 1 : 0;
+    }
     rooms = calloc((size_t)nrooms, sizeof *rooms);
     int ep = epoll_create1(0);
     if (rooms == NULL || ep < 0) {
