@@ -118,7 +118,8 @@ typedef int (*session_write_fn)(void *conn, struct sbuf *b);
  * and pop each one written, until the queue is empty or write returns nonzero.
  * Returns 1 when messages remain queued, 0 when the queue is empty, -1 when
  * write failed (the message it refused stays queued). Does not touch
- * s->unsent: the transport measures it once after the burst. */
+ * s->unsent: the transport measures it after the burst when the kernel is
+ * full (net.c). */
 int session_flush(struct session *s, session_write_fn write);
 
 /* Ask the transport to close s with code and reason (<= 63 bytes). The first
