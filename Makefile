@@ -103,7 +103,8 @@ help:
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check that includes point down only (README.md \"Layout\")"
 	@echo "make bench          engine benchmarks pinned to CPU 0, then the server load benches"
-	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a fresh carcd"
+	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a bare relay and a fresh carcd"
+	@echo "make bench-relay    only the relay baseline: carcd's CPU per move against a bare Node ws relay's"
 	@echo "make bench-bots     the built-in bots against each other: win rates, time per move"
 	@echo "make soak           $(SOAK_ROOMS) rooms x 6 at a human pace for ~10 min: RSS, p99, fds over time"
 	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (PORT=..., RUN_ARGS=...)"
@@ -269,7 +270,8 @@ $(BUILD)/carc-tests: $(TEST_OBJ) $(LIBSERVER) $(LIBPROTO) $(LIBCARC) | $(TOOLS)
 #                          They use protocol/client.h and link jansson only through libcarcproto.
 #   make integration       carcd on an ephemeral loopback port, real WebSocket clients, complete
 #                          games, errors and abuse (tests/integration/run.py); part of `make test`.
-#   make bench-load        carc-load against a freshly started carcd: N rooms x 6 clients.
+#   make bench-load        carc-load against a freshly started carcd: N rooms x 6 clients, after
+#                          the same load against a bare Node relay (tests/bench/) for a baseline.
 
 BOT_MAINS := $(wildcard clients/bot/carc_*.c)
 BOT_HELP  := $(filter-out $(BOT_MAINS),$(wildcard clients/bot/*.c))
@@ -292,22 +294,47 @@ $(foreach t,$(BOT_MAINS),$(eval $(call bot_rule,$(t))))
 integration: all
 	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/integration/run.py
 
-# Four runs: as fast as the server answers with every move stored (durable throughput), the
+# First the bare-relay baseline (issue 14, tests/bench/README.md): tests/bench/relay.mjs, a plain
+# Node `ws` relay with no game logic and no storage that replays one game recorded from carcd
+# (the same messages, byte for byte), and carcd with storage off, loaded alternately by the same
+# carc-load with the same LOAD_ROOMS, RELAY_RUNS times each; it prints both servers' CPU per move
+# (relay_us_per_move, carcd_us_per_move: medians) and their ratio (ratio_carcd_to_relay: the
+# median of the runs' ratios; the issue's target is at most 0.50). Its one npm dependency, ws,
+# is pinned in tests/bench/package-lock.json and installed by `npm ci` into
+# tests/bench/node_modules/ (ignored by git), as for make e2e. `make bench-relay` runs it alone.
+# Then four runs: as fast as the server answers with every move stored (durable throughput), the
 # same with storage off (memory only), and paced at 1,000 moves/s (where latency
-# is measured), with each commit fsynced (the default) and without (storage-fsync = off).
-# LOAD_SECONDS bounds each run.
+# is measured), with each commit fsynced (the default) and without (storage-fsync = off); each
+# prints the server's RSS per room at the start and halfway, and both processes' CPU.
+# LOAD_SECONDS bounds each run. Last, IDLE_CONNS idle connections held at once (the machine
+# lets a process open 20,000 files): the server's RSS per idle connection.
 LOAD_SECONDS ?= 30
-LOAD_RUNS := server-load server-load-memory server-load-paced server-load-paced-nofsync
+IDLE_CONNS ?= 19900
+RELAY_RUNS ?= 3
+BENCH_DIR := tests/bench
+BENCH_NPM_STAMP := $(BENCH_DIR)/node_modules/.package-lock.json
+LOAD_RUNS := server-relay-baseline server-load server-load-memory server-load-paced \
+    server-load-paced-nofsync server-idle
 BENCH += $(LOAD_RUNS)
+bench_server-relay-baseline = $(NODE) $(BENCH_DIR)/relay_vs_carcd.mjs --build $(BUILD) \
+    --rooms $(LOAD_ROOMS) --seconds $(LOAD_SECONDS) --runs $(RELAY_RUNS)
 bench_server-load = $(BUILD)/carc-load --carcd $(BUILD)/carcd --rooms $(LOAD_ROOMS) \
     --seconds $(LOAD_SECONDS)
 bench_server-load-memory = $(bench_server-load) --carcd-arg --storage --carcd-arg off
 bench_server-load-paced = $(bench_server-load) --rate 1000
 bench_server-load-paced-nofsync = $(bench_server-load-paced) --carcd-arg --storage-fsync \
     --carcd-arg off
-bench: $(BUILD)/carc-load $(BUILD)/carcd
-bench-load: $(BUILD)/carc-load $(BUILD)/carcd
+bench_server-idle = $(BUILD)/carc-load --carcd $(BUILD)/carcd --idle $(IDLE_CONNS)
+bench: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
+bench-load: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
 	@set -e; $(foreach b,$(LOAD_RUNS),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)
+
+.PHONY: bench-relay
+bench-relay: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
+	$(bench_server-relay-baseline)
+
+$(BENCH_NPM_STAMP): $(BENCH_DIR)/package.json $(BENCH_DIR)/package-lock.json
+	cd $(BENCH_DIR) && $(NPM) ci --no-audit --no-fund --ignore-scripts
 
 # make soak (not in CI, ~11 minutes): SOAK_ROOMS rooms of 6 clients at a human pace (one move
 # per room every ~6.7 s: a base + inns-cathedrals game of 89 moves lasts about 10 minutes), a
