@@ -439,8 +439,27 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
     session_send_text(s, proto_encode_left(ref));
 }
 
+/* Room for n moves in r->moves. It grows with the game, doubling: a whole
+ * record (CARC_MAX_MOVES moves of 48 bytes) at the start was 12 KiB of every
+ * room, when a game halfway has played about 45. */
+static void room__moves_reserve(struct room *r, int n)
+{
+    if (n <= r->moves_cap)
+        return;
+    int cap = r->moves_cap > 0 ? r->moves_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    if (cap > CARC_MAX_MOVES)
+        cap = CARC_MAX_MOVES;
+    struct carc_move *m = realloc(r->moves, (size_t)cap * sizeof *m);
+    if (m == NULL)
+        srv_oom("room moves");
+    r->moves = m;
+    r->moves_cap = cap;
+}
+
 /* What the game is dealt from (the seed, and a copy of an explicit deck) and
- * room for its moves: enough to replay it, and to write its record. */
+ * room for its first moves: enough to replay it, and to write its record. */
 static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len)
 {
     r->seed = seed;
@@ -451,9 +470,7 @@ static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, 
         memcpy(r->deck, deck, (size_t)deck_len);
         r->deck_len = deck_len;
     }
-    r->moves = calloc(CARC_MAX_MOVES, sizeof *r->moves);
-    if (r->moves == NULL)
-        srv_oom("room moves");
+    room__moves_reserve(r, 1);
 }
 
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
@@ -572,6 +589,7 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     int rc = carc_game_play(g, mv, err);
     if (rc != 0)
         return rc;
+    room__moves_reserve(r, r->nmoves + 1);
     r->moves[r->nmoves++] = *mv;
     if (g->phase == CARC_PHASE_OVER)
         r->phase = PROTO_PHASE_OVER;
@@ -716,8 +734,10 @@ int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, 
         if (nmoves < 0 || nmoves > CARC_MAX_MOVES)
             return carc_error_set(err, CARC_E_RECORD, "too many moves");
         room__keep_deal(r, seed, deck, deck_len);
-        if (nmoves > 0)
+        if (nmoves > 0) {
+            room__moves_reserve(r, nmoves);
             memcpy(r->moves, moves, (size_t)nmoves * sizeof *moves);
+        }
         int rc = room__replay(r, nmoves, err);
         if (rc != 0)
             return rc;

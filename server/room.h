@@ -85,7 +85,8 @@ struct room {
     uint64_t seed;
     uint8_t *deck; /* NULL unless dealt from an explicit deck */
     int deck_len;
-    struct carc_move *moves; /* CARC_MAX_MOVES, with the game */
+    struct carc_move *moves; /* moves_cap of them (at most CARC_MAX_MOVES), with the game */
+    int moves_cap;
     int nmoves;
 
     /* Turns (turn.h): the clock, bots playing seats. */
