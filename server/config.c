@@ -66,7 +66,7 @@ static const struct key keys[] = {
      "seconds without a message before close 4002 (600; 0 = never)"},
     {"history", K_INT, LIM(history), 0, 1, 4096, "deltas kept per room for resume and sync (32)"},
     {"history-bytes", K_INT, LIM(history_bytes), 0, 1024, 16777216,
-     "bytes of deltas kept per room at most; older ones give way, a resume gets a state (16384)"},
+     "bytes of deltas kept per room at most; older ones give way, a resume gets a state (8192)"},
     {"room-ttl", K_INT, LIM(room_ttl), 0, 0, 100000000,
      "seconds a room with nobody connected is kept (3600; 0 = forever)"},
     {"lobby-room-ttl", K_INT, LIM(lobby_room_ttl), 0, 0, 100000000,
@@ -107,7 +107,7 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->max_rooms = 10000;
     l->idle_timeout = 600;
     l->history = 32;
-    l->history_bytes = 16384;
+    l->history_bytes = 8192;
     l->room_ttl = 3600;
     l->lobby_room_ttl = 120;
     l->create_rate = 5;

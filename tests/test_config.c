@@ -25,7 +25,7 @@ START_TEST(config_parse)
     /* Storage defaults: every commit fsynced, 5 s for another program's lock. */
     ck_assert_int_eq(c.storage_fsync, 1);
     ck_assert_int_eq(c.storage_busy_ms, 5000);
-    ck_assert_int_eq(c.limits.history_bytes, 16384);
+    ck_assert_int_eq(c.limits.history_bytes, 8192);
 
     char path[] = "/tmp/carcd-test-XXXXXX";
     int fd = mkstemp(path);
