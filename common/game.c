@@ -78,8 +78,8 @@ int carc_game_init(struct carc_game *g, const struct carc_config *cfg, struct ca
     int rc = config_check(cfg, sets, start, err);
     if (rc < 0)
         return rc;
-    /* Nodes and events are written before they are read: only clear the rest.
-     * mark[] is compared with stamps that restart at 0, so it is cleared too. */
+    /* The frontier, nodes and events are written before they are read: only
+     * clear the rest. */
     memset(g, 0, offsetof(struct carc_game, front));
     memset(g->cells, 0, sizeof g->cells);
     g->nplayers = (uint8_t)cfg->nplayers;

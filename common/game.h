@@ -201,11 +201,9 @@ struct carc_game {
     uint16_t nnodes; /* nodes handed out to placed tiles, in placement order */
     uint8_t nspecial;
     uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
-    uint32_t stamp;                  /* scratch generation for distinct counting */
     struct carc_player players[CARC_MAX_PLAYERS];
     uint8_t deck[CARC_MAX_TILES];
     struct carc_placed placed[CARC_MAX_TILES];
-    uint32_t mark[CARC_MAX_NODES]; /* scratch: stamp per tile or root */
     struct carc_front front[CARC_MAX_FRONTIER];
     struct carc_event events[CARC_MAX_EVENTS];
     struct carc_node nodes[CARC_MAX_NODES];

@@ -71,14 +71,13 @@ static void give(struct carc_event *ev, unsigned who, int points, int nplayers)
  * meeples back to their supplies (recording them in ev). */
 static int feature_walk(struct carc_game *g, int root, int give_back, struct carc_event *ev)
 {
-    uint32_t st = ++g->stamp;
+    uint64_t seen[(CARC_MAX_TILES + 63) / 64] = {0}; /* placed indexes met so far */
     int tiles = 0, n = root;
     do {
         int idx = g->node_tile[n];
-        if (g->mark[idx] != st) {
-            g->mark[idx] = st;
-            tiles++;
-        }
+        uint64_t bit = 1ull << (idx & 63);
+        tiles += (seen[idx >> 6] & bit) == 0;
+        seen[idx >> 6] |= bit;
         uint8_t m = g->nodes[n].meeple;
         if (give_back && m) {
             int p = (m & ~CARC_MEEPLE_LARGE) - 1;
@@ -309,7 +308,7 @@ static void score_farm(struct carc_game *g, int root)
     unsigned who = majority(R->strength, g->nplayers, NULL);
     if (who == 0)
         return;
-    uint32_t st = ++g->stamp;
+    uint64_t seen[(CARC_MAX_NODES + 63) / 64] = {0}; /* city roots counted so far */
     int cities = 0, besieged = 0, n = root;
     do {
         int idx = g->node_tile[n];
@@ -319,9 +318,10 @@ static void score_farm(struct carc_game *g, int root)
             if (!(touches & 1))
                 continue;
             int c = carc__find(g, carc__node(g, idx, s));
-            if (g->mark[c] == st || !(g->nodes[c].flags & CARC_NF_DONE))
+            uint64_t bit = 1ull << (c & 63);
+            if ((seen[c >> 6] & bit) || !(g->nodes[c].flags & CARC_NF_DONE))
                 continue;
-            g->mark[c] = st;
+            seen[c >> 6] |= bit;
             cities++;
             if (g->nodes[c].flags & CARC_SF_SIEGE)
                 besieged++;

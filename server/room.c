@@ -486,9 +486,9 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
         cfg.deck = deck;
         cfg.deck_len = deck_len;
     }
-    /* Zeroed: carc_game_init leaves the scratch marks (g->mark) as they are
-     * and feature_walk reads them before writing, so a recycled allocation
-     * holding an older game's stamps could make a tile go uncounted. */
+    /* Zeroed: carc_game_init leaves the slots past the live counts (frontier,
+     * nodes, events) as they are, and a recycled allocation would keep an
+     * older game's bytes there. */
     struct carc_game *g = calloc(1, sizeof *g);
     if (g == NULL)
         srv_oom("room_start");

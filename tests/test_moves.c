@@ -76,11 +76,11 @@ static const char *reject_at(int line, struct carc_game *g, const struct carc_mo
         reject_at(__LINE__, g, &m_, code);                                                         \
     } while (0)
 
-/* First meaningful difference between two games, or NULL. Skips the scratch marks and
- * entries past the used counts: init clears only the part before `mark`. */
+/* First meaningful difference between two games, or NULL. Skips the entries past the
+ * used counts: init clears only the part before `front`. */
 static const char *game_diff(const struct carc_game *a, const struct carc_game *b)
 {
-    if (memcmp(a, b, offsetof(struct carc_game, mark)) != 0)
+    if (memcmp(a, b, offsetof(struct carc_game, front)) != 0)
         return "scalars, players, deck or placed";
     if (memcmp(a->cells, b->cells, sizeof a->cells) != 0)
         return "cells";
