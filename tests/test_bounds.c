@@ -199,9 +199,11 @@ END_TEST
 
 /* The most events in one turn: 47 cloisters with meeples of six players, then one
  * move that completes a city, after which every other tile of the deck (all-city
- * tiles with nowhere to go) is discarded and the game ends: one city, the
- * discards, one final event per cloister. */
-START_TEST(bounds_most_events)
+ * tiles with nowhere to go) is discarded and the game ends: the city (when its tile
+ * holds the meeple), the discards, one final event per cloister (and the farm, when
+ * the tile's meeple is a farmer). With the farmer, discards and final events reach
+ * their bound of CARC_MAX_TILES - 1 (game.h). */
+static void most_events(const char *seg)
 {
     int cloisters = 47, discards = CARC_MAX_TILES - 2 - cloisters;
     deck[0] = (uint8_t)tt("BA.E");
@@ -222,11 +224,17 @@ START_TEST(bounds_most_events)
     int before = 0;
     for (int p = 0; p < 6; p++)
         before += G.players[p].score;
-    ck_assert_int_eq(place(&G, 0, -1, "c1", 0), 0);
+    ck_assert_int_eq(place(&G, 0, -1, seg, 0), 0);
     CHECKED(&G);
     ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
     ck_assert_int_eq(count_events(&G, CARC_EV_DISCARD), discards);
+    int farmer = strcmp(seg, "f1") == 0, final = 0;
+    for (int i = 0; i < G.nevents; i++)
+        final += (G.events[i].flags & CARC_EVF_FINAL) != 0;
+    ck_assert_int_eq(final, cloisters + farmer);
     ck_assert_int_eq(G.nevents, 1 + discards + cloisters);
+    if (farmer)
+        ck_assert_int_eq(discards + final, CARC_MAX_TILES - 1);
     ck_assert_int_le(G.nevents, CARC_MAX_EVENTS);
     int sum = 0, after = 0;
     for (int i = 0; i < G.nevents; i++)
@@ -235,6 +243,12 @@ START_TEST(bounds_most_events)
     for (int p = 0; p < 6; p++)
         after += G.players[p].score;
     ck_assert_int_eq(after - before, sum);
+}
+
+START_TEST(bounds_most_events)
+{
+    most_events("c1");
+    most_events("f1");
 }
 END_TEST
 
