@@ -5,7 +5,10 @@
 #include "internal.h"
 
 /* The bounds of game.h that the grid's encoding relies on. */
-_Static_assert(CARC_MAX_TILES + 2 <= CARC_GRID, "a line of tiles and its frontier must not wrap");
+_Static_assert((CARC_GRID & (CARC_GRID - 1)) == 0, "positions wrap by masking");
+_Static_assert(CARC_GRID_STEP % 2 == 1, "an odd step: the probe sequence visits every slot");
+_Static_assert(CARC_MAX_TILES + CARC_MAX_FRONTIER < CARC_GRID * CARC_GRID,
+               "an empty slot always ends a probe sequence");
 _Static_assert(CARC_COORD_MAX + 1 <= 127, "frontier coordinates must fit int8_t");
 _Static_assert(CARC_CELL_FRONT < CARC_CELL_FRONT_FAR, "cell bytes: tiles, then frontier marks");
 _Static_assert(CARC_MAX_FRONTIER <= 0xFFFF && CARC_MAX_NODES <= 0xFFFF, "uint16_t counts");
@@ -30,16 +33,9 @@ int carc__board_check(const struct carc_game *g, int t, int x, int y, int rot, i
         return carc_error_set(err, CARC_E_ADJACENT, "(%d,%d) is off the board", x, y);
     if (carc__at(g, x, y) >= 0)
         return carc_error_set(err, CARC_E_TAKEN, "a tile already lies at (%d,%d)", x, y);
-    unsigned cell = CARC__CELL(x, y);
-    if (need_front) {
-        int fi = carc__front_find(g, cell);
-        const struct carc_front *f = fi >= 0 ? &g->front[fi] : NULL;
-        if (f == NULL || f->x != x || f->y != y)
-            return carc_error_set(err, CARC_E_ADJACENT,
-                                  "(%d,%d) touches no placed tile along an edge", x, y);
-    } else if (carc__cell_tile(g, cell)) {
-        return carc_error_set(err, CARC_E_INVAL, "(%d,%d) is too far from the other tiles", x, y);
-    }
+    if (need_front && carc__front_find(g, x, y) < 0)
+        return carc_error_set(err, CARC_E_ADJACENT, "(%d,%d) touches no placed tile along an edge",
+                              x, y);
     for (int d = 0; d < 4; d++) {
         int n = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
         if (n < 0)
@@ -116,12 +112,36 @@ int carc__board_fits(const struct carc_game *g, int t)
     return 0;
 }
 
-static void front_remove(struct carc_game *g, unsigned cell)
+unsigned carc__slot_probe(const struct carc_game *g, unsigned s, int x, int y)
 {
-    int i = carc__front_find(g, cell);
-    if (i < 0)
-        return;
-    g->cells[cell] = 0;
+    /* Bounded by a full cycle of the sequence: a broken game (carc_game_check) may
+     * have no empty slot left. */
+    for (int k = 1; k < CARC__SLOTS; k++) {
+        s = (s + CARC_GRID_STEP) & (CARC__SLOTS - 1);
+        if (g->cells[s] == 0 || carc__slot_holds(g, s, x, y))
+            return s;
+    }
+    return s;
+}
+
+/* carc__at past the home slot s, which is taken and does not hold a tile at (x, y). */
+int carc__at_probe(const struct carc_game *g, unsigned s, int x, int y)
+{
+    if (carc__slot_holds(g, s, x, y))
+        return -1; /* a frontier cell */
+    s = carc__slot_probe(g, s, x, y);
+    return carc__cell_tile(g, s) ? g->cells[s] - 1 : -1;
+}
+
+int carc_game_tile_at(const struct carc_game *g, int x, int y)
+{
+    return carc__at(g, x, y) + 1;
+}
+
+/* Frontier entry i leaves the frontier: the last entry takes its index. */
+static void front_remove(struct carc_game *g, int i)
+{
+    g->cells[g->front[i].cell] = 0;
     int last = --g->nfront;
     if (i != last) {
         g->front[i] = g->front[last];
@@ -139,28 +159,36 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
     for (int s = 0; s < carc_tiles[t].nsegs; s++)
         g->node_tile[g->nnodes + s] = (uint8_t)idx;
     g->nnodes = (uint16_t)(g->nnodes + carc_tiles[t].nsegs);
-    unsigned cell = CARC__CELL(x, y);
-    front_remove(g, cell);
+    /* The tile's slot: its frontier entry's, or (a setup tile apart from the
+     * board) an empty one, which may lie past its home. */
+    unsigned cell = carc__slot(g, x, y);
+    if (g->cells[cell] != 0)
+        front_remove(g, carc__front_of(g, cell));
+    else if (cell != CARC__CELL(x, y))
+        g->displaced++;
     g->cells[cell] = (uint8_t)(idx + 1);
     if (carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN))
         g->special[g->nspecial++] = (uint8_t)idx;
     uint8_t edges = edges_rot(t, rot);
     for (int d = 0; d < 4; d++) {
         int nx = x + carc__dx[d], ny = y + carc__dy[d];
-        unsigned nc = CARC__CELL(nx, ny);
         /* Off the board: no move may name it, so it is no frontier cell. */
         if (nx < -CARC_COORD_MAX || nx > CARC_COORD_MAX || ny < -CARC_COORD_MAX ||
-            ny > CARC_COORD_MAX || carc__cell_tile(g, nc))
+            ny > CARC_COORD_MAX)
+            continue;
+        unsigned nc = carc__slot(g, nx, ny);
+        if (carc__cell_tile(g, nc))
             continue;
         struct carc_front *f;
-        int fi = carc__front_find(g, nc);
-        if (fi < 0) {
-            fi = g->nfront++;
+        if (g->cells[nc] == 0) {
+            int fi = g->nfront++;
             f = &g->front[fi];
             *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0};
             g->cells[nc] = carc__front_mark(fi);
+            if (nc != CARC__CELL(nx, ny))
+                g->displaced++;
         } else {
-            f = &g->front[fi];
+            f = &g->front[carc__front_of(g, nc)];
         }
         int opp = (d + 2) & 3;
         f->need |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));

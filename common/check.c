@@ -44,8 +44,8 @@ static int tiles_check(const struct carc_game *g, struct carc_error *err)
             p->x > CARC_COORD_MAX || p->y < -CARC_COORD_MAX || p->y > CARC_COORD_MAX ||
             p->spare != 0 || (p->player >= g->nplayers && p->player != 0xFF))
             return BAD("placed[%d] is malformed", i);
-        if (g->cells[CARC__CELL(p->x, p->y)] != i + 1 || carc__at(g, p->x, p->y) != i)
-            return BAD("placed[%d] at (%d,%d) is not in its cell", i, p->x, p->y);
+        if (g->cells[carc__slot(g, p->x, p->y)] != i + 1 || carc__at(g, p->x, p->y) != i)
+            return BAD("placed[%d] at (%d,%d) is not in its slot", i, p->x, p->y);
         if (p->node != node)
             return BAD("placed[%d] starts at node %d, not %d", i, p->node, node);
         int nsegs = carc_tiles[p->type].nsegs;
@@ -65,10 +65,42 @@ static int tiles_check(const struct carc_game *g, struct carc_error *err)
     if (node != g->nnodes || special != g->nspecial)
         return BAD("nnodes %d for %d, nspecial %d for %d", g->nnodes, node, g->nspecial, special);
     int tiles = 0;
-    for (unsigned c = 0; c < CARC_GRID * CARC_GRID; c++)
+    for (unsigned c = 0; c < CARC__SLOTS; c++)
         tiles += carc__cell_tile(g, c);
     if (tiles != g->ntiles)
         return BAD("%d cells hold a tile, %d tiles are placed", tiles, g->ntiles);
+    return 0;
+}
+
+/* Every taken slot holds a tile or frontier entry that names it, and g->displaced
+ * counts those away from their home slot. */
+static int slots_check(const struct carc_game *g, struct carc_error *err)
+{
+    int displaced = 0;
+    for (unsigned c = 0; c < CARC__SLOTS; c++) {
+        int v = g->cells[c], x, y;
+        if (v == 0)
+            continue;
+        if (v <= CARC_MAX_TILES) {
+            if (v > g->ntiles)
+                return BAD("slot %u holds tile %d of %d", c, v - 1, g->ntiles);
+            x = g->placed[v - 1].x;
+            y = g->placed[v - 1].y;
+        } else {
+            int i =
+                v >= CARC_CELL_FRONT && v - CARC_CELL_FRONT < g->nfront ? carc__front_of(g, c) : -1;
+            if (i < 0 || g->front[i].cell != c)
+                return BAD("slot %u is marked frontier, no entry names it", c);
+            x = g->front[i].x;
+            y = g->front[i].y;
+        }
+        if (carc__slot(g, x, y) != c)
+            return BAD("slot %u holds (%d,%d), which its probe sequence does not reach", c, x, y);
+        displaced += c != CARC__CELL(x, y);
+    }
+    if (displaced != g->displaced)
+        return BAD("%d positions lie away from their home slot, displaced says %d", displaced,
+                   g->displaced);
     return 0;
 }
 
@@ -95,8 +127,9 @@ static int front_check(const struct carc_game *g, struct carc_error *err)
     for (int i = 0; i < g->nfront; i++) {
         const struct carc_front *f = &g->front[i];
         int touching;
-        if (f->cell != CARC__CELL(f->x, f->y) || carc__front_find(g, f->cell) != i)
-            return BAD("front[%d] at (%d,%d) is not in its cell", i, f->x, f->y);
+        if (f->cell >= CARC__SLOTS || g->cells[f->cell] < CARC_CELL_FRONT ||
+            carc__front_of(g, f->cell) != i || carc__front_find(g, f->x, f->y) != i)
+            return BAD("front[%d] at (%d,%d) is not in its slot", i, f->x, f->y);
         if (f->x < -CARC_COORD_MAX || f->x > CARC_COORD_MAX || f->y < -CARC_COORD_MAX ||
             f->y > CARC_COORD_MAX)
             return BAD("front[%d] at (%d,%d) is off the board", i, f->x, f->y);
@@ -105,7 +138,7 @@ static int front_check(const struct carc_game *g, struct carc_error *err)
                        f->y, f->need, need_at(g, f->x, f->y, &touching));
     }
     int want = 0;
-    for (unsigned c = 0; c < CARC_GRID * CARC_GRID; c++)
+    for (unsigned c = 0; c < CARC__SLOTS; c++)
         if (g->cells[c] >= CARC_CELL_FRONT)
             want++;
     if (want != g->nfront)
@@ -116,8 +149,7 @@ static int front_check(const struct carc_game *g, struct carc_error *err)
             if (x < -CARC_COORD_MAX || x > CARC_COORD_MAX || y < -CARC_COORD_MAX ||
                 y > CARC_COORD_MAX || carc__at(g, x, y) >= 0)
                 continue;
-            int fi = carc__front_find(g, CARC__CELL(x, y));
-            if (fi < 0 || g->front[fi].x != x || g->front[fi].y != y)
+            if (carc__front_find(g, x, y) < 0)
                 return BAD("(%d,%d) next to placed[%d] is missing from the frontier", x, y, i);
         }
     return 0;
@@ -208,6 +240,8 @@ int carc_game_check(const struct carc_game *g, struct carc_error *err)
     int rc = counts_check(g, err);
     if (rc == 0)
         rc = tiles_check(g, err);
+    if (rc == 0)
+        rc = slots_check(g, err);
     if (rc == 0)
         rc = front_check(g, err);
     if (rc == 0)

@@ -255,10 +255,8 @@ int carc_game_play(struct carc_game *g, const struct carc_move *m, struct carc_e
 int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
                           int large, struct carc_error *err)
 {
-    /* A tile next to the board extends a connected board, which cannot alias on
-     * the wrapping grid; a free-standing one may leave gaps, so keep it near (0,0). */
-    int fi = carc__front_find(g, CARC__CELL(x, y));
-    int adjacent = fi >= 0 && g->front[fi].x == x && g->front[fi].y == y;
+    /* A tile apart from the board stays near (0,0). */
+    int adjacent = carc__front_find(g, x, y) >= 0;
     if (!adjacent && (x < -40 || x > 40 || y < -40 || y > 40))
         return carc_error_set(err, CARC_E_INVAL,
                               "a setup tile away from the others stays within 40 of (0,0)");
@@ -278,7 +276,8 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
          g->nnodes + carc_tiles[t].nsegs + come_nodes > CARC_MAX_NODES))
         return carc_error_set(err, CARC_E_INVAL, "the board is full");
     /* With gaps, the tiles need not span fewer columns than there are tiles: keep
-     * every live cell (tiles and the frontier around them) apart on the grid. */
+     * the tiles, the frontier around them and the tiles to come within
+     * CARC_SETUP_SPAN columns and rows. */
     int x0 = x, x1 = x, y0 = y, y1 = y;
     for (int i = 0; i < g->ntiles; i++) {
         const struct carc_placed *p = &g->placed[i];
@@ -287,7 +286,7 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
         y0 = p->y < y0 ? p->y : y0;
         y1 = p->y > y1 ? p->y : y1;
     }
-    if (x1 - x0 + 3 + come > CARC_GRID || y1 - y0 + 3 + come > CARC_GRID)
+    if (x1 - x0 + 3 + come > CARC_SETUP_SPAN || y1 - y0 + 3 + come > CARC_SETUP_SPAN)
         return carc_error_set(err, CARC_E_INVAL, "the setup tiles would wrap around the grid");
     struct carc_move m = {
         .player = player, .tile = t, .x = x, .y = y, .rot = rot, .seg = seg, .large = large};

@@ -34,13 +34,26 @@
 #define CARC_MAX_DECK 125
 #define CARC_MAX_TILES (CARC_MAX_DECK + 1)
 #define CARC_MAX_MOVES 256 /* moves of one game record: placements and skips */
-/* The grid wraps (positions mod CARC_GRID). Every placement in play touches the
- * board, so the n <= CARC_MAX_TILES placed tiles are connected and span at most
- * n columns (the longest line); with the frontier one cell either side, n + 2 <=
- * CARC_GRID columns: no two live cells alias. Moves name |x|, |y| <= CARC_COORD_MAX,
- * and no frontier entry lies beyond it, so the frontier holds exactly the
- * placeable cells and int8_t holds every coordinate. */
-#define CARC_GRID 128
+/* The grid: CARC_GRID x CARC_GRID slots of one byte, where position (x, y) has
+ * its home slot (x mod CARC_GRID, y mod CARC_GRID). A position gets a slot when it
+ * becomes a frontier cell (or a setup tile lands on it) and keeps it for the rest
+ * of the game, its frontier entry turning into its tile in place: slots are never
+ * emptied. A board that spans fewer than CARC_GRID - 1 columns and rows (every game
+ * of the sets' own tiles that is not nearly a straight line) keeps every position
+ * in its home slot. Else a position whose home slot holds another goes to the
+ * first empty slot of its probe sequence, home + k * CARC_GRID_STEP (an odd step:
+ * the sequence visits every slot, and at most CARC_MAX_TILES + CARC_MAX_FRONTIER
+ * of them are ever taken), and g->displaced counts such positions. A lookup reads
+ * the home slot and compares the position stored there; only when g->displaced is
+ * not 0 does a mismatch walk on. Moves name |x|, |y| <= CARC_COORD_MAX, and no
+ * frontier entry lies beyond it, so the frontier holds exactly the placeable
+ * cells and int8_t holds every coordinate. */
+#define CARC_GRID 64
+#define CARC_GRID_STEP (33 * CARC_GRID + 31) /* 31 columns east, 33 rows south */
+/* carc_game_setup_place keeps the board with its frontier and the tiles still to
+ * come within this many columns and rows, as when it kept a 128 x 128 grid from
+ * aliasing; the grid needs it no more, but setups that were refused still are. */
+#define CARC_SETUP_SPAN 128
 #define CARC_COORD_MAX 120
 /* The frontier: the start tile leaves 4 empty neighbours; each later tile fills
  * one frontier cell and adds at most 3 (one side touches the tile it is placed
@@ -168,16 +181,17 @@ struct carc_node {
 };
 #define CARC_NF_DONE 0x80 /* root: completed and scored */
 
-/* carc_game.cells: one byte a cell. 0: empty; 1..CARC_MAX_TILES: placed index
- * + 1; CARC_CELL_FRONT + i (i < CARC_CELL_FRONT_DIRECT): frontier entry i;
- * CARC_CELL_FRONT_FAR: a frontier entry at index CARC_CELL_FRONT_DIRECT or later
- * (found by a scan from there). */
+/* carc_game.cells: one byte a slot (see CARC_GRID). 0: empty; 1..CARC_MAX_TILES:
+ * placed index + 1; CARC_CELL_FRONT + i (i < CARC_CELL_FRONT_DIRECT): frontier
+ * entry i; CARC_CELL_FRONT_FAR: a frontier entry at index CARC_CELL_FRONT_DIRECT or
+ * later (found by a scan from there for its slot). The position in a slot is the
+ * tile's or the entry's own x, y. */
 #define CARC_CELL_FRONT (CARC_MAX_TILES + 1)
 #define CARC_CELL_FRONT_FAR 255
 #define CARC_CELL_FRONT_DIRECT (CARC_CELL_FRONT_FAR - CARC_CELL_FRONT)
 
 struct carc_front {
-    uint16_t cell;
+    uint16_t cell; /* its slot in carc_game.cells */
     int8_t x, y;
     uint8_t need; /* required edge kind per side, 2 bits a side, 0 = free (see carc_tile_fits) */
 };
@@ -203,7 +217,8 @@ struct carc_game {
     uint16_t ntiles;
     uint16_t nfront;
     uint16_t nevents;
-    uint16_t nnodes; /* nodes handed out to placed tiles, in placement order */
+    uint16_t nnodes;    /* nodes handed out to placed tiles, in placement order */
+    uint16_t displaced; /* positions stored away from their home slot (see CARC_GRID) */
     uint8_t nspecial;
     uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
     struct carc_player players[CARC_MAX_PLAYERS];
@@ -213,7 +228,7 @@ struct carc_game {
     struct carc_event events[CARC_MAX_EVENTS];
     struct carc_node nodes[CARC_MAX_NODES];
     uint8_t node_tile[CARC_MAX_NODES];    /* placed index of each node */
-    uint8_t cells[CARC_GRID * CARC_GRID]; /* see CARC_CELL_FRONT */
+    uint8_t cells[CARC_GRID * CARC_GRID]; /* slots: see CARC_GRID, CARC_CELL_FRONT */
 };
 
 /* Start a game: validates cfg, builds the draw pile (cfg->deck, or every tile of
@@ -252,31 +267,23 @@ int carc_game_escape_check(const struct carc_game *g, const struct carc_move *m,
  * required. Runs meeple placement and the scoring step for `player`, and does
  * not draw. A tile that touches no other must lie within 40 of (0,0). The tiles
  * still to come (the drawn one and the pile) must keep fitting the arrays, and
- * the board's span the grid, once every one of them is placed: else CARC_E_INVAL
+ * the board CARC_SETUP_SPAN, once every one of them is placed: else CARC_E_INVAL
  * ("the board is full"). Returns 0 or a negative code with the game unchanged. */
 int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, int rot, int seg,
                           int large, struct carc_error *err);
 
-/* The invariants of g (counts within their arrays, every placed tile in its cell
- * and its nodes, the frontier exactly the empty cells next to the board with the
- * right constraints, union-find roots and meeples against supplies). Returns 0
- * or CARC_E_INVAL with the first broken one in err. Reads the whole grid: for
- * tests and fuzzing; built with -DCARC_FUZZ, init and play trap when it fails. */
+/* The invariants of g (counts within their arrays, every placed tile in its slot
+ * and its nodes, the displaced positions counted, the frontier exactly the empty cells next to the
+ * board with the right constraints, union-find roots and meeples against supplies). Returns 0 or
+ * CARC_E_INVAL with the first broken one in err. Reads the whole grid: for tests and fuzzing; built
+ * with -DCARC_FUZZ, init and play trap when it fails. */
 int carc_game_check(const struct carc_game *g, struct carc_error *err);
 
 /* Run end-of-game scoring now (the game becomes over). */
 void carc_game_finish(struct carc_game *g);
 
-/* Placed index + 1 at (x, y), or 0. Any x, y may be asked: the grid wraps, so the
- * placed tile's own position is compared. */
-static inline int carc_game_tile_at(const struct carc_game *g, int x, int y)
-{
-    int i =
-        g->cells[((unsigned)(y & (CARC_GRID - 1)) * CARC_GRID) + (unsigned)(x & (CARC_GRID - 1))];
-    if (i == 0 || i > CARC_MAX_TILES || g->placed[i - 1].x != x || g->placed[i - 1].y != y)
-        return 0;
-    return i;
-}
+/* Placed index + 1 at (x, y), or 0. Any x, y may be asked. */
+int carc_game_tile_at(const struct carc_game *g, int x, int y);
 
 /* Tiles still to draw, the drawn tile excluded. */
 static inline int carc_game_tiles_left(const struct carc_game *g)

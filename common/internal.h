@@ -4,8 +4,10 @@
 
 #include "game.h"
 
+/* The home slot of position (x, y) (game.h, CARC_GRID). */
 #define CARC__CELL(x, y)                                                                           \
     ((((unsigned)(y) & (CARC_GRID - 1)) * CARC_GRID) | ((unsigned)(x) & (CARC_GRID - 1)))
+#define CARC__SLOTS (CARC_GRID * CARC_GRID)
 
 static const int carc__dx[4] = {0, 1, 0, -1};
 static const int carc__dy[4] = {-1, 0, 1, 0};
@@ -27,33 +29,81 @@ static inline int carc__facing(int h)
     return (h & 2) ? 9 - h : 5 - h;
 }
 
-/* Placed index at (x, y), or -1 (real coordinates checked, so wrapping cannot alias). */
-static inline int carc__at(const struct carc_game *g, int x, int y)
-{
-    int i = g->cells[CARC__CELL(x, y)] - 1;
-    if (i < 0 || i >= CARC_MAX_TILES || g->placed[i].x != x || g->placed[i].y != y)
-        return -1;
-    return i;
-}
-
-/* The cell holds a placed tile (of whatever position aliases there). */
+/* The cell holds a placed tile (of whatever position). */
 static inline int carc__cell_tile(const struct carc_game *g, unsigned cell)
 {
     return g->cells[cell] != 0 && g->cells[cell] <= CARC_MAX_TILES;
 }
 
-/* Frontier index of the entry at cell, or -1. */
-static inline int carc__front_find(const struct carc_game *g, unsigned cell)
+/* Frontier index of the entry in slot s, whose byte marks a frontier entry, or -1
+ * when no entry names that slot (only in a broken game: carc_game_check). */
+static inline int carc__front_of(const struct carc_game *g, unsigned s)
 {
-    int v = g->cells[cell];
-    if (v < CARC_CELL_FRONT)
-        return -1;
+    int v = g->cells[s];
     if (v < CARC_CELL_FRONT_FAR)
         return v - CARC_CELL_FRONT;
     for (int i = CARC_CELL_FRONT_DIRECT; i < g->nfront; i++)
-        if (g->front[i].cell == cell)
+        if (g->front[i].cell == s)
             return i;
     return -1;
+}
+
+/* Does slot s, which is not empty, hold position (x, y)? */
+static inline int carc__slot_holds(const struct carc_game *g, unsigned s, int x, int y)
+{
+    int v = g->cells[s];
+    if (v <= CARC_MAX_TILES)
+        return g->placed[v - 1].x == x && g->placed[v - 1].y == y;
+    int i = carc__front_of(g, s);
+    return i >= 0 && g->front[i].x == x && g->front[i].y == y;
+}
+
+/* board.c: the rest of the probe sequence of (x, y) after slot s (game.h, CARC_GRID). */
+unsigned carc__slot_probe(const struct carc_game *g, unsigned s, int x, int y);
+int carc__at_probe(const struct carc_game *g, unsigned s, int x, int y);
+
+/* The slot of position (x, y): the one that holds it, or else the empty slot it
+ * would take. */
+static inline unsigned carc__slot(const struct carc_game *g, int x, int y)
+{
+    unsigned s = CARC__CELL(x, y);
+    if (g->cells[s] == 0 || carc__slot_holds(g, s, x, y))
+        return s;
+    return carc__slot_probe(g, s, x, y);
+}
+
+/* Placed index at (x, y), or -1. Any x, y may be asked: the position stored in
+ * the home slot is compared, and the probe sequence followed only when some
+ * position is displaced (game.h, CARC_GRID). */
+static inline int carc__at(const struct carc_game *g, int x, int y)
+{
+    unsigned s = CARC__CELL(x, y);
+    int i = g->cells[s] - 1;
+    if (i >= 0 && i < CARC_MAX_TILES && g->placed[i].x == x && g->placed[i].y == y)
+        return i;
+    if (g->displaced == 0 || i < 0)
+        return -1;
+    return carc__at_probe(g, s, x, y);
+}
+
+/* Frontier index of the entry at (x, y), or -1. */
+static inline int carc__front_find(const struct carc_game *g, int x, int y)
+{
+    unsigned s = CARC__CELL(x, y);
+    int v = g->cells[s];
+    if (v == 0)
+        return -1;
+    if (v >= CARC_CELL_FRONT) {
+        int i = carc__front_of(g, s);
+        if (i >= 0 && g->front[i].x == x && g->front[i].y == y)
+            return i;
+    } else if (g->placed[v - 1].x == x && g->placed[v - 1].y == y) {
+        return -1;
+    }
+    if (g->displaced == 0)
+        return -1;
+    s = carc__slot_probe(g, s, x, y);
+    return g->cells[s] >= CARC_CELL_FRONT ? carc__front_of(g, s) : -1;
 }
 
 /* The cell byte that says "frontier entry i". */

@@ -63,6 +63,103 @@ static int in_front(const struct carc_game *g, int x, int y)
     return 0;
 }
 
+/* ---- the board read from g->placed alone, against the engine's grid ---- */
+
+static int naive_at(const struct carc_game *g, int x, int y)
+{
+    for (int i = 0; i < g->ntiles; i++)
+        if (g->placed[i].x == x && g->placed[i].y == y)
+            return i;
+    return -1;
+}
+
+static int on_board(int x, int y)
+{
+    return x >= -CARC_COORD_MAX && x <= CARC_COORD_MAX && y >= -CARC_COORD_MAX &&
+           y <= CARC_COORD_MAX;
+}
+
+/* The constraint of empty cell (x, y), and whether t fits there with rot. */
+static int naive_need(const struct carc_game *g, int x, int y)
+{
+    static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    int need = 0;
+    for (int d = 0; d < 4; d++) {
+        int n = naive_at(g, x + dx[d], y + dy[d]);
+        if (n >= 0)
+            need |= carc_tile_edge(g->placed[n].type, g->placed[n].rot, (d + 2) & 3) << (2 * d);
+    }
+    return need;
+}
+
+static int naive_fits(const struct carc_game *g, int t, int x, int y, int rot)
+{
+    static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    int touching = 0;
+    if (!on_board(x, y) || naive_at(g, x, y) >= 0)
+        return 0;
+    for (int d = 0; d < 4; d++) {
+        int n = naive_at(g, x + dx[d], y + dy[d]);
+        if (n < 0)
+            continue;
+        touching++;
+        if (carc_tile_edge(g->placed[n].type, g->placed[n].rot, (d + 2) & 3) !=
+            carc_tile_edge(t, rot, d))
+            return 0;
+    }
+    return touching > 0;
+}
+
+/* Tiles where they lie and nowhere else (the positions that share their slots
+ * included), the frontier exactly the empty cells on the board next to a tile
+ * with their constraints, and the legal placements of the drawn tile. */
+static void naive_board(int line, const struct carc_game *g)
+{
+    static const int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    int cells = 0;
+    for (int i = 0; i < g->ntiles; i++) {
+        const struct carc_placed *p = &g->placed[i];
+        for (int ax = -2; ax <= 2; ax++)
+            for (int ay = -2; ay <= 2; ay++) {
+                int x = p->x + ax * CARC_GRID, y = p->y + ay * CARC_GRID;
+                ck_assert_msg(carc_game_tile_at(g, x, y) == naive_at(g, x, y) + 1,
+                              "line %d: tile at (%d,%d)", line, x, y);
+            }
+        for (int d = 0; d < 4; d++) {
+            int x = p->x + dx[d], y = p->y + dy[d], dup = 0;
+            if (!on_board(x, y) || naive_at(g, x, y) >= 0)
+                continue;
+            /* Count each empty cell once: at its first tile in placed order. */
+            for (int j = 0; j < i && !dup; j++)
+                for (int e = 0; e < 4; e++)
+                    dup |= g->placed[j].x + dx[e] == x && g->placed[j].y + dy[e] == y;
+            if (dup)
+                continue;
+            cells++;
+            ck_assert_msg(carc_game_tile_at(g, x, y) == 0, "line %d: (%d,%d) is empty", line, x, y);
+            int found = -1;
+            for (int f = 0; f < g->nfront; f++)
+                if (g->front[f].x == x && g->front[f].y == y)
+                    found = f;
+            ck_assert_msg(found >= 0, "line %d: (%d,%d) missing from the frontier", line, x, y);
+            ck_assert_int_eq(g->front[found].need, naive_need(g, x, y));
+        }
+    }
+    ck_assert_msg(cells == g->nfront, "line %d: %d frontier cells, nfront %d", line, cells,
+                  g->nfront);
+    if (g->tile < 0)
+        return;
+    static struct carc_placement pl[4 * CARC_MAX_FRONTIER];
+    int n = carc_game_placements(g, g->tile, pl, 4 * CARC_MAX_FRONTIER), want = 0;
+    for (int f = 0; f < g->nfront; f++)
+        for (int rot = 0; rot < 4; rot++)
+            want += naive_fits(g, g->tile, g->front[f].x, g->front[f].y, rot);
+    ck_assert_msg(n == want, "line %d: %d placements, %d by the naive board", line, n, want);
+    for (int i = 0; i < n; i++)
+        ck_assert(naive_fits(g, g->tile, pl[i].x, pl[i].y, pl[i].rot));
+}
+#define NAIVE(g) naive_board(__LINE__, g)
+
 /* The proofs of game.h lean on facts of the tile table: check them. */
 START_TEST(bounds_tile_facts)
 {
@@ -84,7 +181,8 @@ START_TEST(bounds_tile_facts)
         ck_assert_int_le(cloisters, 1);
     }
     ck_assert_int_eq(CARC_MAX_FRONTIER, 2 * CARC_MAX_TILES + 2);
-    ck_assert_int_le(CARC_MAX_TILES + 2, CARC_GRID);
+    /* Every position that ever takes a slot leaves an empty one to end a probe. */
+    ck_assert_int_lt(CARC_MAX_TILES + CARC_MAX_FRONTIER, CARC_GRID * CARC_GRID);
 }
 END_TEST
 
@@ -126,6 +224,7 @@ START_TEST(bounds_longest_line)
     for (int x = 1; x <= CARC_COORD_MAX; x++) {
         ck_assert_int_eq(place(&G, x, 0, NULL, 0), 0);
         CHECKED(&G);
+        NAIVE(&G);
     }
     ck_assert(!in_front(&G, CARC_COORD_MAX + 1, 0));
     struct carc_placement pl[4 * CARC_MAX_FRONTIER];
@@ -138,14 +237,85 @@ START_TEST(bounds_longest_line)
         ck_assert(in_front(&G, x, 0));
         ck_assert_int_eq(place(&G, x, 0, NULL, 0), 0);
         CHECKED(&G);
+        NAIVE(&G);
     }
     ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
     ck_assert_int_eq(G.ntiles, CARC_MAX_TILES);
-    /* Columns -west-1 .. CARC_COORD_MAX are live; the west end is a frontier cell. */
-    ck_assert_int_le(CARC_COORD_MAX + west + 2, CARC_GRID);
+    /* Columns -west-1 .. CARC_COORD_MAX are live, twice the grid's width: the
+     * positions that share a home slot went down their probe sequences. */
+    ck_assert_int_gt(CARC_COORD_MAX + west + 2, CARC_GRID);
+    ck_assert_int_gt(G.displaced, 0);
     ck_assert(in_front(&G, -west - 1, 0));
     ck_assert_int_eq(G.nfront, 2 * CARC_MAX_TILES + 1);
     ck_assert_int_eq(G.players[0].score + G.players[1].score, 0);
+}
+END_TEST
+
+/* Boards wider or taller than the grid, checked against the naive board after
+ * every move: a column of 121 tiles south of the start tile; a road of 83 tiles
+ * (the start tile's, 80 straight roads east and a crossroads at each end) whose
+ * meeple scores all 83 when the second crossroads closes it; and the recorded
+ * games of tests/data/games/line-*.json (every set, meeples, scoring: their
+ * scores are checked by replay_real_games), which must displace positions. */
+START_TEST(bounds_wrapping_board)
+{
+    for (int i = 0; i < CARC_COORD_MAX; i++)
+        deck[i] = (uint8_t)tt("BA.U");
+    ck_assert_int_eq(init(&G, 2, SET(BASE), CARC_COORD_MAX), 0);
+    for (int y = 1; y <= CARC_COORD_MAX; y++) {
+        ck_assert_int_eq(place(&G, 0, y, NULL, 0), 0);
+        CHECKED(&G);
+        NAIVE(&G);
+    }
+    ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
+    ck_assert_int_gt(G.displaced, 0);
+
+    int east = 80;
+    for (int i = 0; i < east; i++)
+        deck[i] = (uint8_t)tt("BA.U");
+    deck[east] = deck[east + 1] = (uint8_t)tt("BA.X");
+    ck_assert_int_eq(init(&G, 2, SET(BASE), east + 2), 0);
+    for (int x = 1; x <= east; x++) {
+        ck_assert_int_eq(place(&G, x, 0, x == 1 ? "r1" : NULL, 0), 0);
+        CHECKED(&G);
+        NAIVE(&G);
+    }
+    ck_assert_int_eq(place(&G, east + 1, 0, NULL, 0), 0);
+    ck_assert_int_eq(G.players[0].score, 0);
+    ck_assert_int_gt(G.displaced, 0);
+    ck_assert_int_eq(place(&G, -1, 0, NULL, 0), 0);
+    CHECKED(&G);
+    NAIVE(&G);
+    ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
+    ck_assert_int_eq(count_events(&G, CARC_EV_SCORE), 1);
+    ck_assert_int_eq(G.events[0].tiles, east + 3);
+    ck_assert_int_eq(G.players[0].score, east + 3);
+    ck_assert_int_eq(G.players[1].score, 0);
+
+    static const char *const lines[] = {"line-east", "line-south", "line-both"};
+    for (int k = 0; k < 3; k++) {
+        char path[256];
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s.json", TEST_GAMES_DIR, lines[k]);
+        char *text = test_file_read(path, &len);
+        ck_assert_msg(text != NULL, "cannot read %s", path);
+        char *rec = proto_json_path_dump(text, len, "record");
+        ck_assert(rec != NULL);
+        struct proto_error perr;
+        ck_assert_int_eq(proto_record_load(rec, strlen(rec), 1 << 20, &R, &perr), 0);
+        struct carc_error err = {0};
+        ck_assert_int_eq(carc_record_start(&R, &G, &err), 0);
+        for (int i = 0; i < R.nmoves; i++) {
+            ck_assert_msg(carc_record_step(&R, i, &G, &err) == 0, "%s move %d: %s", path, i,
+                          err.text);
+            CHECKED(&G);
+            NAIVE(&G);
+        }
+        ck_assert_int_eq(G.phase, CARC_PHASE_OVER);
+        ck_assert_msg(G.displaced > 0, "%s fits the grid", path);
+        free(rec);
+        free(text);
+    }
 }
 END_TEST
 
@@ -472,6 +642,7 @@ Suite *suite_bounds(void)
     tcase_add_test(tc, bounds_tile_facts);
     tcase_add_test(tc, bounds_deck_limit);
     tcase_add_test(tc, bounds_longest_line);
+    tcase_add_test(tc, bounds_wrapping_board);
     tcase_add_test(tc, bounds_largest_frontier);
     tcase_add_test(tc, bounds_most_events);
     tcase_add_test(tc, bounds_most_nodes);
