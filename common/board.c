@@ -11,6 +11,9 @@ _Static_assert(CARC_MAX_TILES + CARC_MAX_FRONTIER < CARC_GRID * CARC_GRID,
                "an empty slot always ends a probe sequence");
 _Static_assert(CARC_COORD_MAX + 1 <= 127, "frontier coordinates must fit int8_t");
 _Static_assert(CARC_CELL_FRONT < CARC_CELL_FRONT_FAR, "cell bytes: tiles, then frontier marks");
+_Static_assert(offsetof(struct carc_placed, y) == offsetof(struct carc_placed, x) + 1 &&
+                   offsetof(struct carc_front, y) == offsetof(struct carc_front, x) + 1,
+               "carc__slot_near_holds reads x, y as a pair");
 _Static_assert(CARC_MAX_FRONTIER <= 0xFFFF && CARC_MAX_NODES <= 0xFFFF, "uint16_t counts");
 _Static_assert(CARC_MAX_TILES <= 255, "uint8_t placed indexes (node_tile, special)");
 
@@ -114,23 +117,36 @@ int carc__board_fits(const struct carc_game *g, int t)
 
 unsigned carc__slot_probe(const struct carc_game *g, unsigned s, int x, int y)
 {
-    /* Bounded by a full cycle of the sequence: a broken game (carc_game_check) may
-     * have no empty slot left. */
-    for (int k = 1; k < CARC__SLOTS; k++) {
-        s = (s + CARC_GRID_STEP) & (CARC__SLOTS - 1);
-        if (g->cells[s] == 0 || carc__slot_holds(g, s, x, y))
+    /* Entries past CARC_CELL_FRONT_DIRECT are compared after the walk, by one scan.
+     * The walk is bounded by a full cycle: a broken game (carc_game_check) may have
+     * no empty slot left. */
+    int far = 0;
+    for (int k = 0; k < CARC__SLOTS; k++, s = (s + CARC_GRID_STEP) & (CARC__SLOTS - 1)) {
+        int v = g->cells[s];
+        if (v == 0)
+            break;
+        if (v < CARC_CELL_FRONT_FAR ? carc__slot_near_holds(g, s, x, y) : (far = 1, 0))
             return s;
     }
+    for (int i = CARC_CELL_FRONT_DIRECT; far && i < g->nfront; i++)
+        if (g->front[i].x == x && g->front[i].y == y)
+            return g->front[i].cell;
     return s;
 }
 
-/* carc__at past the home slot s, which is taken and does not hold a tile at (x, y). */
 int carc__at_probe(const struct carc_game *g, unsigned s, int x, int y)
 {
-    if (carc__slot_holds(g, s, x, y))
-        return -1; /* a frontier cell */
-    s = carc__slot_probe(g, s, x, y);
-    return carc__cell_tile(g, s) ? g->cells[s] - 1 : -1;
+    /* A tile at (x, y) lies before the first empty slot of the sequence: compare
+     * the tiles on the way only. */
+    for (int k = 1; k < CARC__SLOTS; k++) {
+        s = (s + CARC_GRID_STEP) & (CARC__SLOTS - 1);
+        int i = g->cells[s] - 1;
+        if (i < 0)
+            return -1;
+        if (i < CARC_MAX_TILES && g->placed[i].x == x && g->placed[i].y == y)
+            return i;
+    }
+    return -1;
 }
 
 int carc_game_tile_at(const struct carc_game *g, int x, int y)

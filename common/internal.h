@@ -48,17 +48,17 @@ static inline int carc__front_of(const struct carc_game *g, unsigned s)
     return -1;
 }
 
-/* Does slot s, which is not empty, hold position (x, y)? */
-static inline int carc__slot_holds(const struct carc_game *g, unsigned s, int x, int y)
+/* Does slot s, which holds a tile or a frontier entry below CARC_CELL_FRONT_FAR,
+ * hold position (x, y)? */
+static inline int carc__slot_near_holds(const struct carc_game *g, unsigned s, int x, int y)
 {
     int v = g->cells[s];
-    if (v <= CARC_MAX_TILES)
-        return g->placed[v - 1].x == x && g->placed[v - 1].y == y;
-    int i = carc__front_of(g, s);
-    return i >= 0 && g->front[i].x == x && g->front[i].y == y;
+    const int8_t *p = v <= CARC_MAX_TILES ? &g->placed[v - 1].x : &g->front[v - CARC_CELL_FRONT].x;
+    return p[0] == x && p[1] == y;
 }
 
-/* board.c: the rest of the probe sequence of (x, y) after slot s (game.h, CARC_GRID). */
+/* board.c: the slot of (x, y) from slot s of its probe sequence on, and the tile
+ * at (x, y) past its home slot s (game.h, CARC_GRID). */
 unsigned carc__slot_probe(const struct carc_game *g, unsigned s, int x, int y);
 int carc__at_probe(const struct carc_game *g, unsigned s, int x, int y);
 
@@ -67,7 +67,8 @@ int carc__at_probe(const struct carc_game *g, unsigned s, int x, int y);
 static inline unsigned carc__slot(const struct carc_game *g, int x, int y)
 {
     unsigned s = CARC__CELL(x, y);
-    if (g->cells[s] == 0 || carc__slot_holds(g, s, x, y))
+    int v = g->cells[s];
+    if (v == 0 || (v < CARC_CELL_FRONT_FAR && carc__slot_near_holds(g, s, x, y)))
         return s;
     return carc__slot_probe(g, s, x, y);
 }
