@@ -178,23 +178,34 @@ static int nodes_check(const struct carc_game *g, struct carc_error *err)
         }
         if (nd->parent != n)
             continue;
-        /* A root: walk its member list, which must close within its size. */
+        /* A root: walk its member list, which must close within its size, and
+         * count its road or city edges with no tile across. */
         for (int p = 0; p < CARC_MAX_PLAYERS; p++)
             strength[p] = 0;
-        int m = n, count = 0;
+        int m = n, count = 0, open = 0;
         do {
             if (g->nodes[m].meeple) {
                 int p = (g->nodes[m].meeple & ~CARC_MEEPLE_LARGE) - 1;
+                if (p < 0 || p >= g->nplayers)
+                    return BAD("node %d: meeple of player %d", m, p);
                 strength[p] += (g->nodes[m].meeple & CARC_MEEPLE_LARGE) ? 2 : 1;
             }
+            const struct carc_placed *pl = &g->placed[g->node_tile[m]];
+            const struct carc_seg *sg = &carc_tiles[pl->type].segs[carc__node_seg(g, m)];
+            if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD)
+                for (int d = 0; d < 4; d++)
+                    if (carc_rot4(sg->mask, pl->rot) >> d & 1)
+                        open += carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]) < 0;
             m = g->nodes[m].next;
         } while (m != n && ++count <= g->nnodes);
         if (count + 1 != nd->size)
             return BAD("root %d: %d members listed, size %d", n, count + 1, nd->size);
+        if (open != nd->open)
+            return BAD("root %d: %d open edges, open says %d", n, open, nd->open);
         for (int p = 0; p < CARC_MAX_PLAYERS; p++)
-            if (strength[p] != nd->strength[p])
+            if (strength[p] != carc_node_strength(nd, p))
                 return BAD("root %d: player %d's strength %d, meeples say %d", n, p,
-                           nd->strength[p], strength[p]);
+                           carc_node_strength(nd, p), strength[p]);
     }
     for (int p = 0; p < g->nplayers; p++) {
         const struct carc_player *pl = &g->players[p];

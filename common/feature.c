@@ -6,6 +6,10 @@
 
 #include "internal.h"
 
+/* The bounds of struct carc_node's narrow fields (game.h). */
+_Static_assert(2 * CARC_MAX_TILES + 2 <= 255, "uint8_t open edges");
+_Static_assert(CARC_MEEPLES + 2 <= 15 && CARC_MAX_PLAYERS % 2 == 0, "4-bit strengths, two a byte");
+
 int carc_game_feature(const struct carc_game *g, int n)
 {
     while (g->nodes[n].parent != n)
@@ -41,12 +45,12 @@ static int feature_union(struct carc_game *g, int a, int b)
     }
     B->parent = (uint16_t)a;
     A->size = (uint16_t)(A->size + B->size);
-    A->open = (uint16_t)(A->open + B->open);
+    A->open = (uint8_t)(A->open + B->open);
     A->flags |= B->flags;
     A->pennants = (uint8_t)(A->pennants + B->pennants);
     A->apothecaries = (uint8_t)(A->apothecaries + B->apothecaries);
-    for (int p = 0; p < CARC_MAX_PLAYERS; p++)
-        A->strength[p] = (uint8_t)(A->strength[p] + B->strength[p]);
+    for (int k = 0; k < CARC_MAX_PLAYERS / 2; k++)
+        A->strength[k] = (uint8_t)(A->strength[k] + B->strength[k]);
     uint16_t t = A->next;
     A->next = B->next;
     B->next = t;
@@ -72,7 +76,7 @@ void carc__tile_join(struct carc_game *g, int idx)
         nd->parent = nd->next = (uint16_t)n;
         nd->size = 1;
         if (sg->kind == CARC_SEG_CITY || sg->kind == CARC_SEG_ROAD)
-            nd->open = (uint16_t)popcount4(sg->mask);
+            nd->open = (uint8_t)popcount4(sg->mask);
         nd->flags = sg->flags;
         nd->pennants = sg->pennants;
         nd->apothecaries = (sg->flags & CARC_SF_APOTHECARY) ? 1 : 0;
@@ -86,7 +90,7 @@ void carc__tile_join(struct carc_game *g, int idx)
         if (s != CARC_SEG_NONE) {
             int r = feature_union(g, carc__node(g, idx, s),
                                   carc__node(g, nb, carc__edge_seg(g, nb, opp)));
-            g->nodes[r].open = (uint16_t)(g->nodes[r].open - 2);
+            g->nodes[r].open = (uint8_t)(g->nodes[r].open - 2);
         }
         if (carc_tile_edge(p->type, p->rot, d) == CARC_EDGE_CITY)
             continue;
@@ -102,7 +106,7 @@ void carc__meeple_put(struct carc_game *g, int node, int player, int large)
 {
     g->nodes[node].meeple = (uint8_t)((player + 1) | (large ? CARC_MEEPLE_LARGE : 0));
     int r = carc__find(g, node);
-    g->nodes[r].strength[player] = (uint8_t)(g->nodes[r].strength[player] + (large ? 2 : 1));
+    g->nodes[r].strength[player >> 1] += carc__strength_unit(player, large);
     if (large)
         g->players[player].large--;
     else
@@ -113,7 +117,7 @@ static int root_occupied(const struct carc_game *g, int root)
 {
     const uint8_t *s = g->nodes[root].strength;
     /* Unused players' strengths stay 0, so all six can be or-ed without a loop. */
-    return (s[0] | s[1] | s[2] | s[3] | s[4] | s[5]) != 0;
+    return (s[0] | s[1] | s[2]) != 0;
 }
 
 /* Segments of tile t at (x, y, rot) whose feature would hold a meeple once the

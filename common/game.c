@@ -178,7 +178,7 @@ static void escape_apply(struct carc_game *g, const struct carc_move *m)
     uint8_t mp = g->nodes[n].meeple;
     int large = (mp & CARC_MEEPLE_LARGE) != 0;
     int r = carc__find(g, n);
-    g->nodes[r].strength[m->player] = (uint8_t)(g->nodes[r].strength[m->player] - (large ? 2 : 1));
+    g->nodes[r].strength[m->player >> 1] -= carc__strength_unit(m->player, large);
     g->nodes[n].meeple = 0;
     struct carc_event *ev = carc__event_new(g, CARC_EV_ESCAPE);
     if (large)

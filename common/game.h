@@ -170,17 +170,26 @@ struct carc_placed {
 };
 
 /* One feature segment of a placed tile: node id = carc_game_node(g, placed index, segment).
- * Union-find over nodes; only a root's summary fields are meaningful. */
+ * Union-find over nodes; only a root's summary fields are meaningful.
+ * open: a feature on k tiles has at most 4k road or city edges, and its members
+ * are joined by at least k - 1 matched edges, each closing two: at most
+ * 2 * CARC_MAX_TILES + 2 = 254 stay open (a line of all-city tiles reaches it).
+ * A union adds both counts before the matched edge takes its 2 off, which can
+ * pass 255 for a moment: uint8_t arithmetic wraps and comes back exact.
+ * strength: a player has at most CARC_MEEPLES + 2 = 9 strength on the board, so
+ * 4 bits each (carc_node_strength), two players a byte; adding two features'
+ * bytes never carries from one player into the next. */
 struct carc_node {
     uint16_t parent;
     uint16_t next;  /* circular list of a feature's member nodes */
     uint16_t size;  /* roots: member count (union by size) */
-    uint16_t open;  /* roots: unmatched road or city edges */
+    uint8_t open;   /* roots: unmatched road or city edges */
     uint8_t meeple; /* this segment: owner + 1 (| CARC_MEEPLE_LARGE), or 0 */
     uint8_t flags;  /* roots: OR of CARC_SF_* of members, | CARC_NF_DONE */
     uint8_t pennants;
     uint8_t apothecaries;
-    uint8_t strength[CARC_MAX_PLAYERS]; /* roots: meeple strength (large = 2) per player */
+    uint8_t
+        strength[CARC_MAX_PLAYERS / 2]; /* roots: meeple strength (large = 2), 4 bits a player */
 };
 #define CARC_NF_DONE 0x80 /* root: completed and scored */
 
@@ -306,6 +315,12 @@ static inline int carc_game_node_tile(const struct carc_game *g, int n, int *seg
     int idx = g->node_tile[n];
     *seg = n - g->placed[idx].node;
     return idx;
+}
+
+/* Meeple strength of player p (large = 2) in the feature of root nd. */
+static inline int carc_node_strength(const struct carc_node *nd, int p)
+{
+    return nd->strength[p >> 1] >> ((p & 1) * 4) & 15;
 }
 
 /* Root node of the feature that node n belongs to (no path compression). */

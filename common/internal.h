@@ -130,13 +130,10 @@ static inline int carc__half_seg(const struct carc_game *g, int idx, int h)
     return carc__tile_of(g, idx)->half_seg[(h - 2 * g->placed[idx].rot) & 7];
 }
 
-static inline int carc__strength_max(const struct carc_node *root, int nplayers)
+/* What one meeple of player p adds to strength[p / 2] (game.h, struct carc_node). */
+static inline uint8_t carc__strength_unit(int p, int large)
 {
-    int m = 0;
-    for (int p = 0; p < nplayers; p++)
-        if (root->strength[p] > m)
-            m = root->strength[p];
-    return m;
+    return (uint8_t)((large ? 2 : 1) << ((p & 1) * 4));
 }
 
 /* board.c */

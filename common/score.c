@@ -36,16 +36,18 @@ static void event_init(struct carc_event *ev, int type, int kind, int x, int y, 
     ev->seg = (uint8_t)seg;
 }
 
-/* Players holding the majority of strength[], as a bitmask (0 when nobody). */
+/* Players holding the majority of strength[] (4 bits a player, as in struct
+ * carc_node), as a bitmask (0 when nobody). */
 static unsigned majority(const uint8_t *strength, int nplayers, int *single)
 {
     int m = 0;
     unsigned who = 0;
     for (int p = 0; p < nplayers; p++) {
-        if (strength[p] > m) {
-            m = strength[p];
+        int s = strength[p >> 1] >> ((p & 1) * 4) & 15;
+        if (s > m) {
+            m = s;
             who = 1u << p;
-        } else if (m > 0 && strength[p] == m) {
+        } else if (m > 0 && s == m) {
             who |= 1u << p;
         }
     }
@@ -205,13 +207,15 @@ static void score_barn(struct carc_game *g, int idx, int mover)
     (void)mover;
     const struct carc_placed *pl = &g->placed[idx];
     const struct carc_tile *T = carc__tile_of(g, idx);
-    uint8_t strength[CARC_MAX_PLAYERS] = {0};
+    uint8_t strength[CARC_MAX_PLAYERS / 2] = {0}; /* as in struct carc_node */
     for (int d = -1; d < 4; d++) {
         int t = d < 0 ? idx : carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]);
         for (int s = 0; s < carc__tile_of(g, t)->nsegs; s++) {
             uint8_t m = g->nodes[carc__node(g, t, s)].meeple;
-            if (m)
-                strength[(m & ~CARC_MEEPLE_LARGE) - 1] += (m & CARC_MEEPLE_LARGE) ? 2 : 1;
+            if (m) {
+                int p = (m & ~CARC_MEEPLE_LARGE) - 1;
+                strength[p >> 1] += carc__strength_unit(p, m & CARC_MEEPLE_LARGE);
+            }
         }
     }
     /* The distinct farms the barn lies in. */

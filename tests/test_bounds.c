@@ -422,6 +422,34 @@ START_TEST(bounds_most_events)
 }
 END_TEST
 
+/* The most open edges of one feature: a city of CARC_MAX_TILES all-city tiles in
+ * a line (the start tile too) keeps 2 * CARC_MAX_TILES + 2 = 254 open, the most
+ * struct carc_node's uint8_t holds (game.h); carc_game_check counts them after
+ * every move. */
+START_TEST(bounds_most_open)
+{
+    int city = tt("BA.C");
+    for (int i = 0; i < CARC_MAX_DECK; i++)
+        deck[i] = (uint8_t)city;
+    struct carc_config c;
+    cfg_base(&c, 2, SET(BASE));
+    c.start = city;
+    c.deck = deck;
+    c.deck_len = CARC_MAX_DECK;
+    struct carc_error err = {0};
+    ck_assert_int_eq(carc_game_init(&G, &c, &err), 0);
+    for (int i = 1; G.phase != CARC_PHASE_OVER; i++) {
+        int y = i <= CARC_COORD_MAX ? -i : i - CARC_COORD_MAX;
+        ck_assert_int_eq(place(&G, 0, y, NULL, 0), 0);
+        CHECKED(&G);
+    }
+    ck_assert_int_eq(G.ntiles, CARC_MAX_TILES);
+    int root = carc_game_feature(&G, carc_game_node(&G, 0, 0));
+    ck_assert_int_eq(G.nodes[root].size, CARC_MAX_TILES);
+    ck_assert_int_eq(G.nodes[root].open, 2 * CARC_MAX_TILES + 2);
+}
+END_TEST
+
 /* The most feature nodes: a deck of the tile with the most segments, padded to
  * exactly CARC_MAX_NODES, played to its end; one more segment is refused. */
 START_TEST(bounds_most_nodes)
@@ -645,6 +673,7 @@ Suite *suite_bounds(void)
     tcase_add_test(tc, bounds_wrapping_board);
     tcase_add_test(tc, bounds_largest_frontier);
     tcase_add_test(tc, bounds_most_events);
+    tcase_add_test(tc, bounds_most_open);
     tcase_add_test(tc, bounds_most_nodes);
     tcase_add_test(tc, bounds_setup_room);
     tcase_add_test(tc, bounds_check_catches);
