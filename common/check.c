@@ -226,23 +226,20 @@ static int nodes_check(const struct carc_game *g, struct carc_error *err)
 /* Event types, and the three parts of CARC_MAX_EVENTS (game.h) each within its bound. */
 static int events_check(const struct carc_game *g, struct carc_error *err)
 {
-    int turn = 0, pile_final = 0, herbs = 0;
+    int meeples_pile = 0, barns = 0, herbs = 0;
     for (int i = 0; i < g->nevents; i++) {
         const struct carc_event *ev = &g->events[i];
         if (ev->type < CARC_EV_SCORE || ev->type > CARC_EV_HERBS)
             return BAD("events[%d] has type %d", i, ev->type);
         if (ev->type == CARC_EV_DISCARD && ev->tile >= carc_tiles_count)
             return BAD("events[%d] discards tile %d", i, ev->tile);
-        if (ev->type == CARC_EV_HERBS)
-            herbs++;
-        else if (ev->type == CARC_EV_DISCARD || (ev->flags & CARC_EVF_FINAL))
-            pile_final++;
-        else
-            turn++;
+        herbs += ev->type == CARC_EV_HERBS;
+        barns += ev->type == CARC_EV_BARN;
+        meeples_pile += ev->type != CARC_EV_HERBS && ev->type != CARC_EV_BARN;
     }
-    if (turn > CARC_MAX_TURN_EVENTS || pile_final > CARC_MAX_TILES - 1 || herbs > CARC_HERBS)
-        return BAD("events: %d of the turn, %d discards and final, %d herbs", turn, pile_final,
-                   herbs);
+    if (meeples_pile > CARC_MAX_TILES - 1 || barns > CARC_MAX_BARN_EVENTS || herbs > CARC_HERBS)
+        return BAD("events: %d scorings, escapes and discards, %d barns, %d herbs", meeples_pile,
+                   barns, herbs);
     return 0;
 }
 

@@ -68,19 +68,21 @@
  * 404 with the start tile; an explicit deck with more is refused (CARC_E_DECK). */
 #define CARC_MAX_NODES 512
 /* Events of one call (a turn, a skip, or init), and of a turn followed by
- * carc_game_finish (bots, tests):
- * - the placed tile completes at most 4 roads or cities (one a side), 9 cloisters
- *   (its own and 8 neighbours') and 5 barns (its own and 4 orthogonal), plus 1
- *   escape: CARC_MAX_TURN_EVENTS;
- * - discards and final scoring's feature events together: at most CARC_MAX_TILES - 1.
- *   A discarded tile was still in the pile, and placed tiles plus the pile never
- *   exceed CARC_MAX_TILES (init, carc_game_setup_place). A feature scores at the
- *   end only with a meeple on it (one event per occupied feature), and every
- *   meeple on the board came with a placed tile other than the start tile;
- * - one herbs event per player who holds herb tokens: at most CARC_HERBS.
+ * carc_game_finish (bots, tests), in three parts:
+ * - scorings of roads, cities, cloisters and farms (in the turn or at the end),
+ *   escapes and discards together: at most CARC_MAX_TILES - 1. Each scoring or
+ *   escape has meeples of its own: a scored feature holds one or more, which go
+ *   home when it is completed; an escape takes one home; features are disjoint.
+ *   Every meeple on the board came with a placed tile other than the start tile,
+ *   so these events are at most ntiles - 1; a discarded tile was still in the
+ *   pile, and placed tiles plus the pile never exceed CARC_MAX_TILES (init,
+ *   carc_game_setup_place);
+ * - tithe barns: CARC_MAX_BARN_EVENTS, the placed tile's own and its 4 orthogonal
+ *   neighbours' (they count meeples but take none);
+ * - herbs at the end: one per player who holds tokens, at most CARC_HERBS.
  * carc_game_check verifies the three parts after every move. */
-#define CARC_MAX_TURN_EVENTS (4 + 9 + 5 + 1)
-#define CARC_MAX_EVENTS (CARC_MAX_TURN_EVENTS + (CARC_MAX_TILES - 1) + CARC_HERBS)
+#define CARC_MAX_BARN_EVENTS 5
+#define CARC_MAX_EVENTS ((CARC_MAX_TILES - 1) + CARC_MAX_BARN_EVENTS + CARC_HERBS)
 
 /* carc_config.sets and carc_game.sets are bitmasks of (1 << enum carc_set). */
 #define CARC_SETS_ALL ((1u << CARC_SET_COUNT) - 1)
