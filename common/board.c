@@ -39,8 +39,9 @@ int carc__board_check(const struct carc_game *g, int t, int x, int y, int rot, i
     if (need_front && carc__front_find(g, x, y) < 0)
         return carc_error_set(err, CARC_E_ADJACENT, "(%d,%d) touches no placed tile along an edge",
                               x, y);
+    int home = carc__near(g, x, y);
     for (int d = 0; d < 4; d++) {
-        int n = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
+        int n = carc__at_near(g, home, x + carc__dx[d], y + carc__dy[d]);
         if (n < 0)
             continue;
         int mine = carc_tile_edge(t, rot, d);
@@ -165,6 +166,46 @@ static void front_remove(struct carc_game *g, int i)
     }
 }
 
+/* Puts tile idx (type t) in its slot at (x, y) and grows the frontier around
+ * it. The tile and its neighbours lie within 1 of the box: on a board that is
+ * not wide their home slots hold them or nothing, and only a wide one needs the
+ * search. Called with a constant `wide`, so each board gets its own copy. */
+static inline void board_link(struct carc_game *g, int idx, int t, int x, int y, int rot, int wide)
+{
+    /* The tile's slot: its frontier entry's, or (a setup tile apart from the
+     * board) an empty one, which may lie past its home. */
+    unsigned home = CARC__CELL(x, y), cell = wide ? carc__slot_probe(g, home, x, y) : home;
+    if (g->cells[cell] != 0)
+        front_remove(g, carc__front_of(g, cell));
+    else if (cell != home)
+        g->displaced++;
+    g->cells[cell] = (uint8_t)(idx + 1);
+    uint8_t edges = edges_rot(t, rot);
+    for (int d = 0; d < 4; d++) {
+        int nx = x + carc__dx[d], ny = y + carc__dy[d];
+        /* Off the board: no move may name it, so it is no frontier cell. */
+        if (nx < -CARC_COORD_MAX || nx > CARC_COORD_MAX || ny < -CARC_COORD_MAX ||
+            ny > CARC_COORD_MAX)
+            continue;
+        unsigned nhome = CARC__CELL(nx, ny), nc = wide ? carc__slot_probe(g, nhome, nx, ny) : nhome;
+        if (carc__cell_tile(g, nc))
+            continue;
+        struct carc_front *f;
+        if (g->cells[nc] == 0) {
+            int fi = g->nfront++;
+            f = &g->front[fi];
+            *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0};
+            g->cells[nc] = carc__front_mark(fi);
+            if (nc != nhome)
+                g->displaced++;
+        } else {
+            f = &g->front[carc__front_of(g, nc)];
+        }
+        int opp = (d + 2) & 3;
+        f->need |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));
+    }
+}
+
 /* Puts tile t on the grid and updates the frontier. Returns the placed index.
  * The caller has checked the placement. */
 int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int player)
@@ -175,50 +216,30 @@ int carc__board_put(struct carc_game *g, int t, int x, int y, int rot, int playe
     for (int s = 0; s < carc_tiles[t].nsegs; s++)
         g->node_tile[g->nnodes + s] = (uint8_t)idx;
     g->nnodes = (uint16_t)(g->nnodes + carc_tiles[t].nsegs);
-    /* The tile's slot: its frontier entry's, or (a setup tile apart from the
-     * board) an empty one, which may lie past its home. */
-    unsigned cell = carc__slot(g, x, y);
-    if (g->cells[cell] != 0)
-        front_remove(g, carc__front_of(g, cell));
-    else if (cell != CARC__CELL(x, y))
-        g->displaced++;
-    g->cells[cell] = (uint8_t)(idx + 1);
     if (carc_tiles[t].flags & (CARC_TF_CLOISTER | CARC_TF_BARN))
         g->special[g->nspecial++] = (uint8_t)idx;
-    uint8_t edges = edges_rot(t, rot);
-    for (int d = 0; d < 4; d++) {
-        int nx = x + carc__dx[d], ny = y + carc__dy[d];
-        /* Off the board: no move may name it, so it is no frontier cell. */
-        if (nx < -CARC_COORD_MAX || nx > CARC_COORD_MAX || ny < -CARC_COORD_MAX ||
-            ny > CARC_COORD_MAX)
-            continue;
-        unsigned nc = carc__slot(g, nx, ny);
-        if (carc__cell_tile(g, nc))
-            continue;
-        struct carc_front *f;
-        if (g->cells[nc] == 0) {
-            int fi = g->nfront++;
-            f = &g->front[fi];
-            *f = (struct carc_front){(uint16_t)nc, (int8_t)nx, (int8_t)ny, 0};
-            g->cells[nc] = carc__front_mark(fi);
-            if (nc != CARC__CELL(nx, ny))
-                g->displaced++;
-        } else {
-            f = &g->front[carc__front_of(g, nc)];
-        }
-        int opp = (d + 2) & 3;
-        f->need |= (uint8_t)(((edges >> (2 * d)) & 3u) << (2 * opp));
-    }
+    /* Grow the box without a branch: which way it grows is the game's chance. */
+    int x0 = x < g->xmin ? x : g->xmin, x1 = x > g->xmax ? x : g->xmax;
+    int y0 = y < g->ymin ? y : g->ymin, y1 = y > g->ymax ? y : g->ymax;
+    g->xmin = (int8_t)x0;
+    g->xmax = (int8_t)x1;
+    g->ymin = (int8_t)y0;
+    g->ymax = (int8_t)y1;
+    g->wide = (uint8_t)((x1 - x0 > CARC_GRID - 5) | (y1 - y0 > CARC_GRID - 5));
+    if (g->wide)
+        board_link(g, idx, t, x, y, rot, 1);
+    else
+        board_link(g, idx, t, x, y, rot, 0);
     return idx;
 }
 
-/* Tiles among the 8 cells around (x, y). */
+/* Tiles among the 8 cells around placed tile position (x, y). */
 int carc__neighbours8(const struct carc_game *g, int x, int y)
 {
-    int n = 0;
+    int n = 0, home = !g->wide;
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++)
-            if ((dx || dy) && carc__at(g, x + dx, y + dy) >= 0)
+            if ((dx || dy) && carc__at_near(g, home, x + dx, y + dy) >= 0)
                 n++;
     return n;
 }

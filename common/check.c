@@ -72,10 +72,22 @@ static int tiles_check(const struct carc_game *g, struct carc_error *err)
     return 0;
 }
 
-/* Every taken slot holds a tile or frontier entry that names it, and g->displaced
- * counts those away from their home slot. */
+/* Every taken slot holds a tile or frontier entry that names it, g->displaced
+ * counts those away from their home slot, and the box is the placed tiles'. */
 static int slots_check(const struct carc_game *g, struct carc_error *err)
 {
+    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    for (int i = 0; i < g->ntiles; i++) {
+        const struct carc_placed *p = &g->placed[i];
+        x0 = p->x < x0 ? p->x : x0;
+        x1 = p->x > x1 ? p->x : x1;
+        y0 = p->y < y0 ? p->y : y0;
+        y1 = p->y > y1 ? p->y : y1;
+    }
+    int wide = x1 - x0 > CARC_GRID - 5 || y1 - y0 > CARC_GRID - 5;
+    if (x0 != g->xmin || x1 != g->xmax || y0 != g->ymin || y1 != g->ymax || wide != g->wide)
+        return BAD("box (%d..%d, %d..%d) wide %d, the tiles say (%d..%d, %d..%d) %d", g->xmin,
+                   g->xmax, g->ymin, g->ymax, g->wide, x0, x1, y0, y1, wide);
     int displaced = 0;
     for (unsigned c = 0; c < CARC__SLOTS; c++) {
         int v = g->cells[c], x, y;
@@ -98,7 +110,7 @@ static int slots_check(const struct carc_game *g, struct carc_error *err)
             return BAD("slot %u holds (%d,%d), which its probe sequence does not reach", c, x, y);
         displaced += c != CARC__CELL(x, y);
     }
-    if (displaced != g->displaced)
+    if (displaced != g->displaced || (displaced && !wide))
         return BAD("%d positions lie away from their home slot, displaced says %d", displaced,
                    g->displaced);
     return 0;

@@ -81,8 +81,9 @@ void carc__tile_join(struct carc_game *g, int idx)
         nd->pennants = sg->pennants;
         nd->apothecaries = (sg->flags & CARC_SF_APOTHECARY) ? 1 : 0;
     }
+    int home = !g->wide;
     for (int d = 0; d < 4; d++) {
-        int nb = carc__at(g, p->x + carc__dx[d], p->y + carc__dy[d]);
+        int nb = carc__at_near(g, home, p->x + carc__dx[d], p->y + carc__dy[d]);
         if (nb < 0)
             continue;
         int opp = (d + 2) & 3;
@@ -127,9 +128,9 @@ static int root_occupied(const struct carc_game *g, int root)
  * beside it, the farm a farmer holds south of the road. Pure. */
 unsigned carc__busy_segs(const struct carc_game *g, int t, int x, int y, int rot)
 {
-    int roots[12], segs[12], n = 0;
+    int roots[12], segs[12], n = 0, home = carc__near(g, x, y);
     for (int d = 0; d < 4; d++) {
-        int nb = carc__at(g, x + carc__dx[d], y + carc__dy[d]);
+        int nb = carc__at_near(g, home, x + carc__dx[d], y + carc__dy[d]);
         if (nb < 0)
             continue;
         int kind = carc_tile_edge(t, rot, d), opp = (d + 2) & 3;

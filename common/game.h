@@ -46,9 +46,12 @@
  * every slot, and at most CARC_MAX_TILES + CARC_MAX_FRONTIER of them are ever
  * taken), and g->displaced counts such positions. A lookup reads the home slot
  * and compares the position stored there; only when g->displaced is not 0 does
- * a mismatch walk on. Moves name |x|, |y| <= CARC_COORD_MAX, and no frontier
- * entry lies beyond it, so the frontier holds exactly the placeable cells and
- * int8_t holds every coordinate. */
+ * a mismatch walk on. Until the placed tiles' box spans more than CARC_GRID - 4
+ * columns or rows (g->wide), no two positions within 2 of it share a home slot:
+ * then placing a tile, and looking at the neighbours of a placed tile or of a
+ * position next to the box, read home slots and compare no position. Moves name
+ * |x|, |y| <= CARC_COORD_MAX, and no frontier entry lies beyond it, so the
+ * frontier holds exactly the placeable cells and int8_t holds every coordinate. */
 #define CARC_GRID 32
 /* Half the grid east and one row more than half south: odd, and a line of tiles
  * along a row or a column is left behind at the first step. */
@@ -231,8 +234,10 @@ struct carc_game {
     uint16_t ntiles;
     uint16_t nfront;
     uint16_t nevents;
-    uint16_t nnodes;    /* nodes handed out to placed tiles, in placement order */
-    uint16_t displaced; /* positions stored away from their home slot (see CARC_GRID) */
+    uint16_t nnodes;               /* nodes handed out to placed tiles, in placement order */
+    uint16_t displaced;            /* positions stored away from their home slot (see CARC_GRID) */
+    int8_t xmin, xmax, ymin, ymax; /* the box of the placed tiles */
+    uint8_t wide;                  /* the box spans more than CARC_GRID - 4 columns or rows */
     uint8_t nspecial;
     uint8_t special[CARC_MAX_TILES]; /* placed indexes of tiles with a cloister or a barn */
     struct carc_player players[CARC_MAX_PLAYERS];

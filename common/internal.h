@@ -87,6 +87,29 @@ static inline int carc__at(const struct carc_game *g, int x, int y)
     return carc__at_probe(g, s, x, y);
 }
 
+/* carc__at for (x, y) within 2 of the placed tiles' box (a tile's neighbours, a
+ * frontier cell's) on a board that is not wide: no two such positions share a
+ * home slot (game.h, CARC_GRID), so a tile there is the one at (x, y). */
+static inline int carc__at_home(const struct carc_game *g, int x, int y)
+{
+    int i = g->cells[CARC__CELL(x, y)] - 1;
+    return (unsigned)i < CARC_MAX_TILES ? i : -1;
+}
+
+/* carc__at for (x, y) within 2 of the placed tiles' box, where home is !g->wide
+ * (read once by the caller, for all its lookups). */
+static inline int carc__at_near(const struct carc_game *g, int home, int x, int y)
+{
+    return home ? carc__at_home(g, x, y) : carc__at(g, x, y);
+}
+
+/* (x, y) lies within 1 of the placed tiles' box on a board that is not wide: its
+ * neighbours may use carc__at_home. */
+static inline int carc__near(const struct carc_game *g, int x, int y)
+{
+    return !g->wide && x >= g->xmin - 1 && x <= g->xmax + 1 && y >= g->ymin - 1 && y <= g->ymax + 1;
+}
+
 /* Frontier index of the entry at (x, y), or -1. */
 static inline int carc__front_find(const struct carc_game *g, int x, int y)
 {

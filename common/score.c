@@ -209,7 +209,7 @@ static void score_barn(struct carc_game *g, int idx, int mover)
     const struct carc_tile *T = carc__tile_of(g, idx);
     uint8_t strength[CARC_MAX_PLAYERS / 2] = {0}; /* as in struct carc_node */
     for (int d = -1; d < 4; d++) {
-        int t = d < 0 ? idx : carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]);
+        int t = d < 0 ? idx : carc__at_near(g, !g->wide, pl->x + carc__dx[d], pl->y + carc__dy[d]);
         for (int s = 0; s < carc__tile_of(g, t)->nsegs; s++) {
             uint8_t m = g->nodes[carc__node(g, t, s)].meeple;
             if (m) {
@@ -262,7 +262,7 @@ static int barn_complete(const struct carc_game *g, int idx)
         return 0;
     const struct carc_placed *pl = &g->placed[idx];
     for (int d = 0; d < 4; d++)
-        if (carc__at(g, pl->x + carc__dx[d], pl->y + carc__dy[d]) < 0)
+        if (carc__at_near(g, !g->wide, pl->x + carc__dx[d], pl->y + carc__dy[d]) < 0)
             return 0;
     return 1;
 }
