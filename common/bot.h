@@ -51,7 +51,7 @@ struct carc_bot_cand {
     unsigned visits;
 };
 
-/* The caller-owned workspace: fixed size (about 85 KiB), no pointers; fields
+/* The caller-owned workspace: fixed size (about 37 KiB), no pointers; fields
  * are private. Allocate it with malloc(sizeof) or calloc; it needs no
  * initialization and no cleanup, and one workspace serves any number of calls,
  * one at a time. */
