@@ -65,6 +65,16 @@ def parse_scores(text):
     return out
 
 
+class SentLog:
+    """A stand-in for pybot's connection that keeps what the bot sends."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, text):
+        self.sent.append(json.loads(text))
+
+
 class PyBot(unittest.TestCase):
     def spawn(self, args):
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -226,16 +236,10 @@ class Offline(unittest.TestCase):
                 pybot.apply_patch(doc, patch)
 
     def test_gap_sends_sync(self):
-        class Wire:
-            def __init__(self):
-                self.sent = []
-
-            def send(self, text):
-                self.sent.append(json.loads(text))
         bot = pybot.Bot(argparse.Namespace(seed=1, trace=None, room="r1", quiet=True,
                                            create=False, start_when=0, bad_play=0, drop_at=0,
                                            reconnect=3))
-        bot.ws = Wire()
+        bot.ws = SentLog()
         bot.seat = 1
         doc = {"phase": "playing", "current": 0, "n": 0}
         bot.handle({"type": "state", "seq": 5, "state": doc})
@@ -257,16 +261,10 @@ class Offline(unittest.TestCase):
 
 
     def test_plays_only_from_a_valid_legal(self):
-        class Wire:
-            def __init__(self):
-                self.sent = []
-
-            def send(self, text):
-                self.sent.append(json.loads(text))
         bot = pybot.Bot(argparse.Namespace(seed=1, trace=None, room="r1", quiet=True,
                                            create=False, start_when=0, bad_play=0, drop_at=0,
                                            reconnect=3))
-        bot.ws = Wire()
+        bot.ws = SentLog()
         bot.seat = 1
         seat = {"name": "PyBot", "meeples": 0, "large": 0}
         doc = {"phase": "playing", "turn": 4, "current": 1, "tile": "BA.U", "seats": [seat, seat]}
