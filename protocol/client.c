@@ -20,7 +20,8 @@ struct proto_client_doc {
     json_t *doc; /* the state document, or NULL */
     long long seq;
     int seat;
-    json_t *legal; /* the last `legal` message, or NULL */
+    json_t *legal;                            /* the list of the last `legal` message, or NULL */
+    int legal_turn, legal_player, legal_tile; /* what it is the list for */
 };
 
 static const char *const server_types[PROTO_S_COUNT] = {
@@ -37,7 +38,7 @@ struct proto_client_doc *proto_client_doc_new(void)
 {
     struct proto_client_doc *d = malloc(sizeof *d);
     if (d != NULL)
-        *d = (struct proto_client_doc){NULL, -1, -1, NULL};
+        *d = (struct proto_client_doc){NULL, -1, -1, NULL, -1, -1, -1};
     return d;
 }
 
@@ -194,15 +195,23 @@ static int handle_root(struct proto_client_doc *d, const json_t *root,
         if (ev->seq < 0)
             return CARC_E_INVAL;
         break;
-    case PROTO_S_LEGAL:
-        bad |= copy_int(root, "seq", &ev->seq);
-        if (ev->seq < 0 || !json_is_array(json_object_get(root, "legal")))
+    case PROTO_S_LEGAL: {
+        int turn = -1, player = -1;
+        char tile[16] = "";
+        json_t *list = json_object_get(root, "legal");
+        bad |= copy_int(root, "seq", &ev->seq) | copy_small(root, "turn", &turn) |
+               copy_small(root, "player", &player) | copy_text(root, "tile", tile, sizeof tile);
+        if (bad || ev->seq < 0 || !json_is_array(list) || carc_tile_find(tile) < 0)
             return CARC_E_INVAL;
         if (d != NULL) {
             json_decref(d->legal);
-            d->legal = json_incref((json_t *)root);
+            d->legal = json_incref(list);
+            d->legal_turn = turn;
+            d->legal_player = player;
+            d->legal_tile = carc_tile_find(tile);
         }
         break;
+    }
     default:
         break;
     }
@@ -396,16 +405,11 @@ static void spot_fill(struct proto_client_spot *s, int x, int y, int tile, const
  * same turn, mover and tile; else NULL (not received yet, or stale). */
 static const json_t *legal_current(const struct proto_client_doc *d)
 {
-    if (d == NULL || d->legal == NULL || proto_client_phase(d) != PROTO_PHASE_PLAYING)
+    if (d == NULL || d->legal == NULL || proto_client_phase(d) != PROTO_PHASE_PLAYING ||
+        d->legal_turn != proto_client_turn(d) || d->legal_player != proto_client_current(d) ||
+        d->legal_tile != proto_client_tile(d))
         return NULL;
-    int turn = -1, player = -1;
-    char tile[16];
-    copy_small(d->legal, "turn", &turn);
-    copy_small(d->legal, "player", &player);
-    if (copy_text(d->legal, "tile", tile, sizeof tile) != 0 || turn != proto_client_turn(d) ||
-        player != proto_client_current(d) || carc_tile_find(tile) != proto_client_tile(d))
-        return NULL;
-    return json_object_get(d->legal, "legal");
+    return d->legal;
 }
 
 int proto_client_legal_ready(const struct proto_client_doc *d)
