@@ -133,6 +133,16 @@ static void put_flags(json_t *o, const struct carc_event *ev, int *ok)
     }
 }
 
+void proto_event_turn_scores(const struct carc_game *g, int32_t *scores)
+{
+    for (int p = 0; p < g->nplayers; p++)
+        scores[p] = g->players[p].score;
+    for (int e = 0; e < g->nevents && e < CARC_MAX_EVENTS; e++)
+        if (g->events[e].type != CARC_EV_DISCARD && proto_event_is_final(&g->events[e]))
+            for (int p = 0; p < g->nplayers; p++)
+                scores[p] -= g->events[e].delta[p];
+}
+
 int proto_event_is_final(const struct carc_event *ev)
 {
     return (ev->flags & CARC_EVF_FINAL) != 0 || ev->type == CARC_EV_HERBS;

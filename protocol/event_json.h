@@ -37,6 +37,10 @@ struct json_t *proto_event_new(const struct carc_game *g, const struct carc_even
 /* 1 for an event of end-game scoring (CARC_EVF_FINAL, or herb points). */
 int proto_event_is_final(const struct carc_event *ev);
 
+/* The scores of g's players (into scores[nplayers]) after the scoring of the
+ * turn just played, without the end-game scoring that the last move also ran. */
+void proto_event_turn_scores(const struct carc_game *g, int32_t *scores);
+
 /* The same object as one line of compact JSON text (malloc'd, caller frees), or NULL. */
 char *proto_event_dump(const struct carc_game *g, const struct carc_event *ev);
 

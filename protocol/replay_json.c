@@ -164,14 +164,8 @@ static void put_move(struct proto__out *b, struct replay *r, int i, const struct
     }
     PUT(b, ",\"events\":[");
     put_turn_events(b, r, m);
-    /* The last move also ran end-game scoring: take its deltas back out. */
     int32_t scores[CARC_MAX_PLAYERS];
-    for (int p = 0; p < g->nplayers; p++)
-        scores[p] = g->players[p].score;
-    for (int e = 0; e < g->nevents && e < CARC_MAX_EVENTS; e++)
-        if (g->events[e].type != CARC_EV_DISCARD && proto_event_is_final(&g->events[e]))
-            for (int p = 0; p < g->nplayers; p++)
-                scores[p] -= g->events[e].delta[p];
+    proto_event_turn_scores(g, scores);
     PUT(b, "],\"scores\":");
     put_scores(b, scores, g->nplayers);
     PUT(b, ",\"meeples\":");

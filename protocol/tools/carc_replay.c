@@ -172,15 +172,8 @@ static void play(struct carc_game *g)
             emit_discards(g);
             continue;
         }
-        /* The last move also ran end-game scoring: take it back out of the
-         * turn's scores, using the deltas of its events. */
         int32_t scores[CARC_MAX_PLAYERS];
-        for (int p = 0; p < g->nplayers; p++)
-            scores[p] = g->players[p].score;
-        for (int e = 0; e < g->nevents; e++)
-            if (g->events[e].type != CARC_EV_DISCARD && proto_event_is_final(&g->events[e]))
-                for (int p = 0; p < g->nplayers; p++)
-                    scores[p] -= g->events[e].delta[p];
+        proto_event_turn_scores(g, scores);
         emit(proto_replay_move_line(g, i, m.player, m.tile, scores));
         emit_discards(g);
     }
