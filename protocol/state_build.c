@@ -107,8 +107,9 @@ static int knights_find(const struct carc_game *g, struct knight *out)
     return n;
 }
 
-/* The legal list of g's current tile as JSON text; NULL when out of memory. */
-static struct legal_text *legal_new(const struct carc_game *g, int moving)
+/* The legal list of g's current tile ("[]" unless moving) as malloc'd JSON
+ * text, its length in *len; NULL when out of memory. */
+static char *legal_json(const struct carc_game *g, int moving, size_t *len)
 {
     struct proto__out b;
     if (proto__out_init(&b, 2048) != 0)
@@ -178,14 +179,22 @@ static struct legal_text *legal_new(const struct carc_game *g, int moving)
         free(pl);
     }
     put_raw(&b, "]", 1);
-    char *text = proto__out_finish(&b);
+    *len = b.n;
+    return proto__out_finish(&b);
+}
+
+/* The same, shared by the documents of one turn; NULL when out of memory. */
+static struct legal_text *legal_new(const struct carc_game *g, int moving)
+{
+    size_t n = 0;
+    char *text = legal_json(g, moving, &n);
     if (text == NULL)
         return NULL;
-    struct legal_text *l = malloc(sizeof *l + b.n + 1);
+    struct legal_text *l = malloc(sizeof *l + n + 1);
     if (l != NULL) {
         l->refs = 1;
-        l->len = b.n;
-        memcpy(l->text, text, b.n + 1);
+        l->len = n;
+        memcpy(l->text, text, n + 1);
     }
     free(text);
     return l;
@@ -194,14 +203,8 @@ static struct legal_text *legal_new(const struct carc_game *g, int moving)
 char *proto_legal_list(const struct carc_game *g)
 {
     int moving = g->phase == CARC_PHASE_PLACE && g->tile >= 0 && g->tile < carc_tiles_count;
-    struct legal_text *l = legal_new(g, moving);
-    if (l == NULL)
-        return NULL;
-    char *text = malloc(l->len + 1);
-    if (text != NULL)
-        memcpy(text, l->text, l->len + 1);
-    free(l);
-    return text;
+    size_t n;
+    return legal_json(g, moving, &n);
 }
 
 struct proto_state *proto_state_build(const struct proto_room_view *v)
