@@ -278,14 +278,8 @@ int carc_game_setup_place(struct carc_game *g, int player, int t, int x, int y, 
     /* With gaps, the tiles need not span fewer columns than there are tiles: keep
      * the tiles, the frontier around them and the tiles to come within
      * CARC_SETUP_SPAN columns and rows. */
-    int x0 = x, x1 = x, y0 = y, y1 = y;
-    for (int i = 0; i < g->ntiles; i++) {
-        const struct carc_placed *p = &g->placed[i];
-        x0 = p->x < x0 ? p->x : x0;
-        x1 = p->x > x1 ? p->x : x1;
-        y0 = p->y < y0 ? p->y : y0;
-        y1 = p->y > y1 ? p->y : y1;
-    }
+    int x0 = x < g->xmin ? x : g->xmin, x1 = x > g->xmax ? x : g->xmax;
+    int y0 = y < g->ymin ? y : g->ymin, y1 = y > g->ymax ? y : g->ymax;
     if (x1 - x0 + 3 + come > CARC_SETUP_SPAN || y1 - y0 + 3 + come > CARC_SETUP_SPAN)
         return carc_error_set(err, CARC_E_INVAL, "the setup tiles would wrap around the grid");
     struct carc_move m = {
