@@ -299,7 +299,7 @@ static void client_message(struct lclient *c, const char *text, size_t len)
     struct room *r = c->room;
     struct proto_client_event ev;
     long long qseq;
-    int took = is_legal(text, len) ? load_legal_take(&r->legal, text, len) : 0;
+    int took = load_legal_take(&r->legal, text, len);
     if (took != 0) {
         if (took < 0)
             r->failed = r->done = 1;

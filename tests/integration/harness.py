@@ -869,11 +869,8 @@ def raw_connect(server, rcvbuf=None, path="/ws"):
     return s
 
 
-def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
-    """One masked client frame."""
-    if isinstance(payload, str):
-        payload = payload.encode()
-    n = len(payload)
+def ws_frame_header(n, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
+    """The header of a masked client frame announcing n payload bytes, the mask included."""
     head = bytes([(0x80 if fin else 0) | opcode])
     if n < 126:
         head += bytes([0x80 | n])
@@ -881,8 +878,15 @@ def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
         head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
     else:
         head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    return head + mask
+
+
+def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
+    """One masked client frame."""
+    if isinstance(payload, str):
+        payload = payload.encode()
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    return head + mask + body
+    return ws_frame_header(len(payload), opcode, fin, mask) + body
 
 
 def split_frames(buf):

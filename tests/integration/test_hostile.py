@@ -83,17 +83,6 @@ def close_code(frames):
     return None
 
 
-def frame_header(n, opcode=2, fin=True, mask=b"\x11\x22\x33\x44"):
-    head = bytes([(0x80 if fin else 0) | opcode])
-    if n < 126:
-        head += bytes([0x80 | n])
-    elif n < 65536:
-        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
-    else:
-        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
-    return head + mask
-
-
 def in_process(fn, *args):
     """Run a load generator in a forked process, so that it does not share the measuring
     client's interpreter lock (the latency measured is the server's, not Python's)."""
@@ -395,7 +384,7 @@ class Hostile(unittest.TestCase):
         """A 64 MiB binary frame is refused on its header, like a text one."""
         s = h.raw_connect(self.srv)
         try:
-            s.sendall(frame_header(64 * MB) + b"\0" * 65536)
+            s.sendall(h.ws_frame_header(64 * MB, opcode=2) + b"\0" * 65536)
             frames = read_frames(s, 5)
         except OSError:
             frames = []
@@ -432,7 +421,7 @@ class Hostile(unittest.TestCase):
                     s.sendall(h.ws_frame("x" * 8000, opcode=1, fin=False))
                     s.sendall(h.ws_frame("x" * 9000, opcode=0, fin=False))
                 else:  # a frame that claims 2^40 bytes
-                    s.sendall(frame_header(1 << 40, opcode=1) + b"x" * 4096)
+                    s.sendall(h.ws_frame_header(1 << 40) + b"x" * 4096)
                 read_frames(s, 3)
             except OSError:
                 pass
