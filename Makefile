@@ -62,7 +62,7 @@ TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
 #   includes libwebsockets.h); every other server/*.c is the transport-free core (lobby, rooms,
 #   sessions, HTTP routes, config), archived as $(BUILD)/libcarcd.a and linked into both carcd
 #   and the test runner (tests/test_room.c and test_session.c drive the lobby without sockets).
-SERVER_SRC      := $(wildcard server/*.c)
+SERVER_SRC      := $(wildcard server/*.c server/*/*.c)
 SERVER_PROC_SRC := $(filter server/main.c server/net.c,$(SERVER_SRC))
 SERVER_CORE_SRC := $(filter-out $(SERVER_PROC_SRC),$(SERVER_SRC))
 SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
@@ -200,7 +200,7 @@ check-layers:
 
 # Generated code (common/tiles_data.c) is left as the generator writes it.
 FORMAT_FILES = $(filter-out common/tiles_data.c,$(sort $(wildcard \
-    common/*.[ch] protocol/*.[ch] protocol/tools/*.[ch] server/*.[ch] tests/*.[ch] \
+    common/*.[ch] protocol/*.[ch] protocol/tools/*.[ch] server/*.[ch] server/*/*.[ch] tests/*.[ch] \
     tests/fuzz/*.[ch] clients/bot/*.[ch])))
 
 format:
@@ -221,7 +221,7 @@ clean:
 XCFLAGS =
 $(BUILD)/obj/protocol/%.o: XCFLAGS = $(JANSSON_CFLAGS)
 $(BUILD)/obj/tests/%.o: XCFLAGS = $(JANSSON_CFLAGS) $(CHECK_CFLAGS) -Iserver
-$(BUILD)/obj/server/%.o: XCFLAGS = $(SERVER_CFLAGS)
+$(BUILD)/obj/server/%.o: XCFLAGS = $(SERVER_CFLAGS) -Iserver
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
