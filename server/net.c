@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "log.h"
+#include "net_rx.h"
 #include "sbuf.h"
 #include "session.h"
 
@@ -64,6 +65,7 @@ enum http_pending {
 /* Per-connection memory, allocated and zeroed by lws for the protocol. */
 struct conn {
     int kind;
+    int fd;                           /* CONN_WS: its socket, for net_rx_forget */
     int close_started;                /* ws_close_now() has run */
     lws_sorted_usec_list_t close_sul; /* a deferred ws_close_now() */
     struct session s;                 /* CONN_WS */
@@ -180,7 +182,24 @@ static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
         (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     session_init(&c->s, &ws_sink, wsi, &n->lobby->lim, net_now(n));
     lobby_session_open(n->lobby, &c->s, peer, net_now(n));
+    c->fd = fd;
+    if (net_rx_ws(fd, c) < 0) {
+        log_info("session %lu from %s closed: data before the handshake's answer", c->s.id,
+                 c->s.peer);
+        session_close(&c->s, SESSION_CLOSE_PROTOCOL, "data before the handshake's answer", 0);
+    }
     return 0;
+}
+
+/* An unmasked frame (net_rx.h): refused with 1002 once this read is over; its
+ * payload, which lws still delivers, is ignored as input after a close. */
+static void ws_unmasked(void *ctx)
+{
+    struct conn *c = ctx;
+    if (c->kind != CONN_WS)
+        return;
+    log_info("session %lu from %s closed: unmasked frame", c->s.id, c->s.peer);
+    session_close(&c->s, SESSION_CLOSE_PROTOCOL, "client frames must be masked", 0);
 }
 
 /* A message over max-message-bytes: the error PROTOCOL.md promises, then the
@@ -303,6 +322,7 @@ static void ws_closed(struct net *n, struct conn *c)
     if (c->kind != CONN_WS)
         return;
     lws_sul_cancel(&c->close_sul);
+    net_rx_forget(c->fd);
     lobby_session_close(n->lobby, &c->s);
     session_fini(&c->s);
     c->kind = CONN_NONE;
@@ -502,6 +522,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct net *n = net_of(wsi);
     struct conn *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        net_rx_accept((int)(intptr_t)in); /* the accepted socket */
+        return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* Upgrades only at /ws, and none while shutting down. */
         return !ws_path_ok(wsi) || n->lobby->shutting_down;
@@ -606,6 +629,7 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     n->loop = loop;
     n->lobby = lb;
     n->api = api;
+    net_rx_init(ws_unmasked);
     lws_set_log_level(lws_levels(c->log_level), lws_log);
 
     struct lws_context_creation_info info;

@@ -25,6 +25,7 @@
 /* WebSocket close codes carcd uses (PROTOCOL.md "Close codes"). */
 enum session_close_code {
     SESSION_CLOSE_GOING_AWAY = 1001, /* server shutting down or restarting */
+    SESSION_CLOSE_PROTOCOL = 1002,   /* a frame lws lets through breaks RFC 6455 (net_rx.h) */
     SESSION_CLOSE_POLICY = 1008,     /* flooding, too many connections from one address */
     SESSION_CLOSE_TOO_BIG = 1009,    /* message over limits.message_bytes */
     SESSION_CLOSE_TAKEOVER = 4000,   /* a newer connection resumed this seat */
