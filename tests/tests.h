@@ -25,6 +25,8 @@ Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged 
 Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engine's arrays */
+Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
+Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 
 #include <stddef.h>
 #include <stdio.h>
