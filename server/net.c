@@ -484,7 +484,10 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     c->http.wsi = wsi;
     int refused = http_refusal(wsi, path, len);
     if (refused != 0) {
-        log_info("http %s: refused with %d", method_name(wsi), refused);
+        char addr[64];
+        client_address(n, wsi, addr, sizeof addr);
+        log_event(LOG_INFO, &(struct log_fields){.addr = addr}, "http %s: refused with %d",
+                  method_name(wsi), refused);
         return http_refuse(wsi, c, refused);
     }
     /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
