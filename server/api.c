@@ -248,9 +248,9 @@ static void on_read_replay(void *arg, int status, char *json)
     } else if (rc == CARC_E_NOMEM) {
         reply_json_error(r, 503, "out of memory while replaying the game; retry");
     } else {
-        log_error("GET /api/games/%s/replay: the stored record does not replay: %s%s%s: %s",
-                  id != NULL ? id : "?", carc_err_name(rc), err.field[0] != '\0' ? " at " : "",
-                  err.field, err.text);
+        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = carc_err_name(rc)},
+                  "GET /api/games/{id}/replay: the stored record does not replay: %s%s: %s",
+                  err.field[0] != '\0' ? "at " : "", err.field, err.text);
         reply_json_error(r, 500, "the stored game record is corrupt and cannot be replayed");
     }
     free(id);

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "log.h"
+#include "proxy/proxy.h"
 
-enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF };
+enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES };
 
 struct key {
     const char *name;
@@ -41,6 +42,12 @@ static const struct key keys[] = {
     {"storage-busy-ms", K_INT, OFF(storage_busy_ms), 0, 1, 600000,
      "milliseconds a write waits for another program's lock on the database (5000)"},
     {"log-level", K_LEVEL, OFF(log_level), 0, 0, 3, "error, warn, info or debug (info)"},
+    {"log-format", K_FORMAT, OFF(log_format), 0, 0, 1,
+     "text: `carcd: LEVEL: message room=.. seat=..`; json: one JSON object per line (text)"},
+    {"trusted-proxies", K_PROXIES, OFF(trusted_proxies),
+     sizeof(((struct carcd_config *)0)->trusted_proxies), 0, 0,
+     "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP"
+     " give the client's address for the per-address limits and the logs (none)"},
     {"ping-interval", K_INT, OFF(ping_interval), 0, 0, 3600,
      "seconds of silence before a websocket ping (30; 0 = off)"},
     {"shutdown-grace", K_INT, OFF(shutdown_grace), 0, 0, 60000,
@@ -163,6 +170,26 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         }
         *(int *)(void *)field = strcmp(value, "on") == 0;
         return 0;
+    case K_FORMAT: {
+        int f = log_format_find(value);
+        if (f < 0) {
+            snprintf(err, errlen, "%s: '%s' is not text or json", key, value);
+            return -1;
+        }
+        *(int *)(void *)field = f;
+        return 0;
+    }
+    case K_PROXIES: {
+        struct proxy_list l; /* checked here, parsed again where it is used (net.c) */
+        if (strlen(value) >= k->size) {
+            snprintf(err, errlen, "%s: value must be at most %zu bytes", key, k->size - 1);
+            return -1;
+        }
+        if (proxy_list_parse(&l, value, err, errlen) != 0)
+            return -1;
+        strcpy(field, value);
+        return 0;
+    }
     case K_LEVEL: {
         int lv = log_level_find(value);
         if (lv < 0) {

@@ -39,10 +39,12 @@ struct carcd_config {
     int port;        /* 0: the kernel picks one (printed at start) */
     char data_dir[256];
     char web_root[256];
-    int log_level;      /* enum log_level */
-    int ping_interval;  /* seconds between websocket pings of a quiet connection; 0: off */
-    int shutdown_grace; /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
-    int storage;        /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
+    int log_level;              /* enum log_level */
+    int log_format;             /* enum log_format */
+    char trusted_proxies[1000]; /* proxy_list_parse's spec; "" = none */
+    int ping_interval;          /* seconds between websocket pings of a quiet connection; 0: off */
+    int shutdown_grace;         /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
+    int storage;                /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
     int storage_busy_ms; /* how long a write waits for another program's lock */
     int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */

@@ -95,7 +95,7 @@ static void room_delete(struct lobby *lb, struct room *r)
         lb->oldest = r->newer;
     lb->nrooms--;
     room_uncount(lb, r);
-    log_debug("room %s deleted", r->id);
+    log_event(LOG_DEBUG, &(struct log_fields){.room = r->id}, "room deleted");
     room_evict(r, 1);
     room_free(r);
 }
@@ -304,13 +304,17 @@ int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, ui
     }
     if (s->peer[0] != '\0') {
         if (ip_acquire(lb, s->peer) != 0) {
-            log_info("session %lu from %s refused: too many connections", s->id, s->peer);
+            log_event(LOG_INFO,
+                      &(struct log_fields){
+                          .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+                      "connection refused: too many connections from its address");
             session_close(s, SESSION_CLOSE_POLICY, "too many connections from your address", 0);
             return -1;
         }
         s->counted = 1;
     }
-    log_debug("session %lu open from %s", s->id, s->peer);
+    log_event(LOG_DEBUG, &(struct log_fields){.addr = s->peer, .session = s->id},
+              "connection open");
     session_send_text(s, proto_encode_welcome(lb->server_name, lb->lim.message_bytes, lb->lim.rate,
                                               turn_wall_ms()));
     return 0;
@@ -320,6 +324,14 @@ void lobby_session_close(struct lobby *lb, struct session *s)
 {
     if (!s->open)
         return;
+    log_event(LOG_DEBUG,
+              &(struct log_fields){.room = s->room != NULL ? s->room->id : NULL,
+                                   .seat = s->seat,
+                                   .has_seat = s->room != NULL && s->seat >= 0,
+                                   .addr = s->peer,
+                                   .session = s->id,
+                                   .close = s->close_code},
+              "connection closed");
     if (s->room != NULL) {
         struct room *r = s->room;
         room_detach(r, s, lb->now);
@@ -331,7 +343,6 @@ void lobby_session_close(struct lobby *lb, struct session *s)
     s->counted = 0;
     s->open = 0;
     lb->nsessions--;
-    log_debug("session %lu closed", s->id);
 }
 
 /* ---- the command table ---- */
@@ -431,7 +442,10 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
         (*ip_get(lb, r->creator))->rooms++;
     }
     room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
-    log_debug("room %s created by session %lu", r->id, c->s->id);
+    log_event(
+        LOG_INFO,
+        &(struct log_fields){.room = r->id, LOG_SEAT(0), .addr = c->s->peer, .session = c->s->id},
+        "room created");
     return 0;
 }
 
@@ -618,6 +632,14 @@ static void reply(struct session *s, char *text)
 
 static void reply_error(struct session *s, int code, const char *text, const char *ref)
 {
+    struct room *r = s->room;
+    log_event(LOG_DEBUG,
+              &(struct log_fields){.room = r != NULL ? r->id : NULL,
+                                   .seat = s->seat,
+                                   .has_seat = r != NULL && s->seat >= 0,
+                                   .code = carc_err_name(code),
+                                   .session = s->id},
+              "error reply");
     if (code == CARC_E_STORAGE)
         session_send_text(s, proto_encode_error(code, text, ref));
     else
@@ -639,7 +661,10 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
     idle_unlink(lb, s);
     idle_append(lb, s);
     if (bucket_take(&s->flood, now, l->flood_rate, l->flood_burst, 1000) != 0) {
-        log_info("session %lu from %s closed: flooding", s->id, s->peer);
+        log_event(
+            LOG_INFO,
+            &(struct log_fields){.addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+            "connection closed: flooding");
         session_close(s, SESSION_CLOSE_POLICY, "flooding: too many messages", 1);
         return;
     }
@@ -689,7 +714,10 @@ void lobby_tick(struct lobby *lb, uint64_t now)
                 break;
             idle_unlink(lb, s);
             if (!s->closing) {
-                log_info("session %lu from %s closed: idle", s->id, s->peer);
+                log_event(LOG_INFO,
+                          &(struct log_fields){
+                              .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_IDLE},
+                          "connection closed: idle");
                 session_close(s, SESSION_CLOSE_IDLE, "idle timeout", 1);
             }
         }

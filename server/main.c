@@ -156,19 +156,19 @@ int main(int argc, char **argv)
         return 2;
     }
     log_level_set(sv.cfg.log_level);
+    log_format_set(sv.cfg.log_format);
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit, a write fails like a full disk (EFBIG) and
      * storage refuses moves; without this the process would die. */
     signal(SIGXFSZ, SIG_IGN);
     raise_fd_limit();
     if (make_dirs(sv.cfg.data_dir) != 0) {
-        fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", sv.cfg.data_dir,
-                strerror(errno));
+        log_error("cannot create the data directory %s: %s", sv.cfg.data_dir, strerror(errno));
         return 1;
     }
 
     if (uv_loop_init(&sv.loop) != 0) {
-        fprintf(stderr, "carcd: cannot start the event loop\n");
+        log_error("cannot start the event loop");
         return 1;
     }
     sv.lobby = lobby_new(&sv.cfg.limits);
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     if (sv.cfg.storage) {
         sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
         if (sv.store == NULL) {
-            fprintf(stderr, "carcd: storage: %s\n", err);
+            log_error("storage: %s", err);
             lobby_free(sv.lobby);
             uv_loop_close(&sv.loop);
             return 1;
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
             store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
                           sizeof err) < 0) {
-            fprintf(stderr, "carcd: storage: %s\n", err);
+            log_error("storage: %s", err);
             lobby_free(sv.lobby);
             store_close(sv.store);
             uv_loop_close(&sv.loop);
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
         store_start(sv.store, &sv.loop, sv.lobby, &sv.stats);
     }
     if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
-        fprintf(stderr, "carcd: out of memory\n");
+        log_error("out of memory");
         return 1;
     }
     sv.api.store = sv.store;
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     api_fini(&sv.api);
     int lc = uv_loop_close(&sv.loop);
     if (lc != 0) {
-        fprintf(stderr, "carcd: the event loop still had handles at exit (%s)\n", uv_strerror(lc));
+        log_error("the event loop still had handles at exit (%s)", uv_strerror(lc));
         status = 1;
     }
     if (status == 0)

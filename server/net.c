@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "net_rx.h"
+#include "proxy/proxy.h"
 #include "sbuf.h"
 #include "session.h"
 
@@ -51,6 +52,7 @@ struct net {
     int stopping; /* lws_context_destroy has begun: the sinks do nothing */
     lws_retry_bo_t retry;
     char iface[64];
+    struct proxy_list proxies; /* trusted-proxies */
 };
 
 enum conn_kind { CONN_NONE = 0, CONN_HTTP, CONN_WS };
@@ -172,10 +174,36 @@ static void peer_address(struct lws *wsi, char *buf, size_t size)
         memmove(buf, buf + 7, strlen(buf + 7) + 1);
 }
 
-static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
+/* A header's value, or "" when absent or longer than size - 1 (a forwarded
+ * header cut short is not a list of addresses). */
+static void header_copy(struct lws *wsi, enum lws_token_indexes t, char *buf, int size)
+{
+    if (lws_hdr_total_length(wsi, t) >= size || lws_hdr_copy(wsi, buf, size, t) < 0)
+        buf[0] = '\0';
+}
+
+/* The address the per-address limits count and the logs show: the TCP peer,
+ * or, when the peer is a trusted proxy, the client it forwards
+ * (proxy_client_find). Headers are read here, at the upgrade: lws keeps them
+ * until ESTABLISHED returns. */
+static void client_address(struct net *n, struct lws *wsi, char *buf, size_t size)
 {
     char peer[64];
     peer_address(wsi, peer, sizeof peer);
+    if (n->proxies.n == 0 || !proxy_list_has(&n->proxies, peer)) {
+        snprintf(buf, size, "%s", peer);
+        return;
+    }
+    char xff[HTTP_HEADER_MAX], xri[64];
+    header_copy(wsi, WSI_TOKEN_X_FORWARDED_FOR, xff, sizeof xff);
+    header_copy(wsi, WSI_TOKEN_HTTP_X_REAL_IP, xri, sizeof xri);
+    proxy_client_find(&n->proxies, peer, xff, xri, buf, size);
+}
+
+static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
+{
+    char peer[64];
+    client_address(n, wsi, peer, sizeof peer);
     c->kind = CONN_WS;
     int fd = (int)lws_get_socket_fd(wsi), sndbuf = WS_SNDBUF;
     if (fd >= 0)
@@ -184,8 +212,10 @@ static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
     lobby_session_open(n->lobby, &c->s, peer, net_now(n));
     c->fd = fd;
     if (net_rx_ws(fd, c) < 0) {
-        log_info("session %lu from %s closed: data before the handshake's answer", c->s.id,
-                 c->s.peer);
+        log_event(LOG_INFO,
+                  &(struct log_fields){
+                      .addr = c->s.peer, .session = c->s.id, .close = SESSION_CLOSE_PROTOCOL},
+                  "connection closed: data before the handshake's answer");
         session_close(&c->s, SESSION_CLOSE_PROTOCOL, "data before the handshake's answer", 0);
     }
     return 0;
@@ -198,7 +228,10 @@ static void ws_unmasked(void *ctx)
     struct conn *c = ctx;
     if (c->kind != CONN_WS)
         return;
-    log_info("session %lu from %s closed: unmasked frame", c->s.id, c->s.peer);
+    log_event(LOG_INFO,
+              &(struct log_fields){
+                  .addr = c->s.peer, .session = c->s.id, .close = SESSION_CLOSE_PROTOCOL},
+              "connection closed: unmasked frame");
     session_close(&c->s, SESSION_CLOSE_PROTOCOL, "client frames must be masked", 0);
 }
 
@@ -206,7 +239,10 @@ static void ws_unmasked(void *ctx)
  * close 1009 after it (input is ignored from now on). */
 static void ws_too_big(struct session *s)
 {
-    log_info("session %lu from %s closed: message too big", s->id, s->peer);
+    log_event(
+        LOG_INFO,
+        &(struct log_fields){.addr = s->peer, .session = s->id, .close = SESSION_CLOSE_TOO_BIG},
+        "connection closed: message too big");
     session_send_text(s, proto_encode_error(CARC_E_TOO_BIG, NULL, ""));
     session_close(s, SESSION_CLOSE_TOO_BIG, "message too big", 1);
 }
@@ -242,7 +278,10 @@ static int ws_receive(struct net *n, struct lws *wsi, struct conn *c, const void
     if (frame_end && (!final || s->rx_skip)) {
         int rate = session_rx_charge(s, &n->lobby->lim, net_now(n), final);
         if (rate < 0) {
-            log_info("session %lu from %s closed: flooding", s->id, s->peer);
+            log_event(LOG_INFO,
+                      &(struct log_fields){
+                          .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+                      "connection closed: flooding");
             return 0;
         }
         if (s->rx_skip && final) {
@@ -470,7 +509,10 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     c->http.wsi = wsi;
     int refused = http_refusal(wsi, path, len);
     if (refused != 0) {
-        log_info("http %s: refused with %d", method_name(wsi), refused);
+        char addr[64];
+        client_address(n, wsi, addr, sizeof addr);
+        log_event(LOG_INFO, &(struct log_fields){.addr = addr}, "http %s: refused with %d",
+                  method_name(wsi), refused);
         return http_refuse(wsi, c, refused);
     }
     /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
@@ -600,14 +642,16 @@ static const struct lws_protocol_vhost_options hdr_referrer = {&hdr_frame, NULL,
 static const struct lws_protocol_vhost_options hdr_coop = {
     &hdr_referrer, NULL, "cross-origin-opener-policy:", "same-origin"};
 
+/* lws's own lines, through our formatter (log-format): errors and warnings
+ * at those levels, the rest (notice, info) at debug. */
 static void lws_log(int level, const char *line)
 {
-    /* lws lines end with a newline already. */
-    fprintf(stderr, "carcd: lws %s: %s",
-            level == LLL_ERR    ? "error"
-            : level == LLL_WARN ? "warn"
-                                : "info",
-            line);
+    char text[512];
+    snprintf(text, sizeof text, "lws: %s", line);
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+        text[--n] = '\0';
+    log_text(level == LLL_ERR ? LOG_ERROR : level == LLL_WARN ? LOG_WARN : LOG_DEBUG, NULL, text);
 }
 
 static int lws_levels(int level)
@@ -631,6 +675,9 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     n->api = api;
     net_rx_init(ws_unmasked);
     lws_set_log_level(lws_levels(c->log_level), lws_log);
+    char perr[160];
+    if (proxy_list_parse(&n->proxies, c->trusted_proxies, perr, sizeof perr) != 0)
+        log_error("%s", perr); /* config_set checked it: not reached */
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -651,7 +698,7 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     n->ctx = lws_create_context(&info);
     if (n->ctx == NULL) {
-        fprintf(stderr, "carcd: cannot create the libwebsockets context\n");
+        log_error("cannot create the libwebsockets context");
         free(n);
         return NULL;
     }
@@ -679,8 +726,8 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     if (n->vh != NULL && lws_get_vhost_listen_port(n->vh) <= 0)
         n->vh = NULL;
     if (n->vh == NULL) {
-        fprintf(stderr, "carcd: cannot listen on %s port %d (in use, or not an address here)\n",
-                c->listen, c->port);
+        log_error("cannot listen on %s port %d (in use, or not an address here)", c->listen,
+                  c->port);
         n->stopping = 1;
         lws_context_destroy(n->ctx);
         return n; /* the caller runs the loop to let lws close, then net_free */

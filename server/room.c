@@ -353,6 +353,9 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     seat->taken = 1;
     seat_attach(r, i, s);
     room__seat_changed(r, i, seat->name, s);
+    log_event(LOG_INFO,
+              &(struct log_fields){.room = r->id, LOG_SEAT(i), .addr = s->peer, .session = s->id},
+              "seat taken");
     room__send_text(r, s, proto_encode_joined(r->id, i, token, ref));
     room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
     return 0;
@@ -387,6 +390,12 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
             room__unhold(r, old);
             old->room = NULL;
             old->seat = -1;
+            log_event(LOG_INFO,
+                      &(struct log_fields){.room = r->id,
+                                           LOG_SEAT(i),
+                                           .session = old->id,
+                                           .close = SESSION_CLOSE_TAKEOVER},
+                      "seat taken over by a newer connection");
             session_close(old, SESSION_CLOSE_TAKEOVER, "seat taken over by a newer connection", 1);
         } else {
             room__seat_changed(r, i, seat->name, s);
@@ -518,6 +527,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     room__keep_deal(r, seed, deck, deck_len);
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
     turn_game_start(r, now);
+    log_event(LOG_INFO, &(struct log_fields){.room = r->id}, "game started: %d players", n);
     struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
     turn_schedule(r, now);
@@ -591,8 +601,11 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
         return rc;
     room__moves_reserve(r, r->nmoves + 1);
     r->moves[r->nmoves++] = *mv;
-    if (g->phase == CARC_PHASE_OVER)
+    if (g->phase == CARC_PHASE_OVER) {
         r->phase = PROTO_PHASE_OVER;
+        log_event(LOG_INFO, &(struct log_fields){.room = r->id}, "game over after %d moves",
+                  r->nmoves);
+    }
     turn_moved(r, mover, now);
     long long seq = room__publish(r, ex, nex, mv, NULL);
     turn_schedule(r, now);
@@ -713,8 +726,10 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
     r->held_head = r->nheld = 0;
     struct carc_error err = {0, ""};
     if (room__replay(r, r->moves_committed, &err) != 0)
-        log_error("room %s: cannot replay its stored moves: %s", r->id, err.text);
-    log_warn("room %s: storage failed, back to move %d", r->id, r->moves_committed);
+        log_event(LOG_ERROR, &(struct log_fields){.room = r->id, .code = carc_err_name(err.code)},
+                  "cannot replay its stored moves: %s", err.text);
+    log_event(LOG_WARN, &(struct log_fields){.room = r->id, .code = "storage_error"},
+              "storage failed, back to move %d", r->moves_committed);
     proto_state_free(r->state);
     r->seq++;
     r->state = room__build(r, NULL);

@@ -113,7 +113,8 @@ char *room_record_json(const struct room *r, const char *closed)
     struct proto_error perr;
     proto_error_init(&perr);
     if (proto_record_dump(rec, 0, &out, &perr) != 0)
-        log_error("room %s: cannot write its record: %s", r->id, perr.text);
+        log_event(LOG_ERROR, &(struct log_fields){.room = r->id}, "cannot write its record: %s",
+                  perr.text);
     free(rec);
     return out;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now)
 {
     b->level = (int64_t)burst * period;
@@ -86,6 +88,10 @@ void session_send(struct session *s, struct sbuf *b)
     if (s->closing)
         return;
     if (s->qlen >= s->qmax || s->qbytes + s->unsent + b->len > s->qmax_bytes) {
+        log_event(LOG_INFO,
+                  &(struct log_fields){
+                      .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_OVERFLOW},
+                  "connection closed: outbound queue overflow");
         session_close(s, SESSION_CLOSE_OVERFLOW, "outbound queue overflow", 0);
         return;
     }

@@ -128,7 +128,8 @@ static char *game_get(sqlite3 *db, const char *id, int *code)
         }
     }
     if (*code == 503)
-        log_error("storage: cannot read game %s: %s", id, sqlite3_errmsg(db));
+        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
+                  "storage: cannot read the game: %s", sqlite3_errmsg(db));
     sqlite3_finalize(q);
     return out;
 }

@@ -153,7 +153,10 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
              * would be a bug of the search: the game goes on with a random
              * one rather than stall. */
             if (err.code != CARC_E_STORAGE) {
-                log_error("room %s: the bot's move was refused: %s", r->id, err.text);
+                log_event(LOG_ERROR,
+                          &(struct log_fields){
+                              .room = r->id, LOG_SEAT(m->player), .code = carc_err_name(err.code)},
+                          "the bot's move was refused: %s", err.text);
                 r->bot_refused = 1;
             }
             return;
@@ -187,7 +190,8 @@ static void turn_timeout(struct room *r, uint64_t now)
     seat->clock_ms = 0;
     seat->timeouts++;
     struct proto_extra_event ev = {PROTO_EV_TIMEOUT, i, NULL, 0, 0, 0, policy};
-    log_info("room %s: seat %d's clock ran out (%s)", r->id, i, proto_timeout_name(policy));
+    log_event(LOG_INFO, &(struct log_fields){.room = r->id, LOG_SEAT(i), .code = "time_out"},
+              "the seat's clock ran out (%s)", proto_timeout_name(policy));
     if (policy == PROTO_TIMEOUT_SKIP && r->nmoves < CARC_MAX_MOVES) {
         struct carc_move mv = {.player = i, .tile = r->game->tile, .seg = -1, .skip = 1};
         struct carc_error err = {0, ""};

@@ -111,6 +111,8 @@ int main(void)
     srunner_add_suite(sr, suite_bounds());
     srunner_add_suite(sr, suite_memtrim());
     srunner_add_suite(sr, suite_rxguard());
+    srunner_add_suite(sr, suite_proxy());
+    srunner_add_suite(sr, suite_log());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -26,6 +26,8 @@ Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to th
 Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engine's arrays */
 Suite *suite_rxguard(void);     /* tests/test_rxguard.c: unmasked frames, early frames */
+Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
+Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 
 #include <stddef.h>
 #include <stdio.h>

@@ -46,6 +46,93 @@ SCHEMA_ERRORS = []
 # CARC_IT_SCHEMA=0 skips schema validation (while debugging something else).
 VALIDATE = os.environ.get("CARC_IT_SCHEMA", "1") != "0"
 
+# ---------------------------------------------------------------------------------------------
+# Secrets and logs: no token or password may appear in any line carcd logs.
+#
+# Every carcd the suite starts writes what it prints (stdout and stderr) to a file of LOG_DIR;
+# every secret the suite sends or receives (seat tokens from `joined`, tokens and passwords in
+# any message sent, `*-token` / `*password*` settings and flags) is recorded in SECRETS; at the
+# end run.py calls secret_problems(), which reads every line of every file and names each line
+# that contains a recorded secret. Secrets shorter than SECRET_MIN characters are recorded but
+# cannot be searched for without false alarms ("pw" is in many words): tests use longer ones, and
+# the report counts any short one.
+
+LOG_DIR = os.environ.get("CARC_IT_LOGS") or tempfile.mkdtemp(prefix="carcd-it-logs-")
+SECRETS = set()
+SECRET_MIN = 6
+_log_files = itertools.count(1)
+
+
+def secret_add(value):
+    """Record a secret the suite saw (other tests: admin and metrics tokens they send)."""
+    if isinstance(value, str) and value:
+        SECRETS.add(value)
+
+
+def _secrets_in_message(msg):
+    """Record the tokens and passwords of a message the suite sends (dict or JSON text)."""
+    if isinstance(msg, (bytes, bytearray)):
+        msg = msg.decode("utf-8", "replace")
+    if isinstance(msg, str):
+        try:
+            msg = json.loads(msg)
+        except ValueError:
+            return
+    if isinstance(msg, dict):
+        for key in ("token", "password"):
+            secret_add(msg.get(key))
+
+
+def _secrets_in_settings(pairs):
+    """Record the secret settings of a carcd (config items or --flag value pairs)."""
+    for key, value in pairs:
+        key = str(key).lstrip("-")
+        if "token" in key or "password" in key:
+            secret_add(str(value))
+
+
+def log_file_new(name):
+    """A new file in LOG_DIR for one carcd's output: its path."""
+    return os.path.join(LOG_DIR, "%04d-%s.log" % (next(_log_files), name))
+
+
+def log_keep(name, text):
+    """Keep the output of a carcd run some other way (subprocess.run) for the check."""
+    with open(log_file_new(name), "w", errors="replace") as f:
+        f.write(text or "")
+
+
+def secret_problems(secrets=None, files=None):
+    """(problems, checked, short): every log line, in files (default: all of LOG_DIR), that
+    contains one of secrets (default SECRETS), as "FILE:LINE: contains SECRET...: TEXT"."""
+    secrets = sorted(SECRETS if secrets is None else secrets)
+    long_ = [x for x in secrets if len(x) >= SECRET_MIN]
+    short = [x for x in secrets if len(x) < SECRET_MIN]
+    if files is None:
+        files = sorted(os.path.join(LOG_DIR, f) for f in os.listdir(LOG_DIR))
+    problems = []
+    for path in files:
+        with open(path, errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                for x in long_:
+                    if x in line:
+                        shown = line.rstrip("\n").replace(x, "<SECRET %s...>" % x[:4])
+                        problems.append("%s:%d: contains a secret: %s" % (path, n, shown[:300]))
+    return problems, len(long_), short
+
+
+def secret_self_check():
+    """The check can fail: a planted token in a log line is found, a clean line is not."""
+    planted = "0123456789abcdef0123456789abcdef"
+    with tempfile.TemporaryDirectory(prefix="carcd-it-plant-") as d:
+        path = os.path.join(d, "planted.log")
+        with open(path, "w") as f:
+            f.write("carcd: info: connection open addr=127.0.0.1\n")
+            f.write('{"level":"info","msg":"resume %s"}\n' % planted)
+        found, _, _ = secret_problems({planted, "not-in-any-line"}, [path])
+    return len(found) == 1 and ":2:" in found[0]
+
+
 STARTUP_RE = re.compile(r"carcd listening on http://([^/:\s]+|\[[^\]]+\]):(\d+)/")
 
 
@@ -167,6 +254,9 @@ class Server:
         self.child_setup = child_setup
         self.data_dir = data_dir
         self.config = dict(LIMITS if config is None else config)
+        _secrets_in_settings(self.config.items())
+        _secrets_in_settings(zip(self.extra, self.extra[1:]))
+        _secrets_in_settings(tuple(a.split("=", 1)) for a in self.extra if "=" in a)
         self.proc = None
         self.host = None
         self.port = None
@@ -205,9 +295,13 @@ class Server:
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, errors="replace", preexec_fn=pre)
         found = threading.Event()
+        self.log_path = log_file_new("carcd")
+        logf = open(self.log_path, "w", errors="replace")
 
         def reader():
             for line in self.proc.stdout:
+                logf.write(line)
+                logf.flush()
                 self.lines.append(line.rstrip("\n"))
                 if not found.is_set():
                     m = STARTUP_RE.search(line)
@@ -215,6 +309,7 @@ class Server:
                         self.host = m.group(1).strip("[]")
                         self.port = int(m.group(2))
                         found.set()
+            logf.close()
         self._reader = threading.Thread(target=reader, daemon=True)
         self._reader.start()
         deadline = time.monotonic() + timeout
@@ -280,8 +375,10 @@ class Client:
         self.server = server
         self.name = name
         self.validate = validate
-        self.ws = websocket.create_connection(server.ws_url, timeout=timeout,
-                                              enable_multithread=False)
+        connect = getattr(server, "ws_connect", None)  # a front (test_proxy's nginx)
+        self.ws = (connect(timeout) if connect is not None else
+                   websocket.create_connection(server.ws_url, timeout=timeout,
+                                               enable_multithread=False))
         self.timeout = timeout
         self.backlog = []      # received, not yet taken by wait_for
         self.doc = None        # public state built from the last `state` and later deltas
@@ -303,9 +400,11 @@ class Client:
     # -- sending
 
     def send(self, msg):
+        _secrets_in_message(msg)
         self.ws.send(json.dumps(msg, separators=(",", ":")))
 
     def send_raw(self, text):
+        _secrets_in_message(text)
         self.ws.send(text)
 
     def request(self, mtype, **fields):
@@ -385,6 +484,7 @@ class Client:
             self.seat = msg["seat"]
             if msg.get("token"):
                 self.token = msg["token"]
+                secret_add(self.token)
         elif t == "watching":
             self.room = msg["room"]
             self.seat = None
@@ -885,6 +985,7 @@ def ws_frame(payload, opcode=1, fin=True, mask=b"\x11\x22\x33\x44"):
     """One masked client frame."""
     if isinstance(payload, str):
         payload = payload.encode()
+    _secrets_in_message(payload)
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
     return ws_frame_header(len(payload), opcode, fin, mask) + body
 
@@ -967,6 +1068,14 @@ def log(*args):
 # The suite's shared server: started on first use, stopped by run.py (which checks its exit).
 
 _shared = None
+
+
+def shared_set(server):
+    """Make server the shared one (test_logs runs other modules' tests against a server of its
+    own); returns the one it replaces."""
+    global _shared
+    old, _shared = _shared, server
+    return old
 
 
 def shared():

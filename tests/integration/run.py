@@ -10,6 +10,7 @@ that it exits 0, then prints unittest's report and a last line `N passed, N fail
 
 import faulthandler
 import os
+import shutil
 import sys
 import time
 import unittest
@@ -26,7 +27,8 @@ except ImportError as e:  # websocket, jsonschema, jsonpatch: deploy/deps.sh ins
 MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conformance", "test_turns", "test_pybot", "test_http", "test_hostile",
            "test_coverage",
            "test_crash",
-           "test_storage"]
+           "test_storage",
+           "test_logs", "test_proxy"]
 
 
 def main(argv):
@@ -44,6 +46,19 @@ def main(argv):
         failed += 1  # counted as one more failed check
         print("FAIL: carcd exited with status %s after SIGTERM; its last output:\n%s"
               % (status, h.last_log), file=sys.stderr)
+    # No token or password in any line any carcd of this run logged (harness.secret_problems),
+    # and the check itself finds a planted one.
+    if not h.secret_self_check():
+        failed += 1
+        print("FAIL: the log check did not find a token planted in a log line", file=sys.stderr)
+    leaks, checked, short = h.secret_problems()
+    failed += len(leaks)
+    for leak in leaks[:20]:
+        print("FAIL: a secret in carcd's log: %s" % leak, file=sys.stderr)
+    print("logs: %d secrets searched for in every line of %s (%d too short to search)"
+          % (checked, h.LOG_DIR, len(short)), file=sys.stderr)
+    if not leaks and not os.environ.get("CARC_IT_LOGS"):
+        shutil.rmtree(h.LOG_DIR, ignore_errors=True)
     print("server messages validated: %d (types: %s); schema failures: %d; %.1f s"
           % (h.STATS["messages"], ", ".join(sorted(t for t in h.STATS["types"] if t)),
              len(h.SCHEMA_ERRORS), time.monotonic() - t0), file=sys.stderr)

@@ -244,7 +244,7 @@ class Crash(unittest.TestCase):
         rng = random.Random(11)
         srv = self.start()
         # A lobby room with a password and a free seat; a game in progress; a finished game.
-        lobby = h.create_room(srv, ["Ann", "Bob"], seats=3, password="pw")
+        lobby = h.create_room(srv, ["Ann", "Bob"], seats=3, password="pw-lobby-7")
         lobby_room = Room(lobby)
         mid = h.create_room(srv, ["Cy", "Di"])
         mid[0].send({"v": h.V, "type": "start"})
@@ -290,9 +290,9 @@ class Crash(unittest.TestCase):
             self.assertEqual(http_status(srv, "/api/games/" + mid_room.id), 404)
         # The lobby's password and free seat still work; the game goes on to its end.
         c = h.Client(srv, name="Gus")
-        r = c.request("join", room=lobby_room.id, name="Gus", password="nope")
+        r = c.request("join", room=lobby_room.id, name="Gus", password="nope-wrong-7")
         self.assertEqual(r.get("code"), "wrong_password")
-        c.request_ok("join", "joined", room=lobby_room.id, name="Gus", password="pw")
+        c.request_ok("join", "joined", room=lobby_room.id, name="Gus", password="pw-lobby-7")
         c.close()
         while not step(mid_room, rng):
             pass

@@ -127,7 +127,7 @@ class Lobby(ErrorCase):
         try:
             with h.Client(srv) as c:
                 self.expect_error(c, "wrong_password", "join", room=p[0].room, name="Bob", check_room=p[0].room,
-                                  password="open", watchers=p)
+                                  password="open-wrong-7", watchers=p)
                 self.expect_error(c, "wrong_password", "join", room=p[0].room, name="Bob", check_room=p[0].room,
                                   watchers=p)
         finally:

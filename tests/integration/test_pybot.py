@@ -148,6 +148,7 @@ class PyBot(unittest.TestCase):
         for line in trace:
             side, text = sides[line[0]], line[2:]
             msg = json.loads(text)
+            h.secret_add(msg.get("token"))  # the host's seat token, for run.py's log check
             problem = h.SCHEMAS.check(side, msg)
             self.assertIsNone(problem, "%s: %s" % (problem, text[:300]))
             self.assertEqual(msg.get("v"), h.V, text[:300])

@@ -62,6 +62,7 @@ def run_carcd(data_dir, *extra, timeout=10):
                        + list(extra), cwd=h.ROOT, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=timeout,
                        preexec_fn=h._die_with_parent)
+    h.log_keep("carcd-run", p.stdout + p.stderr)  # for run.py's check of secrets in logs
     return p.returncode, p.stdout, p.stderr
 
 
