@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/metrics.h"
+
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now)
 {
     b->level = (int64_t)burst * period;
@@ -68,6 +70,7 @@ void session_close(struct session *s, int code, const char *reason, int flush)
     if (s->closing)
         return;
     s->closing = 1;
+    metrics_close_count(code);
     s->close_code = code;
     s->close_flush = flush;
     size_t n = strlen(reason);
@@ -106,6 +109,7 @@ void session_send(struct session *s, struct sbuf *b)
     s->q[(s->qhead + s->qlen) % s->qcap] = sbuf_ref(b);
     s->qlen++;
     s->qbytes += b->len;
+    metrics_sent_count(b);
     if (s->qlen == 1 && s->sink != NULL && s->sink->wake != NULL)
         s->sink->wake(s);
 }

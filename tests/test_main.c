@@ -110,6 +110,7 @@ int main(void)
     srunner_add_suite(sr, suite_loopstat());
     srunner_add_suite(sr, suite_bounds());
     srunner_add_suite(sr, suite_memtrim());
+    srunner_add_suite(sr, suite_metrics());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

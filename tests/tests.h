@@ -25,6 +25,7 @@ Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged 
 Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engine's arrays */
+Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 
 #include <stddef.h>
 #include <stdio.h>
