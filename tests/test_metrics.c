@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "metrics/metrics.h"
 #include "room_util.h"
 #include "sbuf.h"
@@ -261,6 +262,86 @@ START_TEST(test_lobby_counted)
 }
 END_TEST
 
+static int route(struct api *a, const char *method, const char *auth, struct api_reply *r)
+{
+    api_route_metrics(a, method, auth, r);
+    return r->status;
+}
+
+/* The public port's /metrics: 404 without a token configured, whatever is
+ * sent; with one, 401 (and a Bearer challenge) unless the header is
+ * "Bearer " (the scheme in any case) and exactly the token; the metrics listener asks for nothing
+ * but serves only /metrics and /healthz. */
+START_TEST(test_api_metrics_routes)
+{
+    static const char token[] = "0123456789abcdef-metrics";
+    struct api a;
+    memset(&a, 0, sizeof a);
+    a.lobby = lb;
+    struct api_reply r;
+    ck_assert_int_eq(route(&a, "GET", NULL, &r), 404);
+    api_reply_free(&r);
+    ck_assert_int_eq(route(&a, "GET", "Bearer 0123456789abcdef-metrics", &r), 404);
+    api_reply_free(&r);
+    api_route(&a, "GET", "/metrics", &r); /* through the ordinary routes: the same */
+    ck_assert_int_eq(r.status, 404);
+    api_reply_free(&r);
+
+    a.metrics_token = token;
+    const char *const refused[] = {NULL,
+                                   "",
+                                   "Bearer",
+                                   "Bearer ",
+                                   "Basic 0123456789abcdef-metrics",
+                                   "Bearer 0123456789abcdef-metric",
+                                   "Bearer 0123456789abcdef-metricsx",
+                                   "Bearer  0123456789abcdef-metrics",
+                                   "Bearer 1123456789abcdef-metrics"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        ck_assert_int_eq(route(&a, "GET", refused[i], &r), 401);
+        ck_assert_str_eq(r.www_authenticate, "Bearer realm=\"carcd metrics\"");
+        ck_assert_ptr_null(strstr(r.body, "carcd_"));
+        ck_assert_ptr_null(strstr(r.body, token));
+        api_reply_free(&r);
+    }
+    api_route(&a, "GET", "/metrics", &r); /* no header reaches api_route */
+    ck_assert_int_eq(r.status, 401);
+    api_reply_free(&r);
+    ck_assert_int_eq(route(&a, "POST", "Bearer 0123456789abcdef-metrics", &r), 405);
+    api_reply_free(&r);
+    ck_assert_int_eq(route(&a, "GET", "Bearer 0123456789abcdef-metrics", &r), 200);
+    ck_assert_str_eq(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
+    ck_assert_ptr_nonnull(strstr(r.body, "\n# TYPE carcd_moves_total counter\n"));
+    ck_assert_ptr_null(strstr(r.body, token));
+    ck_assert_uint_eq(r.len, strlen(r.body));
+    api_reply_free(&r);
+    ck_assert_int_eq(route(&a, "GET", "bearer 0123456789abcdef-metrics", &r), 200);
+    api_reply_free(&r);
+    ck_assert_int_eq(route(&a, "HEAD", "Bearer 0123456789abcdef-metrics", &r), 200);
+    ck_assert(r.head);
+    api_reply_free(&r);
+
+    api_route_metrics_port(&a, "GET", "/metrics", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_ptr_nonnull(strstr(r.body, "# TYPE carcd_rooms gauge\n"));
+    api_reply_free(&r);
+    api_route_metrics_port(&a, "GET", "/healthz", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_str_eq(r.body, "ok");
+    api_reply_free(&r);
+    const char *const other[] = {"/",          "/index.html", "/api/rooms",
+                                 "/api/stats", "/ws",         "/metrics/"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        api_route_metrics_port(&a, "GET", other[i], &r);
+        ck_assert_int_eq(r.status, 404);
+        api_reply_free(&r);
+    }
+    api_route_metrics_port(&a, "POST", "/metrics", &r);
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
+}
+END_TEST
+
 Suite *suite_metrics(void)
 {
     Suite *s = suite_create("metrics");
@@ -272,6 +353,7 @@ Suite *suite_metrics(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("lobby", setup_default);
     tcase_add_test(tc, test_lobby_counted);
+    tcase_add_test(tc, test_api_metrics_routes);
     suite_add_tcase(s, tc);
     return s;
 }
