@@ -9,7 +9,8 @@
 #include "log.h"
 
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
- * visible ASCII (no spaces), never echoed in an error. */
+ * visible ASCII but '#' (a comment in a config file), never echoed in an
+ * error. */
 enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_SECRET };
 
 struct key {
@@ -172,10 +173,10 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         size_t n = strlen(value);
         int visible = n >= 16 && n < k->size;
         for (size_t i = 0; visible && i < n; i++)
-            visible = value[i] > 0x20 && value[i] < 0x7f;
+            visible = value[i] > 0x20 && value[i] < 0x7f && value[i] != '#';
         if (!visible) {
-            snprintf(err, errlen, "%s: must be 16 to %zu bytes of visible ASCII, no spaces", key,
-                     k->size - 1);
+            snprintf(err, errlen, "%s: must be 16 to %zu bytes of visible ASCII, no spaces or '#'",
+                     key, k->size - 1);
             return -1;
         }
         strcpy(field, value);
