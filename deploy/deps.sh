@@ -13,6 +13,7 @@ packages=(
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev zlib1g-dev   # server/
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     nginx openssl                       # tests/integration/test_proxy.py: TLS reverse proxy in front of carcd
+    prometheus                          # tests/integration/test_metrics.py: a real scraper, promtool
     chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core
     clang libclang-rt-14-dev            # make fuzz: libFuzzer, ASan and UBSan runtimes (tests/fuzz/)
     "$@"

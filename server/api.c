@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lobby.h"
 #include "log.h"
 #include "loopstat.h"
+#include "metrics/metrics.h"
 #include "msg.h"
 #include "replay_json.h"
 #include "sbuf.h"
@@ -331,6 +333,79 @@ static int reply_games(struct api *a, const char *path, const char *query, struc
     return 1;
 }
 
+/* Is given the same as secret? Time depends on the lengths only, not on where
+ * the first difference lies. */
+static int secret_equal(const char *given, const char *secret)
+{
+    size_t n = strlen(given), m = strlen(secret);
+    unsigned char diff = n != m;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)given[i] ^ (unsigned char)secret[m > 0 ? i % m : 0];
+    return diff == 0;
+}
+
+static void reply_metrics(struct api *a, struct api_reply *out)
+{
+    out->status = 200;
+    out->content_type = "text/plain; version=0.0.4; charset=utf-8";
+    out->cache_control = "no-store";
+    out->owned = metrics_exposition(a->lobby, a->stats);
+    if (out->owned == NULL)
+        srv_oom("metrics");
+    out->body = out->owned;
+    out->len = strlen(out->body);
+}
+
+static int route_start(const char *method, struct api_reply *out)
+{
+    out->head = strcmp(method, "HEAD") == 0;
+    if (strcmp(method, "GET") != 0 && !out->head) {
+        reply_text(out, 405, "text/plain; charset=utf-8", "method not allowed\n");
+        return -1;
+    }
+    return 0;
+}
+
+void api_route_metrics(struct api *a, const char *method, const char *authorization,
+                       struct api_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    if (route_start(method, out) != 0)
+        return;
+    if (a->metrics_token == NULL || a->metrics_token[0] == '\0') {
+        reply_text(out, 404, "text/plain; charset=utf-8", "not found\n");
+        return;
+    }
+    static const char bearer[] = "Bearer ";
+    /* The scheme's name is case-insensitive (RFC 7235), the token is not. */
+    if (authorization == NULL || strncasecmp(authorization, bearer, sizeof bearer - 1) != 0 ||
+        !secret_equal(authorization + sizeof bearer - 1, a->metrics_token)) {
+        reply_text(out, 401, "text/plain; charset=utf-8",
+                   "GET /metrics needs Authorization: Bearer and the metrics token\n");
+        out->www_authenticate = "Bearer realm=\"carcd metrics\"";
+        out->cache_control = "no-store";
+        return;
+    }
+    reply_metrics(a, out);
+}
+
+void api_route_metrics_port(struct api *a, const char *method, const char *path,
+                            struct api_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    if (route_start(method, out) != 0)
+        return;
+    if (strcmp(path, "/metrics") == 0) {
+        reply_metrics(a, out);
+    } else if (strcmp(path, "/healthz") == 0) {
+        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
+        out->cache_control = "no-store";
+    } else {
+        reply_text(out, 404, "text/plain; charset=utf-8",
+                   "not found: this listener serves /metrics and /healthz\n");
+    }
+}
+
 void api_route(struct api *a, const char *method, const char *path, struct api_reply *out)
 {
     api_route_query(a, method, path, NULL, out, NULL, NULL);
@@ -379,6 +454,10 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
     }
     if (reply_games(a, path, query, out))
         return;
+    if (strcmp(path, "/metrics") == 0) {
+        api_route_metrics(a, method, NULL, out); /* no Authorization header here */
+        return;
+    }
     if (strcmp(path, "/api/stats") == 0 && a->stats != NULL) {
         out->status = 200;
         out->content_type = "application/json";

@@ -12,6 +12,9 @@
  *   GET /api/games/{id}/replay   that record played through the engine: every
  *                     move's events, scores and meeples (PROTOCOL.md "Replays")
  *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
+ *   GET /metrics      Prometheus text (metrics/metrics.h): 404 unless a metrics
+ *                     token is set, then 401 without `Authorization: Bearer TOKEN`.
+ *                     The metrics listener (metrics-port) serves it without a token.
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
  *   GET /ws           426: websocket upgrades only
@@ -42,6 +45,7 @@ struct api {
     char *tiles;                  /* GET /api/tiles, built once */
     struct store *store;          /* NULL: no storage, /api/games is empty */
     const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
+    const char *metrics_token;    /* NULL or "": GET /metrics is 404 on the public port */
 };
 
 struct api_reply {
@@ -50,6 +54,7 @@ struct api_reply {
     const char *cache_control;    /* NULL: none */
     const char *etag;             /* NULL: none */
     const char *content_encoding; /* "gzip" or NULL */
+    const char *www_authenticate; /* a 401's challenge, or NULL */
     int head;                     /* HEAD: the headers of the GET, no body */
     const char *body;
     size_t len;
@@ -84,6 +89,17 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     const char *accept_encoding, const char *if_none_match, struct api_reply *out,
                     api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
+
+/* GET (or HEAD) /metrics on the public port: 404 when a->metrics_token is
+ * unset; 401 (WWW-Authenticate: Bearer) unless authorization (the header's
+ * value, NULL when absent) is "Bearer " (the scheme in any case) and the
+ * token, compared in constant time; else 200 with the exposition (text/plain; version=0.0.4). */
+void api_route_metrics(struct api *a, const char *method, const char *authorization,
+                       struct api_reply *out);
+/* The metrics listener's routes: GET and HEAD of /metrics (no token asked)
+ * and /healthz; 404 for any other path, 405 for other methods. */
+void api_route_metrics_port(struct api *a, const char *method, const char *path,
+                            struct api_reply *out);
 
 /* Content type of a file name by its extension ("application/octet-stream"
  * when unknown). */

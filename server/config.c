@@ -9,7 +9,10 @@
 #include "log.h"
 #include "proxy/proxy.h"
 
-enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES };
+/* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
+ * visible ASCII but '#' (a comment in a config file), never echoed in an
+ * error. */
+enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES, K_SECRET };
 
 struct key {
     const char *name;
@@ -95,6 +98,15 @@ static const struct key keys[] = {
      "milliseconds a built-in bot may think about one move (1000)"},
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
      "bots' searches at once on the thread pool, which storage shares (2)"},
+    {"metrics-port", K_INT, OFF(metrics_port), 0, 0, 65535,
+     "port of a second listener serving only GET /metrics and /healthz (0 = none)"},
+    {"metrics-listen", K_STR, OFF(metrics_listen),
+     sizeof(((struct carcd_config *)0)->metrics_listen), 0, 0,
+     "address of the metrics listener (127.0.0.1)"},
+    {"metrics-token", K_SECRET, OFF(metrics_token),
+     sizeof(((struct carcd_config *)0)->metrics_token), 0, 0,
+     "when set, GET /metrics on the public port answers to `Authorization: Bearer TOKEN`"
+     " (unset: 404 there)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -141,6 +153,7 @@ void config_defaults(struct carcd_config *c)
     c->storage_fsync = 1;
     c->bot_think_ms = 1000;
     c->bot_searches = 2;
+    strcpy(c->metrics_listen, "127.0.0.1");
     lobby_limits_defaults(&c->limits);
 }
 
@@ -163,6 +176,19 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         }
         strcpy(field, value);
         return 0;
+    case K_SECRET: {
+        size_t n = strlen(value);
+        int visible = n >= 16 && n < k->size;
+        for (size_t i = 0; visible && i < n; i++)
+            visible = value[i] > 0x20 && value[i] < 0x7f && value[i] != '#';
+        if (!visible) {
+            snprintf(err, errlen, "%s: must be 16 to %zu bytes of visible ASCII, no spaces or '#'",
+                     key, k->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    }
     case K_ONOFF:
         if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
             snprintf(err, errlen, "%s: '%s' is not on or off", key, value);

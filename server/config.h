@@ -50,6 +50,10 @@ struct carcd_config {
     int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
     int bot_think_ms;    /* time a bot's search may take per move */
     int bot_searches;    /* bots' searches on the thread pool at once */
+    int metrics_port;    /* 0: no metrics listener; else GET /metrics and /healthz there */
+    char metrics_listen[64];
+    char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs
+                                `Authorization: Bearer` this. A secret: never logged */
     struct lobby_limits limits;
 };
 

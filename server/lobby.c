@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "metrics/metrics.h"
 #include "rand.h"
 #include "store.h"
 #include "turn.h"
@@ -469,6 +470,7 @@ static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
             room_reap_if_dead(c->lb, old);
     }
     room_resume(c->r, c->s, i, c->m->u.resume.seq, c->m->id, c->now);
+    metrics_resume_count();
     return 0;
 }
 
@@ -672,6 +674,7 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
     struct proto_error perr;
     proto_error_init(&perr);
     int rc = proto_msg_decode(text, len, &m, &perr);
+    metrics_received_count(rc == 0 ? m.type : -1);
     if (bucket_take(&s->msg, now, l->rate, l->burst, 1000) != 0) {
         reply_error(s, CARC_E_RATE, NULL, m.id);
         return;

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "loopstat.h"
 #include "memtrim.h"
+#include "metrics/metrics.h"
 #include "net.h"
 #include "store.h"
 #include "turn.h"
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
     }
     log_level_set(sv.cfg.log_level);
     log_format_set(sv.cfg.log_format);
+    metrics_init();
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit, a write fails like a full disk (EFBIG) and
      * storage refuses moves; without this the process would die. */
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
     }
     sv.api.store = sv.store;
     sv.api.stats = &sv.stats;
+    sv.api.metrics_token = sv.cfg.metrics_token;
     sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
     int status = 0;
     if (sv.net == NULL || net_port(sv.net) < 0) {

@@ -48,10 +48,11 @@ struct net {
     struct api *api;
     struct lws_context *ctx;
     struct lws_vhost *vh;
+    struct lws_vhost *mvh; /* the metrics listener (metrics-port), or NULL */
     int port;
     int stopping; /* lws_context_destroy has begun: the sinks do nothing */
     lws_retry_bo_t retry;
-    char iface[64];
+    char iface[64], miface[64];
     struct proxy_list proxies; /* trusted-proxies */
 };
 
@@ -416,6 +417,7 @@ static int http_headers(struct lws *wsi, struct conn *c)
     if (http_header(wsi, "cache-control:", r->cache_control, &p, end) ||
         http_header(wsi, "etag:", r->etag, &p, end) ||
         http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
+        http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
         http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end) ||
         http_header(wsi, "connection:", c->http.close ? "close" : NULL, &p, end))
         return -1;
@@ -522,6 +524,18 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
              pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
              stt != NULL ? stt : "");
+    if (n->mvh != NULL && lws_get_vhost(wsi) == n->mvh) {
+        api_route_metrics_port(n->api, method_name(wsi), path, r);
+        return http_headers(wsi, c);
+    }
+    if (strcmp(path, "/metrics") == 0) {
+        /* The token is a secret: read it for this route only, never logged. */
+        char auth[256] = "";
+        int has_auth = lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) > 0;
+        api_route_metrics(n->api, method_name(wsi), has_auth ? auth : NULL, r);
+        memset(auth, 0, sizeof auth);
+        return http_headers(wsi, c);
+    }
     char enc[128] = "", inm[128] = "";
     int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
     int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;
@@ -568,8 +582,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         net_rx_accept((int)(intptr_t)in); /* the accepted socket */
         return 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        /* Upgrades only at /ws, and none while shutting down. */
-        return !ws_path_ok(wsi) || n->lobby->shutting_down;
+        /* Upgrades only at /ws, not on the metrics listener, and none while
+         * shutting down. */
+        return !ws_path_ok(wsi) || n->lobby->shutting_down ||
+               (n->mvh != NULL && lws_get_vhost(wsi) == n->mvh);
     case LWS_CALLBACK_ESTABLISHED:
         return ws_established(n, wsi, c);
     case LWS_CALLBACK_RECEIVE:
@@ -664,6 +680,36 @@ static int lws_levels(int level)
     return l;
 }
 
+/* The second listener, for Prometheus: the same protocol callback, which
+ * routes its requests to api_route_metrics_port and refuses upgrades. info is
+ * the public vhost's, changed here. 0, or -1 after printing why. */
+static int net_metrics_start(struct net *n, struct lws_context_creation_info *info,
+                             const struct carcd_config *c)
+{
+    snprintf(n->miface, sizeof n->miface, "%s",
+             strcmp(c->metrics_listen, "localhost") == 0 ? "127.0.0.1" : c->metrics_listen);
+    int any = strcmp(c->metrics_listen, "0.0.0.0") == 0 || strcmp(c->metrics_listen, "*") == 0;
+    info->iface = any ? NULL : n->miface;
+    info->options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;
+    if (strchr(c->metrics_listen, ':') == NULL)
+        info->options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    info->port = c->metrics_port;
+    info->vhost_name = "carcd-metrics";
+    n->mvh = lws_create_vhost(n->ctx, info);
+    if (n->mvh != NULL && lws_get_vhost_listen_port(n->mvh) <= 0)
+        n->mvh = NULL;
+    if (n->mvh == NULL) {
+        fprintf(stderr,
+                "carcd: cannot listen for metrics on %s port %d (in use, or not an address "
+                "here)\n",
+                c->metrics_listen, c->metrics_port);
+        return -1;
+    }
+    log_info("metrics on http://%s%s%s:%d/metrics", strchr(c->metrics_listen, ':') ? "[" : "",
+             c->metrics_listen, strchr(c->metrics_listen, ':') ? "]" : "", c->metrics_port);
+    return 0;
+}
+
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
                       const struct carcd_config *c)
 {
@@ -733,6 +779,11 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
         return n; /* the caller runs the loop to let lws close, then net_free */
     }
     n->port = lws_get_vhost_listen_port(n->vh);
+    if (c->metrics_port > 0 && net_metrics_start(n, &info, c) != 0) {
+        n->vh = NULL;
+        n->stopping = 1;
+        lws_context_destroy(n->ctx);
+    }
     return n;
 }
 

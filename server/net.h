@@ -3,7 +3,9 @@
  *
  * HTTP requests go to api.c; websocket connections at /ws (subprotocol
  * "carcd" or none) become sessions of the lobby. Each session's queue is
- * drained one frame per writable callback. */
+ * drained one frame per writable callback. With c->metrics_port, a second
+ * vhost on c->metrics_listen answers only api_route_metrics_port (no
+ * websocket); the public port's /metrics gets the Authorization header. */
 #ifndef CARCD_NET_H
 #define CARCD_NET_H
 
@@ -15,8 +17,9 @@
 
 struct net;
 
-/* Listen on c->listen:c->port on loop. Returns NULL after printing why on
- * stderr (address in use, bad address). lb and api must outlive the net. */
+/* Listen on c->listen:c->port (and the metrics listener) on loop. Returns
+ * NULL, or a net whose net_port is -1, after printing why on stderr (address
+ * in use, bad address). lb and api must outlive the net. */
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
                       const struct carcd_config *c);
 

@@ -6,6 +6,7 @@
 
 #include "bots.h"
 #include "log.h"
+#include "metrics/metrics.h"
 #include "rand.h"
 #include "store.h"
 #include "turn.h"
@@ -596,9 +597,11 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     if (r->nmoves >= CARC_MAX_MOVES)
         return carc_error_set(err, CARC_E_INVAL, "the game record is full");
     int mover = g->current;
+    uint64_t t0 = metrics_now_ns();
     int rc = carc_game_play(g, mv, err);
     if (rc != 0)
         return rc;
+    metrics_move_count();
     room__moves_reserve(r, r->nmoves + 1);
     r->moves[r->nmoves++] = *mv;
     if (g->phase == CARC_PHASE_OVER) {
@@ -608,6 +611,7 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     }
     turn_moved(r, mover, now);
     long long seq = room__publish(r, ex, nex, mv, NULL);
+    room__move_timed(r, t0);
     turn_schedule(r, now);
     return seq;
 }
@@ -724,6 +728,7 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
         sbuf_unref(r->held[i].alt);
     }
     r->held_head = r->nheld = 0;
+    r->ntimed = 0; /* those moves are undone: never broadcast */
     struct carc_error err = {0, ""};
     if (room__replay(r, r->moves_committed, &err) != 0)
         log_event(LOG_ERROR, &(struct log_fields){.room = r->id, .code = carc_err_name(err.code)},

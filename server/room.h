@@ -27,6 +27,7 @@
 #include "state.h"
 
 #define ROOM_CHAT_KEPT 32 /* chat lines a `history` carries */
+#define ROOM_TIMED 4      /* held moves timed at once (struct room.timed_ns) */
 
 struct lobby;
 struct carc_record;
@@ -116,6 +117,12 @@ struct room {
     uint64_t created_ms, updated_ms; /* wall clock, set by the store */
     struct room_held *held;          /* FIFO of held messages, held[held_head..nheld) */
     int nheld, held_head, held_cap;
+    /* Moves whose delta is held: when each was accepted (metrics_now_ns) and
+     * the batch it waits for, for carcd_move_broadcast_seconds. More than
+     * ROOM_TIMED at once (bots in a slow commit) are not timed. */
+    uint64_t timed_ns[ROOM_TIMED];
+    unsigned long timed_gen[ROOM_TIMED];
+    int ntimed;
 
     /* Owned by the lobby. */
     struct room *hnext;         /* hash chain */
@@ -256,6 +263,9 @@ void room__send_text(struct room *r, struct session *s, char *text);
 void room__unhold(struct room *r, const struct session *s);
 /* Send what waited for batches up to gen. */
 void room__release(struct room *r, unsigned long gen);
+/* A move accepted at t0 (metrics_now_ns) has just been published: its
+ * broadcast latency is counted now, or when its batch is released. */
+void room__move_timed(struct room *r, uint64_t t0);
 
 /* ---- storage (store.c) ---- */
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/metrics.h"
 #include "room.h"
 #include "store.h"
 
@@ -98,4 +99,25 @@ void room__release(struct room *r, unsigned long gen)
     }
     if (r->held_head == r->nheld)
         r->held_head = r->nheld = 0;
+    int k = 0;
+    uint64_t now = r->ntimed > 0 ? metrics_now_ns() : 0;
+    for (int i = 0; i < r->ntimed; i++) {
+        if (r->timed_gen[i] <= gen) {
+            metrics_broadcast_observe(now - r->timed_ns[i]);
+        } else {
+            r->timed_ns[k] = r->timed_ns[i];
+            r->timed_gen[k++] = r->timed_gen[i];
+        }
+    }
+    r->ntimed = k;
+}
+
+void room__move_timed(struct room *r, uint64_t t0)
+{
+    if (!room__holding(r)) {
+        metrics_broadcast_observe(metrics_now_ns() - t0);
+    } else if (r->ntimed < ROOM_TIMED) {
+        r->timed_ns[r->ntimed] = t0;
+        r->timed_gen[r->ntimed++] = r->wait_gen;
+    }
 }

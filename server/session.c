@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "metrics/metrics.h"
 
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now)
 {
@@ -70,6 +71,7 @@ void session_close(struct session *s, int code, const char *reason, int flush)
     if (s->closing)
         return;
     s->closing = 1;
+    metrics_close_count(code);
     s->close_code = code;
     s->close_flush = flush;
     size_t n = strlen(reason);
@@ -112,6 +114,7 @@ void session_send(struct session *s, struct sbuf *b)
     s->q[(s->qhead + s->qlen) % s->qcap] = sbuf_ref(b);
     s->qlen++;
     s->qbytes += b->len;
+    metrics_sent_count(b);
     if (s->qlen == 1 && s->sink != NULL && s->sink->wake != NULL)
         s->sink->wake(s);
 }

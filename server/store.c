@@ -11,6 +11,7 @@
 #include "lobby.h"
 #include "log.h"
 #include "loopstat.h"
+#include "metrics/metrics.h"
 #include "room.h"
 #include "sbuf.h"
 #include "store_int.h"
@@ -297,6 +298,7 @@ static void batch_finish(struct store *st, struct batch *b)
     st->done_gen = b->gen;
     st->inflight = 0;
     st->batches++;
+    metrics_commit_observe(b->commit_ns, b->ok);
     if (!b->ok && !st->failing)
         log_error("storage: a commit failed (%s); moves are refused until it works again",
                   b->why[0] != '\0' ? b->why : "the thread pool refused the work");

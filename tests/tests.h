@@ -28,6 +28,7 @@ Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engin
 Suite *suite_rxguard(void);     /* tests/test_rxguard.c: unmasked frames, early frames */
 Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
 Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
+Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 
 #include <stddef.h>
 #include <stdio.h>

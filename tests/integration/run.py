@@ -28,7 +28,8 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
            "test_coverage",
            "test_crash",
            "test_storage",
-           "test_logs", "test_proxy"]
+           "test_logs", "test_proxy",
+           "test_metrics"]
 
 
 def main(argv):

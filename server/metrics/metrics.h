@@ -1,0 +1,134 @@
+/* metrics.h: carcd's figures for Prometheus (GET /metrics), in the text
+ * exposition format 0.0.4.
+ *
+ * Two layers. The registry is plain data: a family (one metric name) has a
+ * fixed table of label values chosen at compile time and caller-provided
+ * arrays for its values, so counting is an array increment that never
+ * allocates, and no label ever carries a value from the outside (a room id, a
+ * token, a name). The writer turns families into text.
+ *
+ * On top of it, carcd's own families live in one process-wide registry
+ * (metrics_carcd.c) that the modules which see an event feed with one call
+ * each (metrics_*_count, metrics_*_observe). Not thread safe: every call runs
+ * on the loop thread (a commit measured on the thread pool is counted in its
+ * after-work callback). The exposition is built on the loop when scraped: its
+ * work is bounded by the number of families, rooms and connections. */
+#ifndef CARCD_METRICS_H
+#define CARCD_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the registry ---- */
+
+enum metrics_kind { METRICS_COUNTER, METRICS_GAUGE, METRICS_HISTOGRAM };
+
+struct metrics_family {
+    const char *name; /* [a-zA-Z_:][a-zA-Z0-9_:]*; a counter's ends in _total */
+    const char *help;
+    int kind;                  /* enum metrics_kind */
+    const char *label;         /* the one label's name, or NULL: a single series */
+    const char *const *values; /* label != NULL: the label's value of each series */
+    int nseries;               /* series (1 without a label) */
+    const double *bounds;      /* histogram: bucket upper bounds (le), ascending; +Inf is added */
+    int nbounds;
+    /* Storage, owned by whoever defines the family (static arrays): */
+    double *v;         /* counter, gauge: nseries values */
+    uint64_t *buckets; /* histogram: nseries x (nbounds + 1) counts, not cumulative: the
+                          last of a series counts what lies above every bound */
+    double *sum;       /* histogram: nseries sums */
+};
+
+/* Add d to series i of a counter or gauge (i out of range: nothing). */
+static inline void metrics_family_add(struct metrics_family *f, int i, double d)
+{
+    if (i >= 0 && i < f->nseries)
+        f->v[i] += d;
+}
+
+static inline void metrics_family_set(struct metrics_family *f, int i, double x)
+{
+    if (i >= 0 && i < f->nseries)
+        f->v[i] = x;
+}
+
+/* Count one observation x in series i of a histogram: the first bucket whose
+ * bound is >= x (Prometheus' le), or the last. */
+void metrics_family_observe(struct metrics_family *f, int i, double x);
+
+/* ---- the writer ---- */
+
+/* Growing text. On allocation failure the text is dropped and failed set:
+ * metrics_text_take then returns NULL. */
+struct metrics_text {
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+
+/* Append the family: "# HELP", "# TYPE", then each series; a histogram's
+ * buckets cumulative with le="+Inf" last, then _sum and _count. Label values
+ * are escaped (backslash, double quote, newline) and so is the help text
+ * (backslash, newline). Numbers: integers below 2^53 as integers, others in
+ * the shortest form that reads back the same, +Inf, -Inf, NaN. */
+void metrics_text_family(struct metrics_text *t, const struct metrics_family *f);
+/* Append formatted text (printf). */
+void metrics_text_printf(struct metrics_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The text, malloc'd and NUL-terminated (the caller frees it), or NULL after
+ * a failure; t is empty afterwards. */
+char *metrics_text_take(struct metrics_text *t);
+
+/* A number as the exposition writes it, into out (32 bytes are enough). */
+void metrics_number_format(double x, char *out, size_t size);
+
+/* ---- carcd's families (metrics_carcd.c) ---- */
+
+struct lobby;
+struct loopstat;
+struct sbuf;
+
+/* Note the process' start time (process_start_time_seconds). Call once at
+ * start; counting works without it. */
+void metrics_init(void);
+
+/* A whole inbound message was decoded as type (enum proto_type), or could not
+ * be (-1: counted as type "invalid"). carcd_messages_received_total{type} */
+void metrics_received_count(int type);
+/* b was queued to one connection: carcd_messages_sent_total{type}, its type
+ * read from the text's head ("other" when not a known server message); an
+ * error also counts carcd_errors_total{code}. */
+void metrics_sent_count(const struct sbuf *b);
+/* The server asked to close a connection with this close code:
+ * carcd_closes_total{code} ("other" for a code not in the table). */
+void metrics_close_count(int code);
+/* A seat was resumed with its token: carcd_resumes_total. */
+void metrics_resume_count(void);
+/* A move (a person's or a bot's) was accepted: carcd_moves_total. */
+void metrics_move_count(void);
+/* A move's delta went to the room's members ns nanoseconds after the move
+ * was accepted (after its commit when storage is on):
+ * carcd_move_broadcast_seconds. */
+void metrics_broadcast_observe(uint64_t ns);
+/* A storage batch committed (ok) or failed after ns nanoseconds on the thread
+ * pool: carcd_store_commit_seconds, carcd_store_commit_failures_total. */
+void metrics_commit_observe(uint64_t ns, int ok);
+
+/* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
+uint64_t metrics_now_ns(void);
+
+/* The whole exposition, malloc'd (the caller frees it), or NULL when out of
+ * memory: the counters above, then what is read now: rooms by phase and
+ * connections by kind from lb, the loop's figures from ls (NULL: left out),
+ * and the process' memory, open files, CPU time and start time. */
+char *metrics_exposition(const struct lobby *lb, const struct loopstat *ls);
+
+/* A series' current value by family name and label value (NULL for a family
+ * without a label); a histogram gives its count. -1 when there is no such
+ * series. For tests. */
+double metrics_value(const char *name, const char *label_value);
+
+#endif

@@ -1,0 +1,350 @@
+/* metrics_carcd.c: carcd's metric families (server/README.md "Metrics"), the
+ * calls that count into them, and the exposition built when /metrics is
+ * scraped.
+ *
+ * Every label value comes from a fixed table: message types and close codes
+ * from the protocol, error codes from common/err.h. Nothing a client sends
+ * (room ids, names, tokens, passwords) can become a label. */
+#include "metrics/metrics.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "lobby.h"
+#include "loopstat.h"
+#include "msg.h"
+#include "room.h"
+#include "sbuf.h"
+#include "session.h"
+#include "state.h"
+
+#define N_ERRORS (CARC__EPOS_COUNT - 1) /* the codes of err.h, then "other" */
+
+/* ---- label tables ---- */
+
+static const char *recv_names[PROTO_T_COUNT + 1]; /* proto_type_name, then "invalid" */
+static const char *error_names[N_ERRORS + 1];     /* carc_err_name, then "other" */
+static int names_ready;
+
+/* The server's messages (PROTOCOL.md "Server messages"). */
+static const char *const sent_names[] = {"welcome", "rooms", "joined",  "watching", "left",
+                                         "state",   "delta", "ack",     "synced",   "legal",
+                                         "chat",    "pong",  "history", "error",    "other"};
+#define N_SENT ((int)(sizeof sent_names / sizeof sent_names[0]))
+#define SENT_ERROR (N_SENT - 2)
+
+static const int close_codes[] = {
+    SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY,   SESSION_CLOSE_TOO_BIG,
+    SESSION_CLOSE_TAKEOVER,   SESSION_CLOSE_OVERFLOW, SESSION_CLOSE_IDLE,
+};
+static const char *const close_names[] = {"1001", "1008", "1009", "4000", "4001", "4002", "other"};
+#define N_CLOSES ((int)(sizeof close_names / sizeof close_names[0]))
+
+static const char *const phase_names[] = {"lobby", "playing", "ended"}; /* enum proto_phase */
+static const char *const conn_names[] = {"player", "spectator", "lobby"};
+
+/* Seconds: from half a millisecond (a commit without fsync) to 10 s (a disk
+ * that stalls). */
+static const double latency_bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+#define N_BOUNDS ((int)(sizeof latency_bounds / sizeof latency_bounds[0]))
+
+static void names_init(void)
+{
+    if (names_ready)
+        return;
+    for (int i = 0; i < PROTO_T_COUNT; i++)
+        recv_names[i] = proto_type_name(i);
+    recv_names[PROTO_T_COUNT] = "invalid";
+    for (int i = 0; i < N_ERRORS; i++)
+        error_names[i] = carc_err_name(-(i + 1));
+    error_names[N_ERRORS] = "other";
+    names_ready = 1;
+}
+
+/* ---- the families ---- */
+
+static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1], v_closes[N_CLOSES],
+    v_resumes, v_moves, v_commit_fail;
+static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
+static double s_bcast, s_commit;
+static double v_rooms[3], v_conns[3];
+static double v_loop_busy, v_loop_turns, v_loop_longest;
+static double v_rss, v_vsize, v_fds, v_max_fds, v_cpu, v_start;
+
+#define COUNTER(n, h, var)                                                                         \
+    {                                                                                              \
+        .name = n, .help = h, .kind = METRICS_COUNTER, .nseries = 1, .v = &var                     \
+    }
+#define GAUGE(n, h, var)                                                                           \
+    {                                                                                              \
+        .name = n, .help = h, .kind = METRICS_GAUGE, .nseries = 1, .v = &var                       \
+    }
+#define LABELLED(n, h, k, l, names, var)                                                           \
+    {                                                                                              \
+        .name = n, .help = h, .kind = k, .label = l, .values = names,                              \
+        .nseries = (int)(sizeof var / sizeof var[0]), .v = var                                     \
+    }
+#define HISTOGRAM(n, h, b, total)                                                                  \
+    {                                                                                              \
+        .name = n, .help = h, .kind = METRICS_HISTOGRAM, .nseries = 1, .bounds = latency_bounds,   \
+        .nbounds = N_BOUNDS, .buckets = b, .sum = &total                                           \
+    }
+
+static struct metrics_family f_recv =
+    LABELLED("carcd_messages_received_total",
+             "Whole messages received from clients, by type (invalid: not decoded).",
+             METRICS_COUNTER, "type", recv_names, v_recv);
+static struct metrics_family f_sent =
+    LABELLED("carcd_messages_sent_total",
+             "Messages queued to clients, by type (one per receiving connection).", METRICS_COUNTER,
+             "type", sent_names, v_sent);
+static struct metrics_family f_errors =
+    LABELLED("carcd_errors_total", "Error messages sent to clients, by code.", METRICS_COUNTER,
+             "code", error_names, v_errors);
+static struct metrics_family f_closes =
+    LABELLED("carcd_closes_total", "Connections the server closed, by websocket close code.",
+             METRICS_COUNTER, "code", close_names, v_closes);
+static struct metrics_family f_resumes =
+    COUNTER("carcd_resumes_total", "Seats resumed with their token.", v_resumes);
+static struct metrics_family f_moves =
+    COUNTER("carcd_moves_total", "Moves accepted (people's and bots').", v_moves);
+static struct metrics_family f_bcast = HISTOGRAM(
+    "carcd_move_broadcast_seconds",
+    "Time from a move's acceptance to its delta being queued to the room (after its commit).",
+    b_bcast, s_bcast);
+static struct metrics_family f_commit =
+    HISTOGRAM("carcd_store_commit_seconds",
+              "Time one storage batch's transaction took on the thread pool.", b_commit, s_commit);
+static struct metrics_family f_commit_fail = COUNTER(
+    "carcd_store_commit_failures_total",
+    "Storage batches that failed to commit (moves are refused until one works).", v_commit_fail);
+static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
+                                                METRICS_GAUGE, "phase", phase_names, v_rooms);
+static struct metrics_family f_conns =
+    LABELLED("carcd_connections",
+             "Open websocket connections: seated players, spectators, in no room (lobby).",
+             METRICS_GAUGE, "kind", conn_names, v_conns);
+static struct metrics_family f_loop_busy =
+    COUNTER("carcd_loop_busy_seconds_total",
+            "Time the event loop spent working (not waiting for events).", v_loop_busy);
+static struct metrics_family f_loop_turns =
+    COUNTER("carcd_loop_turns_total", "Event loop turns measured.", v_loop_turns);
+static struct metrics_family f_loop_longest =
+    GAUGE("carcd_loop_longest_turn_seconds", "The longest busy time of one loop turn since start.",
+          v_loop_longest);
+static struct metrics_family f_rss =
+    GAUGE("process_resident_memory_bytes", "Resident memory size in bytes.", v_rss);
+static struct metrics_family f_vsize =
+    GAUGE("process_virtual_memory_bytes", "Virtual memory size in bytes.", v_vsize);
+static struct metrics_family f_fds =
+    GAUGE("process_open_fds", "Number of open file descriptors.", v_fds);
+static struct metrics_family f_max_fds =
+    GAUGE("process_max_fds", "Maximum number of open file descriptors.", v_max_fds);
+static struct metrics_family f_cpu =
+    COUNTER("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", v_cpu);
+static struct metrics_family f_start =
+    GAUGE("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+          v_start);
+
+static struct metrics_family *const families[] = {
+    &f_rooms, &f_conns, &f_recv,   &f_sent,        &f_errors,    &f_closes,     &f_resumes,
+    &f_moves, &f_bcast, &f_commit, &f_commit_fail, &f_loop_busy, &f_loop_turns, &f_loop_longest,
+    &f_rss,   &f_vsize, &f_fds,    &f_max_fds,     &f_cpu,       &f_start,
+};
+#define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
+
+/* ---- counting ---- */
+
+uint64_t metrics_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void metrics_init(void)
+{
+    names_init();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v_start = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+}
+
+void metrics_received_count(int type)
+{
+    metrics_family_add(&f_recv, type >= 0 && type < PROTO_T_COUNT ? type : PROTO_T_COUNT, 1);
+}
+
+/* The string value after key (`"key":"`) in text[0..len), into out; -1 when
+ * absent or longer than out. */
+static int text_field(const char *text, size_t len, const char *key, char *out, size_t size)
+{
+    size_t k = strlen(key);
+    for (size_t i = 0; i + k <= len; i++) {
+        if (memcmp(text + i, key, k) != 0)
+            continue;
+        const char *v = text + i + k;
+        const char *end = memchr(v, '"', len - i - k);
+        if (end == NULL || (size_t)(end - v) >= size)
+            return -1;
+        memcpy(out, v, (size_t)(end - v));
+        out[end - v] = '\0';
+        return 0;
+    }
+    return -1;
+}
+
+void metrics_sent_count(const struct sbuf *b)
+{
+    /* Every server message starts {"v":N,"type":"NAME" (proto__frame_new):
+     * the type is looked for in the head only, the code of an error in its
+     * first bytes (it comes before the message, which may quote input). */
+    char name[16];
+    size_t head = b->len < 40 ? b->len : 40;
+    int t = N_SENT - 1;
+    if (text_field(b->data, head, "\"type\":\"", name, sizeof name) == 0)
+        for (int i = 0; i < N_SENT - 1; i++)
+            if (strcmp(name, sent_names[i]) == 0)
+                t = i;
+    metrics_family_add(&f_sent, t, 1);
+    if (t != SENT_ERROR)
+        return;
+    char code[40];
+    size_t part = b->len < 160 ? b->len : 160;
+    int c = text_field(b->data, part, "\"code\":\"", code, sizeof code) == 0
+                ? carc_err_from_name(code)
+                : 0;
+    metrics_family_add(&f_errors, c < 0 && -c <= N_ERRORS ? -c - 1 : N_ERRORS, 1);
+}
+
+void metrics_close_count(int code)
+{
+    int i = 0;
+    while (i < N_CLOSES - 1 && close_codes[i] != code)
+        i++;
+    metrics_family_add(&f_closes, i, 1);
+}
+
+void metrics_resume_count(void)
+{
+    v_resumes += 1;
+}
+
+void metrics_move_count(void)
+{
+    v_moves += 1;
+}
+
+void metrics_broadcast_observe(uint64_t ns)
+{
+    metrics_family_observe(&f_bcast, 0, (double)ns / 1e9);
+}
+
+void metrics_commit_observe(uint64_t ns, int ok)
+{
+    metrics_family_observe(&f_commit, 0, (double)ns / 1e9);
+    if (!ok)
+        v_commit_fail += 1;
+}
+
+/* ---- read when scraped ---- */
+
+static void collect_lobby(const struct lobby *lb)
+{
+    memset(v_rooms, 0, sizeof v_rooms);
+    memset(v_conns, 0, sizeof v_conns);
+    if (lb == NULL)
+        return;
+    for (const struct room *r = lb->newest; r != NULL; r = r->older)
+        metrics_family_add(&f_rooms, r->phase, 1);
+    for (const struct session *s = lb->idle_head; s != NULL; s = s->inext)
+        if (!s->closing)
+            metrics_family_add(&f_conns, s->room == NULL ? 2 : s->seat >= 0 ? 0 : 1, 1);
+}
+
+static void collect_loop(const struct loopstat *ls)
+{
+    v_loop_busy = (double)ls->busy_total / 1e9;
+    v_loop_turns = (double)ls->iter.count;
+    v_loop_longest = (double)ls->iter.max / 1e9;
+}
+
+/* /proc is in memory: reading it does not wait for a disk. */
+static void collect_process(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+            size = resident = 0;
+        fclose(f);
+    }
+    v_vsize = (double)size * (double)page;
+    v_rss = (double)resident * (double)page;
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d != NULL) {
+        for (struct dirent *e; (e = readdir(d)) != NULL;)
+            n += e->d_name[0] != '.';
+        closedir(d);
+        n--; /* the directory's own descriptor */
+    }
+    v_fds = n;
+    struct rlimit rl;
+    v_max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                    ? (double)rl.rlim_cur
+                    : 0;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        v_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+char *metrics_exposition(const struct lobby *lb, const struct loopstat *ls)
+{
+    names_init();
+    collect_lobby(lb);
+    if (ls != NULL)
+        collect_loop(ls);
+    collect_process();
+    struct metrics_text t = {0};
+    for (int i = 0; i < N_FAMILIES; i++) {
+        const struct metrics_family *f = families[i];
+        if (ls == NULL && (f == &f_loop_busy || f == &f_loop_turns || f == &f_loop_longest))
+            continue;
+        metrics_text_family(&t, f);
+    }
+    return metrics_text_take(&t);
+}
+
+double metrics_value(const char *name, const char *label_value)
+{
+    names_init();
+    for (int i = 0; i < N_FAMILIES; i++) {
+        const struct metrics_family *f = families[i];
+        if (strcmp(f->name, name) != 0)
+            continue;
+        for (int k = 0; k < f->nseries; k++) {
+            if (f->label != NULL && (label_value == NULL || strcmp(f->values[k], label_value) != 0))
+                continue;
+            if (f->label == NULL && label_value != NULL)
+                return -1;
+            if (f->kind != METRICS_HISTOGRAM)
+                return f->v[k];
+            uint64_t n = 0;
+            for (int b = 0; b <= f->nbounds; b++)
+                n += f->buckets[(size_t)k * (size_t)(f->nbounds + 1) + (size_t)b];
+            return (double)n;
+        }
+        return -1;
+    }
+    return -1;
+}
