@@ -12,6 +12,7 @@
  *   GET /api/games/{id}/replay   that record played through the engine: every
  *                     move's events, scores and meeples (PROTOCOL.md "Replays")
  *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
+ *   /admin/...        the admin API (admin/admin.h), GET and POST, behind admin-token
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
  *   GET /ws           426: websocket upgrades only
@@ -32,6 +33,7 @@ struct store;
 struct store_read;
 struct loopstat;
 struct api_reply;
+struct admin;
 
 /* A deferred reply is filled: write it. Runs on the loop. */
 typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
@@ -42,6 +44,7 @@ struct api {
     char *tiles;                  /* GET /api/tiles, built once */
     struct store *store;          /* NULL: no storage, /api/games is empty */
     const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
+    struct admin *admin;          /* NULL: /admin/ is 403 admin_disabled */
 };
 
 struct api_reply {
@@ -50,6 +53,7 @@ struct api_reply {
     const char *cache_control;    /* NULL: none */
     const char *etag;             /* NULL: none */
     const char *content_encoding; /* "gzip" or NULL */
+    const char *www_authenticate; /* NULL: none (401 of the admin API: "Bearer") */
     int head;                     /* HEAD: the headers of the GET, no body */
     const char *body;
     size_t len;
@@ -57,6 +61,10 @@ struct api_reply {
     /* Deferred: the fields above are filled later, then ready(reply, arg). */
     int deferred;
     struct store_read *rq; /* the read in flight; api_reply_free cancels it */
+    /* Other deferred work (an admin backup): api_reply_free calls
+     * cancel(cancel_arg) while it is in flight, after which ready is never called. */
+    void (*cancel)(void *arg);
+    void *cancel_arg;
     api_ready_cb ready;
     void *ready_arg;
 };
@@ -84,6 +92,18 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     const char *accept_encoding, const char *if_none_match, struct api_reply *out,
                     api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
+
+/* One HTTP request as net.c read it; any field but method and path may be NULL. */
+struct api_request {
+    const char *method, *path, *query;
+    const char *accept_encoding, *if_none_match;
+    const char *authorization; /* the Authorization header (the admin API's token) */
+    const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
+    const char *peer;          /* the client's address, for the admin API's log lines */
+};
+/* api_route_http with every header that matters. */
+void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
+                       api_ready_cb ready, void *arg);
 
 /* Content type of a file name by its extension ("application/octet-stream"
  * when unknown). */

@@ -88,6 +88,8 @@ static const struct key keys[] = {
      "milliseconds a built-in bot may think about one move (1000)"},
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
      "bots' searches at once on the thread pool, which storage shares (2)"},
+    {"admin-token", K_STR, OFF(admin_token), sizeof(((struct carcd_config *)0)->admin_token), 0, 0,
+     "the admin API's bearer token (/admin/...); empty: the admin API is refused (empty)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))

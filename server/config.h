@@ -44,10 +44,11 @@ struct carcd_config {
     int shutdown_grace; /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
     int storage;        /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
-    int storage_busy_ms; /* how long a write waits for another program's lock */
-    int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
-    int bot_think_ms;    /* time a bot's search may take per move */
-    int bot_searches;    /* bots' searches on the thread pool at once */
+    int storage_busy_ms;   /* how long a write waits for another program's lock */
+    int storage_fsync;     /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
+    int bot_think_ms;      /* time a bot's search may take per move */
+    int bot_searches;      /* bots' searches on the thread pool at once */
+    char admin_token[256]; /* Bearer token of /admin/ (admin/admin.h); "": admin API refused */
     struct lobby_limits limits;
 };
 
