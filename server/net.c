@@ -530,6 +530,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return http_request(n, wsi, c, in != NULL ? (const char *)in : "/", in != NULL ? len : 1);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return http_writeable(wsi, c);
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        /* A POST with `Content-Length: 0` (any other body was refused):
+         * lws' default completes the transaction here, before our reply's
+         * body is written; http_done() completes it after. */
+        return 0;
     case LWS_CALLBACK_CLOSED_HTTP:
         if (c != NULL && c->kind == CONN_HTTP) {
             api_reply_free(&c->http.reply);
