@@ -188,6 +188,10 @@ class Admin(unittest.TestCase):
         rec = h.game_record(srv, g.id)
         self.assertEqual(rec.get("closed"), "admin")
         self.assertEqual(len(rec["moves"]), moves)
+        self.assertIs(h.replay(rec)[-1].get("final"), False)  # carc-replay loads it
+        rp = http_json(srv, "/api/games/%s/replay" % g.id)
+        self.assertEqual(rp["closed"], "admin")
+        self.assertEqual(len(rp["moves"]), moves)
         listing = http_json(srv, "/api/games?status=abandoned")
         self.assertIn(g.id, [x["id"] for x in listing["games"]])
         r = ann.request("resume", room=g.id, token=g.tokens[0])
