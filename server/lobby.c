@@ -152,8 +152,11 @@ int lobby_notice(struct lobby *lb, const char *text)
         return -1;
     struct sbuf *b = sbuf_take(t);
     int n = 0;
-    for (struct session *s = lb->idle_head; s != NULL; s = s->inext, n++)
-        session_send(s, b);
+    for (struct session *s = lb->idle_head; s != NULL; s = s->inext)
+        if (!s->closing) {
+            session_send(s, b);
+            n++;
+        }
     sbuf_unref(b);
     return n;
 }

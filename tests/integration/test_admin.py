@@ -22,7 +22,7 @@ import unittest
 import urllib.parse
 
 import harness as h
-from test_storage import FAST, Game, http_json
+from test_storage import FAST, Game, board_of, http_json
 
 TOKEN = "adm-7f3c9e51d2b84a6f"
 ADMIN = dict(FAST, **{"admin-token": TOKEN})
@@ -279,6 +279,19 @@ class Backup(unittest.TestCase):
         self.servers.append(srv)
         return srv
 
+    def test_cli_backup_errors(self):
+        empty = os.path.join(self.dir, "empty")
+        os.makedirs(empty)
+        out = os.path.join(self.dir, "x.db")
+        p = subprocess.run([h.CARCD, "--data-dir", empty, "--backup", out], cwd=h.ROOT,
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("carcd.db", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        p = subprocess.run([h.CARCD, "--backup"], cwd=h.ROOT, capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 2, p.stderr)
+
     def test_backup_while_playing_restores(self):
         live = os.path.join(self.dir, "live")
         os.makedirs(live)
@@ -311,6 +324,7 @@ class Backup(unittest.TestCase):
                            capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn(cli, p.stdout)
+        self.assertFalse(os.path.exists(cli + ".part"))
         time.sleep(0.2)
         before_api = g.acked
         reply = ok(self, srv, "POST", "/admin/backup")
@@ -327,6 +341,7 @@ class Backup(unittest.TestCase):
         self.assertTrue([l for l in srv.lines if "backup written to" in l], srv.log())
         # Stop the live server (its players have the tokens) and restore each backup into a
         # fresh data directory: stop, copy to carcd.db, no -wal/-shm, start.
+        live_board = board_of(g.doc)
         g.close()
         other.close()
         self.assertEqual(srv.stop(), 0)
@@ -340,6 +355,9 @@ class Backup(unittest.TestCase):
             self.assertIsNone(problem, "%s: %s" % (name, problem))
             played = len(g.doc["board"]) - 1
             self.assertGreaterEqual(played, acked, "%s: restored before the backup" % name)
+            # One commit's database: a prefix of the game as it went on live.
+            restored = board_of(g.doc)
+            self.assertEqual({k: live_board.get(k) for k in restored}, restored, name)
             g.play_ok(1)
             self.assertIsNone(other.resume(fresh), name)
             self.assertEqual(len(other.doc["board"]) - 1, 3)
