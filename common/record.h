@@ -26,7 +26,8 @@ struct carc_record {
     int has_deck;
     int deck_len;
     uint8_t deck[CARC_MAX_TILES];
-    char closed[16]; /* "" or why the room closed before the game's end: "room-ttl", "stale-room" */
+    char closed[16]; /* "" or why the room closed before the game's end: "room-ttl", "stale-room",
+                        "admin" */
     int nmoves;
     struct carc_move moves[CARC_MAX_MOVES]; /* player is filled when played */
 };

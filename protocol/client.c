@@ -26,7 +26,7 @@ struct proto_client_doc {
 
 static const char *const server_types[PROTO_S_COUNT] = {
     NULL,  "welcome", "rooms", "joined", "watching", "left",   "state", "delta",
-    "ack", "chat",    "pong",  "error",  "history",  "synced", "legal",
+    "ack", "chat",    "pong",  "error",  "history",  "synced", "legal", "notice",
 };
 
 const char *proto_server_type_name(int type)

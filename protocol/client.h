@@ -52,6 +52,7 @@ enum proto_server_type {
     PROTO_S_HISTORY, /* ref only: read the turns and chat from the text */
     PROTO_S_SYNCED,  /* seq: a catch-up by deltas is complete */
     PROTO_S_LEGAL,   /* seq: the mover's legal list (kept by the doc holder) */
+    PROTO_S_NOTICE,  /* the administrator's words: read text (and room) from the message */
     PROTO_S_COUNT
 };
 

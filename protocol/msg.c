@@ -650,6 +650,16 @@ char *proto_encode_chat(int seat, const char *name, const char *text)
     return proto__dump_take(o, ok);
 }
 
+char *proto_encode_notice(const char *text, const char *room)
+{
+    int ok = 1;
+    json_t *o = proto__frame_new("notice", NULL);
+    proto__set(o, "text", json_string(text), &ok);
+    if (room != NULL)
+        proto__set(o, "room", json_string(room), &ok);
+    return proto__dump_take(o, ok);
+}
+
 char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const char *ref,
                          int as_message)
 {

@@ -132,6 +132,10 @@ char *proto_encode_ack(long long seq, const char *ref);
  * room's, the last delta just sent. */
 char *proto_encode_synced(long long seq, const char *ref);
 char *proto_encode_chat(int seat /* -1: spectator */, const char *name, const char *text);
+/* {"v":2,"type":"notice","text":..[,"room":..]}: a word from the server's
+ * administrator (room: the room it is about, NULL: none). NULL when text is
+ * not valid UTF-8 (or out of memory). */
+char *proto_encode_notice(const char *text, const char *room);
 
 struct proto_room_summary {
     const char *room;

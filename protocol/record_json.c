@@ -451,8 +451,10 @@ static int load_root(struct loader *ld, const json_t *root, struct carc_record *
         rc = member(ld, root, "", "closed", 0, &m, field);
     if (rc == 0 && m != NULL) {
         rc = get_string(ld, m, field, &s);
-        if (rc == 0 && strcmp(s, "room-ttl") != 0 && strcmp(s, "stale-room") != 0)
-            return bad(ld, CARC_E_RECORD, field, "must be \"room-ttl\" or \"stale-room\"");
+        if (rc == 0 && strcmp(s, "room-ttl") != 0 && strcmp(s, "stale-room") != 0 &&
+            strcmp(s, "admin") != 0)
+            return bad(ld, CARC_E_RECORD, field,
+                       "must be \"room-ttl\", \"stale-room\" or \"admin\"");
         if (rc == 0)
             snprintf(rec->closed, sizeof rec->closed, "%s", s);
     }

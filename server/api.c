@@ -1,4 +1,5 @@
 #include "api.h"
+#include "admin/admin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ void api_reply_free(struct api_reply *r)
         store_read_cancel(r->rq);
         r->rq = NULL;
     }
+    if (r->cancel != NULL && r->deferred)
+        r->cancel(r->cancel_arg);
+    r->cancel = NULL;
     r->deferred = 0;
     free(r->owned);
     r->owned = NULL;
@@ -421,9 +425,22 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     const char *accept_encoding, const char *if_none_match, struct api_reply *out,
                     api_ready_cb ready, void *arg)
 {
+    struct api_request rq = {method, path, query, accept_encoding, if_none_match, NULL, NULL, NULL};
+    api_route_request(a, &rq, out, ready, arg);
+}
+
+void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
+                       api_ready_cb ready, void *arg)
+{
+    const char *method = rq->method, *path = rq->path, *query = rq->query;
+    const char *accept_encoding = rq->accept_encoding, *if_none_match = rq->if_none_match;
     memset(out, 0, sizeof *out);
     out->ready = ready;
     out->ready_arg = arg;
+    if (strncmp(path, "/admin/", 7) == 0 || strcmp(path, "/admin") == 0) {
+        admin_route(a->admin, rq, out);
+        return;
+    }
     /* HEAD is routed as GET; the transport then sends the headers alone. */
     out->head = strcmp(method, "HEAD") == 0;
     if (strcmp(method, "GET") != 0 && !out->head) {

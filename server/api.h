@@ -15,6 +15,7 @@
  *   GET /metrics      Prometheus text (metrics/metrics.h): 404 unless a metrics
  *                     token is set, then 401 without `Authorization: Bearer TOKEN`.
  *                     The metrics listener (metrics-port) serves it without a token.
+ *   /admin/...        the admin API (admin/admin.h), GET and POST, behind admin-token
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
  *   GET /ws           426: websocket upgrades only
@@ -35,6 +36,7 @@ struct store;
 struct store_read;
 struct loopstat;
 struct api_reply;
+struct admin;
 
 /* A deferred reply is filled: write it. Runs on the loop. */
 typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
@@ -46,6 +48,7 @@ struct api {
     struct store *store;          /* NULL: no storage, /api/games is empty */
     const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
     const char *metrics_token;    /* NULL or "": GET /metrics is 404 on the public port */
+    struct admin *admin;          /* NULL: /admin/ is 403 admin_disabled */
 };
 
 struct api_reply {
@@ -54,7 +57,7 @@ struct api_reply {
     const char *cache_control;    /* NULL: none */
     const char *etag;             /* NULL: none */
     const char *content_encoding; /* "gzip" or NULL */
-    const char *www_authenticate; /* a 401's challenge, or NULL */
+    const char *www_authenticate; /* a 401's challenge ("Bearer"), or NULL */
     int head;                     /* HEAD: the headers of the GET, no body */
     const char *body;
     size_t len;
@@ -62,6 +65,10 @@ struct api_reply {
     /* Deferred: the fields above are filled later, then ready(reply, arg). */
     int deferred;
     struct store_read *rq; /* the read in flight; api_reply_free cancels it */
+    /* Other deferred work (an admin backup): api_reply_free calls
+     * cancel(cancel_arg) while it is in flight, after which ready is never called. */
+    void (*cancel)(void *arg);
+    void *cancel_arg;
     api_ready_cb ready;
     void *ready_arg;
 };
@@ -100,6 +107,17 @@ void api_route_metrics(struct api *a, const char *method, const char *authorizat
  * and /healthz; 404 for any other path, 405 for other methods. */
 void api_route_metrics_port(struct api *a, const char *method, const char *path,
                             struct api_reply *out);
+/* One HTTP request as net.c read it; any field but method and path may be NULL. */
+struct api_request {
+    const char *method, *path, *query;
+    const char *accept_encoding, *if_none_match;
+    const char *authorization; /* the Authorization header (the admin API's token) */
+    const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
+    const char *peer;          /* the client's address, for the admin API's log lines */
+};
+/* api_route_http with every header that matters. */
+void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
+                       api_ready_cb ready, void *arg);
 
 /* Content type of a file name by its extension ("application/octet-stream"
  * when unknown). */

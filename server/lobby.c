@@ -127,6 +127,41 @@ static void room_reap_if_dead(struct lobby *lb, struct room *r)
     }
 }
 
+void lobby_room_reap(struct lobby *lb, struct room *r)
+{
+    room_reap_if_dead(lb, r);
+}
+
+void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, const char *text)
+{
+    struct sbuf *b = sbuf_take(proto_encode_notice(text, r->id)); /* text: the server's own */
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].s != NULL)
+            session_send(r->seats[i].s, b);
+    for (struct session *s = r->spectators; s != NULL; s = s->rnext)
+        session_send(s, b);
+    sbuf_unref(b);
+    if (r->store != NULL)
+        store_room_close(r->store, r, closed);
+    room_delete(lb, r); /* every member gets `left` */
+}
+
+int lobby_notice(struct lobby *lb, const char *text)
+{
+    char *t = proto_encode_notice(text, NULL);
+    if (t == NULL)
+        return -1;
+    struct sbuf *b = sbuf_take(t);
+    int n = 0;
+    for (struct session *s = lb->idle_head; s != NULL; s = s->inext)
+        if (!s->closing) {
+            session_send(s, b);
+            n++;
+        }
+    sbuf_unref(b);
+    return n;
+}
+
 void lobby_store_set(struct lobby *lb, struct store *st)
 {
     lb->store = st;

@@ -91,6 +91,18 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
 
 struct room *lobby_room_find(const struct lobby *lb, const char *id);
 
+/* ---- for the admin API (admin/admin.h) ---- */
+
+/* Close r now: each member gets `notice` {text, room}, then `left`, and is
+ * back in no room; the store keeps it as closed for `closed` ("admin",
+ * store_room_close); r is freed. */
+void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, const char *text);
+/* A lobby room with no person left in it (room_is_dead) is deleted. */
+void lobby_room_reap(struct lobby *lb, struct room *r);
+/* Every open connection gets `notice` {text}. The number told, or -1 when
+ * text is not valid UTF-8. */
+int lobby_notice(struct lobby *lb, const char *text);
+
 /* Keep every room in st from now on (rooms write before they tell, store.h).
  * Set before any room exists. */
 void lobby_store_set(struct lobby *lb, struct store *st);

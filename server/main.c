@@ -10,6 +10,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "admin/admin.h"
 #include "api.h"
 #include "config.h"
 #include "bots.h"
@@ -33,6 +34,7 @@ struct server {
     struct store *store; /* NULL with storage off */
     struct bots *bots;   /* the built-in bots' searches */
     struct api api;
+    struct admin admin; /* the admin API (/admin/), behind admin-token */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -145,10 +147,51 @@ static int url_host(const char *listen, char *out, size_t size)
     return snprintf(out, size, "%s", listen);
 }
 
+/* `--backup FILE` (or --backup=FILE) out of argv, into *file: the other
+ * flags are settings. 0, or -1 when FILE is missing. */
+static int backup_flag(int *argc, char **argv, const char **file)
+{
+    int k = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (strcmp(argv[i], "--backup") == 0) {
+            if (i + 1 >= *argc)
+                return -1;
+            *file = argv[++i];
+        } else if (strncmp(argv[i], "--backup=", 9) == 0) {
+            *file = argv[i] + 9;
+        } else {
+            argv[k++] = argv[i];
+        }
+    }
+    *argc = k;
+    argv[k] = NULL;
+    return *file != NULL && (*file)[0] == '\0' ? -1 : 0;
+}
+
+/* carcd --backup FILE: a consistent copy of <data-dir>/carcd.db, also while
+ * a carcd serves from it (store.h "online backups"). */
+static int backup_run(const struct carcd_config *cfg, const char *file)
+{
+    char src[512], err[1024];
+    long long bytes = 0;
+    snprintf(src, sizeof src, "%s/%s", cfg->data_dir, STORE_FILE);
+    if (store_backup_file(src, file, &bytes, err, sizeof err) != 0) {
+        fprintf(stderr, "carcd: backup: %s\n", err);
+        return 1;
+    }
+    printf("carcd: backup of %s written to %s (%lld bytes)\n", src, file, bytes);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static struct server sv;
     char err[512];
+    const char *backup = NULL;
+    if (backup_flag(&argc, argv, &backup) != 0) {
+        fprintf(stderr, "carcd: --backup needs a file name\n");
+        return 2;
+    }
     int rc = config_load(&sv.cfg, argc, argv, stdout, err, sizeof err);
     if (rc == 1)
         return 0;
@@ -159,6 +202,8 @@ int main(int argc, char **argv)
     log_level_set(sv.cfg.log_level);
     log_format_set(sv.cfg.log_format);
     metrics_init();
+    if (backup != NULL)
+        return backup_run(&sv.cfg, backup);
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit, a write fails like a full disk (EFBIG) and
      * storage refuses moves; without this the process would die. */
@@ -204,6 +249,8 @@ int main(int argc, char **argv)
     sv.api.store = sv.store;
     sv.api.stats = &sv.stats;
     sv.api.metrics_token = sv.cfg.metrics_token;
+    admin_init(&sv.admin, sv.lobby, sv.store, sv.cfg.admin_token, sv.cfg.data_dir);
+    sv.api.admin = &sv.admin;
     sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
     int status = 0;
     if (sv.net == NULL || net_port(sv.net) < 0) {

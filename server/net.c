@@ -419,6 +419,7 @@ static int http_headers(struct lws *wsi, struct conn *c)
         http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
         http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
         http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end) ||
+        http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
         http_header(wsi, "connection:", c->http.close ? "close" : NULL, &p, end))
         return -1;
     if (lws_finalize_write_http_header(wsi, start, &p, end))
@@ -447,10 +448,10 @@ static void http_ready(struct api_reply *r, void *arg)
  * line there (the HTTP version is then missing) and a decoded NUL ends the
  * path early (the bytes after it are skipped, visible as a gap before the next
  * header fragment). A NUL after a path segment's first byte makes lws drop the
- * connection itself. The server only serves GET and HEAD: a request that
- * carries a body (Content-Length other than 0, several of them, or any
- * Transfer-Encoding) is refused, so that its body can never be read as the
- * next request. */
+ * connection itself. The server serves GET and HEAD, and POST without a body
+ * (the admin API; api.c answers 405 elsewhere): a request that carries a body (Content-Length other
+ * than 0, several of them, or any Transfer-Encoding) is refused, so that its body can never be read
+ * as the next request. */
 static int http_refusal(struct lws *wsi, const char *path, size_t len)
 {
     if (len >= HTTP_URI_MAX)
@@ -539,8 +540,21 @@ static int http_request(struct net *n, struct lws *wsi, struct conn *c, const ch
     char enc[128] = "", inm[128] = "";
     int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
     int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;
-    api_route_http(n->api, method_name(wsi), path, query, has_enc ? enc : NULL,
-                   has_inm ? inm : NULL, r, http_ready, c);
+    struct api_request rq = {method_name(wsi),     path, query, has_enc ? enc : NULL,
+                             has_inm ? inm : NULL, NULL, NULL,  NULL};
+    /* The admin API (POST without a body: http_refusal() above) reads its
+     * token and a notice's ?text=, decoded by lws. */
+    char auth[512], text[HTTP_URI_MAX], peer[64];
+    if (strncmp(path, "/admin/", 7) == 0) {
+        if (lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
+            rq.authorization = auth;
+        rq.text = lws_get_urlarg_by_name(wsi, "text=", text, (int)sizeof text);
+        client_address(n, wsi, peer, sizeof peer);
+        rq.peer = peer;
+    }
+    api_route_request(n->api, &rq, r, http_ready, c);
+    if (rq.authorization != NULL)
+        memset(auth, 0, sizeof auth);
     if (r->deferred) {
         c->http.pending = HTTP_WAITING;
         return 0;
@@ -599,6 +613,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return http_request(n, wsi, c, in != NULL ? (const char *)in : "/", in != NULL ? len : 1);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return http_writeable(wsi, c);
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        /* A POST with `Content-Length: 0` (any other body was refused):
+         * lws' default completes the transaction here, before our reply's
+         * body is written; http_done() completes it after. */
+        return 0;
     case LWS_CALLBACK_CLOSED_HTTP:
         if (c != NULL && c->kind == CONN_HTTP) {
             api_reply_free(&c->http.reply);

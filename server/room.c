@@ -419,8 +419,7 @@ void room_detach(struct room *r, struct session *s, uint64_t now)
     room__seat_changed(r, i, r->seats[i].name, NULL);
 }
 
-/* The host's seat was freed: the next seat held by a person hosts. */
-static void room__host_pass(struct room *r)
+void room__host_pass(struct room *r)
 {
     for (int j = 0; j < r->nseats; j++)
         if (r->seats[j].taken && !r->seats[j].bot) {

@@ -217,6 +217,9 @@ void room_sync(struct room *r, struct session *s, long long seq, const char *ref
  * them; used before freeing a room. Each member gets `left` when send_left. */
 void room_evict(struct room *r, int send_left);
 
+/* The host's seat was freed: the next seat held by a person hosts. */
+void room__host_pass(struct room *r);
+
 /* Seats taken, and sessions connected (players and spectators). */
 int room_taken(const struct room *r);
 int room_members(const struct room *r);

@@ -230,7 +230,19 @@ static void dirty_unlink(struct store *st, struct room *r)
     r->dnext = NULL;
 }
 
+static void room_forget(struct store *st, struct room *r, int gone, const char *closed);
+
 void store_room_forget(struct store *st, struct room *r, int gone)
+{
+    room_forget(st, r, gone, "room-ttl");
+}
+
+void store_room_close(struct store *st, struct room *r, const char *closed)
+{
+    room_forget(st, r, r->phase == PROTO_PHASE_LOBBY ? SB_DELETE : SB_CLOSE, closed);
+}
+
+static void room_forget(struct store *st, struct room *r, int gone, const char *closed)
 {
     if (r->dirty) {
         if (gone == 2)
@@ -244,7 +256,7 @@ void store_room_forget(struct store *st, struct room *r, int gone)
         e->updated = store__wall_ms();
         /* A game closed before its end is kept as a record too. */
         if (gone == SB_CLOSE && r->phase == PROTO_PHASE_PLAYING && r->game != NULL)
-            store__record_entry(e, r, STORE_ABANDONED, "room-ttl");
+            store__record_entry(e, r, STORE_ABANDONED, closed);
     }
 }
 

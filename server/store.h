@@ -94,6 +94,10 @@ unsigned long store_done_gen(const struct store *st);
  * write that it is over (1: lobby room abandoned, rows deleted; 2: closed
  * after room-ttl; a game that had started is kept as a record, "abandoned"). */
 void store_room_forget(struct store *st, struct room *r, int gone);
+/* The room is being freed because closed ("admin"): a lobby room's rows are
+ * deleted, a room whose game started is marked closed and a running game is
+ * kept as a record with status "abandoned" and that "closed". */
+void store_room_close(struct store *st, struct room *r, const char *closed);
 /* A chat line of room r, written with its next batch. */
 void store_chat(struct store *st, const struct room *r, int seat, const char *name,
                 const char *text, uint64_t now_ms);
@@ -123,6 +127,30 @@ void store_read_cancel(struct store_read *rq);
  * or NULL with *status 404 or 503. */
 char *store_games_get(struct store *st, int page, const char *status, int *code);
 char *store_game_get(struct store *st, const char *id, int *code);
+
+/* ---- online backups (store_backup.c) ----
+ * A consistent copy of the database with SQLite's online backup API, taken
+ * on a connection of its own while carcd writes: each step copies pages in
+ * a read transaction and starts again when a commit changed the source, so
+ * the copy is the database as of one commit. Written to dst.part, then
+ * renamed to dst: dst is whole or absent. */
+
+/* Copy the database file src_db to dst on this thread (carcd --backup). 0
+ * with the copy's size in *bytes, or -1 with a sentence in err. */
+int store_backup_file(const char *src_db, const char *dst, long long *bytes, char *err,
+                      size_t errlen);
+
+/* The admin backup: a copy of st's database into dir/backups/carcd-YYYYmmdd-HHMMSS.db
+ * (-2, -3... when that name is taken), on the thread pool. cb runs on the
+ * loop with 0, the path and the size, or -1 and a sentence. NULL (cb never
+ * called) when the store has no loop yet. store_backup_cancel: the asker
+ * is gone, cb is not called (the copy still completes). */
+struct store_backup;
+typedef void (*store_backup_cb)(void *arg, int status, const char *path, long long bytes,
+                                const char *err);
+struct store_backup *store_backup_start(struct store *st, const char *dir, store_backup_cb cb,
+                                        void *arg);
+void store_backup_cancel(struct store_backup *b);
 
 /* Tests: the next n commits fail as if the disk did. */
 void store_test_fail(struct store *st, int n);

@@ -1,11 +1,12 @@
 /* store_int.h: what the storage files share (store.c, store_sql.c,
- * store_restore.c, store_read.c). Not for the rest of the server: store.h is
+ * store_restore.c, store_read.c, store_backup.c). Not for the rest of the server: store.h is
  * the interface. Only the store files include sqlite3.h.
  *
  *   store.c          the batch being filled on the loop, the batch cycle
  *   store_sql.c      open, check, migrate, close; one batch written in one transaction
  *   store_restore.c  start: rooms rebuilt from their moves, stale rooms closed as records
- *   store_read.c     reads for HTTP (GET /api/games...) on the thread pool */
+ *   store_read.c     reads for HTTP (GET /api/games...) on the thread pool
+ *   store_backup.c   online backups (carcd --backup, POST /admin/backup) */
 #ifndef CARCD_STORE_INT_H
 #define CARCD_STORE_INT_H
 

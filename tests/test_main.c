@@ -104,6 +104,7 @@ int main(void)
     srunner_add_suite(sr, suite_turn());
     srunner_add_suite(sr, suite_session());
     srunner_add_suite(sr, suite_api());
+    srunner_add_suite(sr, suite_admin());
     srunner_add_suite(sr, suite_config());
     srunner_add_suite(sr, suite_store());
     srunner_add_suite(sr, suite_store_read());

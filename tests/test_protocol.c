@@ -213,6 +213,8 @@ START_TEST(encode_server_messages)
         proto_encode_rooms(rooms, 2, "1", 1),
         proto_encode_rooms(rooms, 0, NULL, 0),
         proto_encode_rooms(rooms, 1, NULL, 0),
+        proto_encode_notice("server restarting in 5 minutes", NULL),
+        proto_encode_notice("closed \"now\"\n", "k3J9"),
     };
     size_t len, n = sizeof got / sizeof got[0];
     char *want = test_file_read(DATA_DIR "/golden/server.jsonl", &len), *line = want;

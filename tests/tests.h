@@ -19,6 +19,7 @@ Suite *suite_turn(void);        /* tests/test_turn.c: bot seats, clocks, takeove
 Suite *suite_room(void);        /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 Suite *suite_session(void);     /* tests/test_session.c: rate, size, queue, idle, address limits */
 Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
+Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
 Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
 Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
 Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */

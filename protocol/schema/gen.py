@@ -266,6 +266,9 @@ SERVER = {
         "seat": {"oneOf": [{"type": "null"}, SEAT]},
         "name": {"type": "string"}, "text": {"type": "string"}}, ["seat", "name", "text"]),
     "pong": message("server", "pong", {}),
+    "notice": message("server", "notice", {
+        "text": {"type": "string", "minLength": 1},
+        "room": ROOM}, ["text"]),
     "history": message("server", "history", {
         "turns": {"type": "array", "items": obj({
             "move": {"type": "integer", "minimum": 0}, "player": SEAT,
@@ -284,6 +287,7 @@ SERVER = {
 del SERVER["delta"]["properties"]["ref"]
 del SERVER["chat"]["properties"]["ref"]
 del SERVER["legal"]["properties"]["ref"]
+del SERVER["notice"]["properties"]["ref"]
 del SERVER["welcome"]["properties"]["ref"]
 
 STATE_ONLY = dict({"$schema": DRAFT, "$id": BASE + "server/state-document.json",

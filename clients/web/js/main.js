@@ -136,6 +136,10 @@ function handle(msg) {
     case "chat":
       addChat(msg);
       break;
+    case "notice":
+      // the server's administrator (POST /admin/notice, or a room closed: then `left` follows)
+      showError("Server notice: " + msg.text, "notice");
+      break;
     case "left":
       break;
     case "error":
