@@ -26,7 +26,8 @@ except ImportError as e:  # websocket, jsonschema, jsonpatch: deploy/deps.sh ins
 MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conformance", "test_turns", "test_pybot", "test_http", "test_hostile",
            "test_coverage",
            "test_crash",
-           "test_storage"]
+           "test_storage",
+           "test_deploy"]
 
 
 def main(argv):

@@ -1,0 +1,769 @@
+"""deploy/: the files a host uses, checked by the programs that will read them.
+
+The systemd unit passes `systemd-analyze verify` (and its offline security score), stops later
+than carcd's longest shutdown-grace, and its system call filter and address families admit
+every call carcd makes through a whole game (strace). nginx and HAProxy accept their examples,
+and both, started on loopback with a self-signed certificate, pass the websocket upgrade and
+set X-Forwarded-For / X-Real-IP (an echo backend shows what they send), then carry a whole
+game over wss:// to carcd. promtool accepts prometheus.yml and alerts.yml and runs the alerts'
+unit tests (tests/data/deploy/alerts_test.yml). The Dockerfile is read, not built (no docker
+daemon in CI): Debian 12 bases, a non-root user, the volume, the health check, and a runtime
+package list that holds every library `ldd build/carcd` names. `make install DESTDIR=...`
+installs a carcd that starts with the installed config and serves the installed web root.
+
+Every program comes from a Debian package that deploy/deps.sh installs (nginx, haproxy,
+prometheus, systemd, strace, openssl, python3-yaml)."""
+
+import http.client
+import http.server
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+import yaml
+
+import harness as h
+
+DEPLOY = os.path.join(h.ROOT, "deploy")
+
+
+def read(name):
+    with open(os.path.join(DEPLOY, name)) as f:
+        return f.read()
+
+
+def run(args, timeout=60, **kw):
+    """Run a program to its end; (exit status, stdout + stderr)."""
+    p = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout, **kw)
+    return p.returncode, p.stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, timeout=10):
+    """Until something accepts on 127.0.0.1:port; fails if proc exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("exited with %s before listening on %d" % (proc.returncode, port))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("nothing listens on %d after %s s" % (port, timeout))
+
+
+def stop(proc, timeout=10):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def unit_values(text):
+    """systemd unit text -> {key: [values in order]} (sections flattened; enough here)."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;[" or "=" not in line:
+            continue
+        k, v = line.split("=", 1)
+        out.setdefault(k.strip(), []).append(v.strip())
+    return out
+
+
+def seconds(text):
+    m = re.fullmatch(r"(\d+)(s|min)?", text)
+    if not m:
+        raise ValueError(text)
+    return int(m.group(1)) * (60 if m.group(2) == "min" else 1)
+
+
+def syscall_group(name):
+    """The system calls of a systemd filter group (@name), nested groups expanded."""
+    code, out = run(["systemd-analyze", "syscall-filter", name])
+    if code != 0:
+        raise RuntimeError(out)
+    calls = set()
+    for line in out.splitlines()[1:]:
+        t = line.strip()
+        if not t or t.startswith("#"):
+            continue
+        calls |= syscall_group(t) if t.startswith("@") else {t}
+    return calls
+
+
+def tls_pair(d):
+    """A self-signed certificate for 127.0.0.1 in d: (cert, key, cert+key in one file)."""
+    cert, key, both = (os.path.join(d, n) for n in ("cert.pem", "key.pem", "both.pem"))
+    code, out = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                     "-keyout", key, "-out", cert])
+    if code != 0:
+        raise RuntimeError(out)
+    with open(both, "w") as f:
+        f.write(open(cert).read() + open(key).read())
+    return cert, key, both
+
+
+# ---------------------------------------------------------------------------------------------
+# The proxies' configs as a host would use them, with this test's paths and ports put in.
+
+def nginx_conf(d, cert, key, http_port=None, https_port=None, upstream=None):
+    """deploy/nginx.conf with its paths in d and the certificate given; with ports, listening
+    on them (IPv4 loopback only) and proxying to 127.0.0.1:upstream."""
+    s = read("nginx.conf")
+    s = s.replace("/etc/letsencrypt/live/carcd.example.org/fullchain.pem", cert)
+    s = s.replace("/etc/letsencrypt/live/carcd.example.org/privkey.pem", key)
+    s = s.replace("/run/nginx.pid", os.path.join(d, "nginx.pid"))
+    s = s.replace("/var/log/nginx/", d + "/")
+    s = s.replace("/var/www/html", d)
+    if http_port:
+        s = re.sub(r"^\s*listen \[::\].*\n", "", s, flags=re.M)
+        s = s.replace("listen 80;", "listen 127.0.0.1:%d;" % http_port)
+        s = s.replace("listen 443 ", "listen 127.0.0.1:%d " % https_port)
+        s = s.replace("server 127.0.0.1:8080;", "server 127.0.0.1:%d;" % upstream)
+    path = os.path.join(d, "nginx.conf")
+    with open(path, "w") as f:
+        f.write(s)
+    return path
+
+
+def haproxy_cfg(d, both, http_port=None, https_port=None, upstream=None):
+    s = read("haproxy.cfg").replace("/etc/haproxy/certs/carcd.pem", both)
+    if http_port:
+        s = re.sub(r"^\s*bind :::.*\n", "", s, flags=re.M)
+        s = s.replace("bind :80", "bind 127.0.0.1:%d" % http_port)
+        s = s.replace("bind :443 ", "bind 127.0.0.1:%d " % https_port)
+        s = s.replace("127.0.0.1:8080", "127.0.0.1:%d" % upstream)
+        s = s.replace("log /dev/log local0", "log stderr local0")
+    path = os.path.join(d, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(s)
+    return path
+
+
+class Echo(http.server.BaseHTTPRequestHandler):
+    """A backend that answers every GET with the request's headers as JSON."""
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self):
+        if self.path == "/healthz":
+            body = b"ok"
+        else:
+            body = json.dumps({"path": self.path, "headers": {k.lower(): v for k, v in
+                                                             self.headers.items()}}).encode()
+        self.send_response(200)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class QuietHTTPServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # HAProxy's health checks hang up without a request
+
+
+class EchoServer:
+    def __enter__(self):
+        self.httpd = QuietHTTPServer(("127.0.0.1", 0), Echo)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class Via:
+    """What h.Client needs of a server, for a proxy's wss:// address."""
+
+    def __init__(self, port):
+        self.ws_url = "wss://127.0.0.1:%d/ws" % port
+
+
+def https_get(port, cert, path, headers=None):
+    import ssl
+    ctx = ssl.create_default_context(cafile=cert)
+    c = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=10)
+    try:
+        c.request("GET", path, headers=headers or {})
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def http_get(port, path):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        c.request("GET", path)
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def play_game_via(test, port, cert, srv):
+    """A 2-player base game to its end through the proxy on port; checks the final document
+    against a direct connection's snapshot of the same room."""
+    old = os.environ.get("WEBSOCKET_CLIENT_CA_BUNDLE")
+    os.environ["WEBSOCKET_CLIENT_CA_BUNDLE"] = cert
+    try:
+        players = h.create_room(Via(port), ["Ann", "Bob"])
+        try:
+            doc = h.play_to_end(players, random.Random(7))
+            test.assertEqual(doc["phase"], "over")
+            test.assertEqual(h.fresh_state(srv, players[0].room)[1], doc)
+        finally:
+            for c in players:
+                c.close()
+    finally:
+        if old is None:
+            os.environ.pop("WEBSOCKET_CLIENT_CA_BUNDLE", None)
+        else:
+            os.environ["WEBSOCKET_CLIENT_CA_BUNDLE"] = old
+
+
+# ---------------------------------------------------------------------------------------------
+# systemd
+
+def unit_for(tmp, text):
+    """The unit text with its carcd replaced by the built one (verify needs the binary)."""
+    path = os.path.join(tmp, "carcd.service")
+    with open(path, "w") as f:
+        f.write(text.replace("/usr/local/bin/carcd", os.path.abspath(h.CARCD)))
+    return path
+
+
+class Unit(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="carcd-deploy-")
+        self.addCleanup(self.tmp.cleanup)
+        self.text = read("carcd.service")
+        self.keys = unit_values(self.text)
+
+    def test_verify_says_nothing(self):
+        # verify prints each problem (unknown key, bad value, missing binary) and may still exit 0.
+        code, out = run(["systemd-analyze", "verify", unit_for(self.tmp.name, self.text)])
+        self.assertEqual((code, out), (0, ""))
+
+    def test_verify_catches_a_broken_unit(self):
+        # The check above can fail: a misspelt key and a binary that is not there.
+        text = self.text.replace("ProtectHome=yes", "ProtectHomes=yes")
+        code, out = run(["systemd-analyze", "verify", unit_for(self.tmp.name, text)])
+        self.assertIn("ProtectHomes", out)
+        text = self.text.replace("/usr/local/bin/carcd", "/nonexistent/carcd")
+        path = os.path.join(self.tmp.name, "carcd.service")
+        with open(path, "w") as f:
+            f.write(text)
+        code, out = run(["systemd-analyze", "verify", path])
+        self.assertNotEqual((code, out), (0, ""))
+
+    def test_security_exposure_is_low(self):
+        # systemd's own score of the sandbox, 0 (locked down) .. 10 (none); --threshold is in
+        # tenths and makes it exit non-zero above. The unit scores 1.2 with systemd 252.
+        path = unit_for(self.tmp.name, self.text)
+        code, out = run(["systemd-analyze", "security", "--offline=yes", "--threshold=20", path])
+        self.assertEqual(code, 0, out[-3000:])
+        m = re.search(r"Overall exposure level for carcd.service: (\d+\.\d)", out)
+        self.assertTrue(m, out[-500:])
+        self.assertLessEqual(float(m.group(1)), 2.0)
+
+    def test_hardening_and_lifecycle_directives(self):
+        k = self.keys
+        self.assertEqual(k["ExecStart"], ["/usr/local/bin/carcd --config /etc/carcd/carcd.conf "
+                                          "--data-dir /var/lib/carcd"])
+        for key, value in (("DynamicUser", "yes"), ("StateDirectory", "carcd"),
+                           ("ProtectSystem", "strict"), ("ProtectHome", "yes"),
+                           ("PrivateTmp", "yes"), ("NoNewPrivileges", "yes"),
+                           ("CapabilityBoundingSet", ""), ("Restart", "on-failure"),
+                           ("KillSignal", "SIGTERM")):
+            self.assertEqual(k.get(key), [value], key)
+        self.assertEqual(k["SystemCallFilter"][0], "@system-service")
+        self.assertGreaterEqual(int(k["LimitNOFILE"][0]), 65536)
+        # The flags it passes are carcd's.
+        code, out = run([h.CARCD, "--help"])
+        self.assertEqual(code, 0)
+        for flag in ("--config", "--data-dir"):
+            self.assertIn(flag, out)
+
+    def test_stop_waits_longer_than_any_shutdown_grace(self):
+        # config.c bounds shutdown-grace (ms); systemd must not SIGKILL carcd before it has
+        # closed its clients and written what was dirty.
+        with open(os.path.join(h.ROOT, "server", "config.c")) as f:
+            m = re.search(r'\{"shutdown-grace", K_INT, OFF\(shutdown_grace\), 0, (\d+), (\d+),',
+                          f.read())
+        self.assertTrue(m, "shutdown-grace's entry in config.c")
+        grace_max_s = int(m.group(2)) / 1000
+        self.assertGreaterEqual(seconds(self.keys["TimeoutStopSec"][0]), grace_max_s + 10)
+
+    def test_every_system_call_of_a_game_is_allowed(self):
+        """carcd, as an unprivileged user like the unit's DynamicUser, under strace from exec to
+        exit through a whole game and a restart of its storage: every system call is in the
+        unit's SystemCallFilter, every socket in RestrictAddressFamilies, every file written
+        under the data directory (ProtectSystem=strict)."""
+        if shutil.which("strace") is None:
+            self.fail("strace is not installed (deploy/deps.sh)")
+        filters = self.keys["SystemCallFilter"]
+        allowed = set()
+        for f in filters:
+            deny = f.startswith("~")
+            names = set()
+            for g in f.lstrip("~").split():
+                names |= syscall_group(g) if g.startswith("@") else {g}
+            allowed = allowed - names if deny else allowed | names
+        self.assertIn("epoll_wait", allowed)
+        self.assertNotIn("setrlimit", allowed)
+        families = set(self.keys["RestrictAddressFamilies"][0].split())
+
+        data = os.path.join(self.tmp.name, "data")
+        os.mkdir(data, 0o700)
+        trace = os.path.join(self.tmp.name, "trace")
+        user = []
+        if os.geteuid() == 0:  # root (CI): run carcd as nobody, as the unit does not run as root
+            os.chown(data, 65534, 65534)
+            os.chmod(self.tmp.name, 0o755)
+            user = ["-u", "nobody"]
+        wrapper = os.path.join(self.tmp.name, "carcd")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec strace -f -qq -e signal=none -o %s %s %s \"$@\"\n"
+                    % (trace, " ".join(user), os.path.abspath(h.CARCD)))
+        os.chmod(wrapper, 0o755)
+        real = h.CARCD
+        h.CARCD = wrapper
+        try:
+            for _ in range(2):  # the second start restores what the first stored
+                srv = h.Server(data_dir=data, extra=["--web-root", os.path.join(h.ROOT, "clients", "web")])
+                srv.start(timeout=30)
+                try:
+                    players = h.create_room(srv, ["Ann", "Bob"])
+                    h.play_to_end(players, random.Random(5))
+                    for c in players:
+                        c.close()
+                    self.assertEqual(http_get(srv.port, "/healthz")[0], 200)
+                finally:
+                    # SIGTERM to carcd, strace's child: strace then exits with its status.
+                    with open("/proc/%d/task/%d/children" % (srv.pid(), srv.pid())) as f:
+                        kids = f.read().split()
+                    if kids:
+                        os.kill(int(kids[0]), signal.SIGTERM)
+                    self.assertEqual(srv.proc.wait(30), 0, srv.log())
+                    srv._reader.join(5)
+                self.check_trace(trace, allowed, families, data)
+        finally:
+            h.CARCD = real
+
+    def check_trace(self, trace, allowed, families, data):
+        used, bad_families, writes = set(), set(), []
+        call_re = re.compile(r"^\d+\s+([a-z0-9_]+)\((.*)$")
+        with open(trace) as f:
+            for line in f:
+                m = call_re.match(line)
+                if not m:
+                    continue
+                name, rest = m.groups()
+                used.add(name)
+                failed = re.search(r"\) += -1 [A-Z]+", rest) is not None
+                if name == "socket":
+                    fam = rest.split(",", 1)[0]
+                    if fam not in families:
+                        bad_families.add(fam)
+                if failed:  # e.g. mkdir of the data directory's parents: EEXIST
+                    continue
+                if name in ("openat", "open"):
+                    pm = re.search(r'"([^"]*)", ([A-Z_|]+)', rest)
+                    if pm and re.search(r"O_WRONLY|O_RDWR|O_CREAT", pm.group(2)):
+                        writes.append(pm.group(1))
+                if name in ("mkdir", "mkdirat", "unlink", "unlinkat", "rename", "renameat",
+                            "renameat2", "ftruncate") and '"' in rest:
+                    writes.append(rest.split('"')[1])
+        self.assertIn("execve", used)  # the trace is carcd's, from its start
+        self.assertGreater(len(used), 30)
+        self.assertEqual(sorted(used - allowed), [], "system calls the unit's filter refuses")
+        self.assertEqual(bad_families, set(), "socket families the unit refuses")
+        self.assertIn(os.path.join(data, "carcd.db"), writes)  # the parse above sees writes
+        outside = [p for p in writes if not os.path.abspath(p).startswith(data)
+                   and p not in ("/dev/null",)]
+        self.assertEqual(outside, [], "files written outside the data directory")
+
+
+# ---------------------------------------------------------------------------------------------
+# TLS proxies
+
+class Proxies(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="carcd-proxy-")
+        self.addCleanup(self.tmp.cleanup)
+        self.d = self.tmp.name
+        os.chmod(self.d, 0o755)  # nginx's workers (www-data) read nothing here, but may stat
+        self.cert, self.key, self.both = tls_pair(self.d)
+
+    def assert_clean(self, code, out, warn_re):
+        self.assertEqual(code, 0, out)
+        self.assertIsNone(re.search(warn_re, out), out)
+
+    def test_nginx_accepts_the_example(self):
+        path = nginx_conf(self.d, self.cert, self.key)
+        code, out = run(["nginx", "-t", "-c", path, "-p", self.d])
+        self.assert_clean(code, out, r"\[(warn|emerg|alert|crit|error)\]")
+        self.assertIn("test is successful", out)
+
+    def test_haproxy_accepts_the_example(self):
+        path = haproxy_cfg(self.d, self.both)
+        code, out = run(["haproxy", "-c", "-f", path])
+        self.assert_clean(code, out, r"\[(WARNING|ALERT|NOTICE)\]")
+        self.assertIn("Configuration file is valid", out)
+
+    def test_the_checks_catch_a_broken_config(self):
+        # nginx -t and haproxy -c really read the files: a missing certificate fails both.
+        path = nginx_conf(self.d, self.cert + ".missing", self.key)
+        self.assertNotEqual(run(["nginx", "-t", "-c", path, "-p", self.d])[0], 0)
+        path = haproxy_cfg(self.d, self.both + ".missing")
+        self.assertNotEqual(run(["haproxy", "-c", "-f", path])[0], 0)
+
+    def start_nginx(self, upstream):
+        http_port, https_port = free_port(), free_port()
+        path = nginx_conf(self.d, self.cert, self.key, http_port, https_port, upstream)
+        proc = subprocess.Popen(["nginx", "-c", path, "-p", self.d, "-g", "daemon off;"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, preexec_fn=h._die_with_parent)
+        self.addCleanup(stop, proc)
+        wait_port(https_port, proc)
+        return http_port, https_port
+
+    def start_haproxy(self, upstream):
+        http_port, https_port = free_port(), free_port()
+        path = haproxy_cfg(self.d, self.both, http_port, https_port, upstream)
+        proc = subprocess.Popen(["haproxy", "-db", "-f", path], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=h._die_with_parent)
+        self.addCleanup(stop, proc)
+        wait_port(https_port, proc)
+        return http_port, https_port
+
+    def check_headers(self, start):
+        """What the proxy sends carcd: the client's address in X-Forwarded-For and X-Real-IP,
+        whatever the client claimed; the upgrade for /ws; admin and metrics not passed."""
+        with EchoServer() as echo:
+            http_port, https_port = start(echo.port)
+            s, hd, _ = http_get(http_port, "/ws")
+            self.assertEqual(s, 301)
+            self.assertTrue(hd["location"].startswith("https://"), hd)
+            s, _, body = https_get(https_port, self.cert, "/api/rooms",
+                                   {"X-Forwarded-For": "203.0.113.9", "X-Real-IP": "203.0.113.9"})
+            self.assertEqual(s, 200, body)
+            seen = json.loads(body)["headers"]
+            self.assertEqual(seen.get("x-forwarded-for"), "127.0.0.1", seen)
+            self.assertEqual(seen.get("x-real-ip"), "127.0.0.1", seen)
+            self.assertEqual(seen.get("x-forwarded-proto"), "https", seen)
+            for path in ("/admin/rooms", "/metrics"):
+                self.assertEqual(https_get(https_port, self.cert, path)[0], 404, path)
+            # A websocket handshake reaches the backend as one (the echo does not upgrade).
+            s, _, body = https_get(https_port, self.cert, "/ws", {
+                "Upgrade": "websocket", "Connection": "Upgrade",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13"})
+            seen = json.loads(body)["headers"]
+            self.assertEqual(seen.get("upgrade"), "websocket", seen)
+            self.assertIn("upgrade", seen.get("connection", "").lower(), seen)
+            self.assertEqual(seen.get("x-forwarded-for"), "127.0.0.1", seen)
+
+    def check_game(self, start):
+        srv = h.shared()
+        _, https_port = start(srv.port)
+        s, hd, body = https_get(https_port, self.cert, "/healthz")
+        self.assertEqual((s, body), (200, b"ok"))
+        self.assertIn("strict-transport-security", hd)
+        s, _, body = https_get(https_port, self.cert, "/")
+        self.assertEqual(s, 200)
+        with open(os.path.join(h.ROOT, "clients", "web", "index.html"), "rb") as f:
+            self.assertEqual(body, f.read())
+        play_game_via(self, https_port, self.cert, srv)
+
+    def test_nginx_forwards_the_client_address(self):
+        self.check_headers(self.start_nginx)
+
+    def test_haproxy_forwards_the_client_address(self):
+        self.check_headers(self.start_haproxy)
+
+    def test_a_game_over_wss_through_nginx(self):
+        self.check_game(self.start_nginx)
+
+    def test_a_game_over_wss_through_haproxy(self):
+        self.check_game(self.start_haproxy)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prometheus
+
+class Prometheus(unittest.TestCase):
+    def test_promtool_accepts_the_config(self):
+        code, out = run(["promtool", "check", "config", os.path.join(DEPLOY, "prometheus.yml")])
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 rule files found", out)  # alerts.yml, found beside it
+
+    def test_promtool_accepts_the_rules(self):
+        code, out = run(["promtool", "check", "rules", os.path.join(DEPLOY, "alerts.yml")])
+        self.assertEqual(code, 0, out)
+
+    def test_every_alert_fires_when_it_should(self):
+        tests = os.path.join(h.ROOT, "tests", "data", "deploy", "alerts_test.yml")
+        code, out = run(["promtool", "test", "rules", tests])
+        self.assertEqual(code, 0, out)
+        self.assertIn("SUCCESS", out)
+        # ... and each alert of alerts.yml is in that file, quiet and firing.
+        alerts = {r["alert"] for g in yaml.safe_load(read("alerts.yml"))["groups"]
+                  for r in g["rules"]}
+        with open(tests) as f:
+            cases = yaml.safe_load(f)["tests"]
+        quiet = {t["alertname"] for c in cases for t in c["alert_rule_test"] if not t["exp_alerts"]}
+        firing = {t["alertname"] for c in cases for t in c["alert_rule_test"] if t["exp_alerts"]}
+        self.assertEqual(alerts - quiet, set())
+        self.assertEqual(alerts - firing, set())
+
+    def test_the_unit_tests_can_fail(self):
+        # The same tests against rules whose threshold is off: promtool says so.
+        d = tempfile.mkdtemp(prefix="carcd-prom-")
+        self.addCleanup(shutil.rmtree, d)
+        os.makedirs(os.path.join(d, "deploy"))
+        os.makedirs(os.path.join(d, "tests", "data", "deploy"))
+        with open(os.path.join(d, "deploy", "alerts.yml"), "w") as f:
+            f.write(read("alerts.yml").replace("> 0.8 * process_max_fds", "> 0.95 * process_max_fds"))
+        shutil.copy(os.path.join(h.ROOT, "tests", "data", "deploy", "alerts_test.yml"),
+                    os.path.join(d, "tests", "data", "deploy"))
+        code, out = run(["promtool", "test", "rules",
+                         os.path.join(d, "tests", "data", "deploy", "alerts_test.yml")])
+        self.assertNotEqual(code, 0, out)
+        self.assertIn("CarcdFdsNearLimit", out)
+
+    def test_alerts_use_the_agreed_metric_names(self):
+        # The names issue 15 agreed on (server/metrics/ exports them): a rule on a name nobody
+        # exports never fires, and promtool cannot tell.
+        agreed = {"up", "carcd_store_commit_failures_total", "carcd_move_broadcast_seconds_bucket",
+                  "carcd_store_commit_seconds_bucket", "carcd_loop_busy_seconds_total",
+                  "process_open_fds", "process_max_fds", "process_start_time_seconds"}
+        used = set()
+        for g in yaml.safe_load(read("alerts.yml"))["groups"]:
+            for r in g["rules"]:
+                used |= set(re.findall(r"\b(up|carcd_[a-z_]+|process_[a-z_]+)\b", r["expr"]))
+        self.assertEqual(used - agreed, set())
+
+
+# ---------------------------------------------------------------------------------------------
+# Docker (read, not built: CI has no docker daemon)
+
+def dockerfile_stages(text):
+    """[(base image, [(INSTRUCTION, argument text)])], continuation lines joined."""
+    text = re.sub(r"\\\n", " ", text)
+    stages = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        instr, _, arg = line.partition(" ")
+        instr = instr.upper()
+        if instr == "FROM":
+            stages.append((arg.split()[0], []))
+        else:
+            stages[-1][1].append((instr, arg.strip()))
+    return stages
+
+
+def apt_packages(stage):
+    """The packages a stage's RUN lines give to apt-get install."""
+    pkgs = []
+    for instr, arg in stage[1]:
+        if instr != "RUN":
+            continue
+        for m in re.finditer(r"apt-get install ([^&;]*)", arg):
+            pkgs += [w for w in m.group(1).split() if not w.startswith("-")]
+    return pkgs
+
+
+def package_of(path):
+    """The Debian package holding a file (merged /usr: tried as /lib/... too)."""
+    real = os.path.realpath(path)
+    for cand in (path, real, re.sub(r"^/usr/lib/", "/lib/", real)):
+        code, out = run(["dpkg", "-S", cand])
+        if code == 0:
+            return out.split(":")[0]
+    raise AssertionError("no Debian package has %s" % path)
+
+
+class Docker(unittest.TestCase):
+    def setUp(self):
+        self.stages = dockerfile_stages(read("Dockerfile"))
+        self.final = self.stages[-1]
+
+    def instr(self, name):
+        return [a for i, a in self.final[1] if i == name]
+
+    def test_debian_12_bases_only(self):
+        self.assertGreaterEqual(len(self.stages), 2)
+        for base, _ in self.stages:
+            self.assertIn(base.split(" ")[0], ("debian:12", "debian:12-slim"))
+        for base, _ in dockerfile_stages(read("prometheus.Dockerfile")):
+            self.assertIn(base, ("debian:12", "debian:12-slim"))
+
+    def test_runs_as_a_user_with_the_data_in_a_volume(self):
+        users = self.instr("USER")
+        self.assertTrue(users, "no USER in the final stage")
+        self.assertNotIn(users[-1].split(":")[0], ("root", "0"))
+        self.assertIn("/var/lib/carcd", " ".join(self.instr("VOLUME")))
+        self.assertEqual(" ".join(self.instr("EXPOSE")).split(), ["8080", "9464"])
+        self.assertIn("/healthz", " ".join(self.instr("HEALTHCHECK")))
+        entry = json.loads(self.instr("ENTRYPOINT")[-1])
+        self.assertEqual(entry, ["/usr/local/bin/carcd", "--config", "/etc/carcd/carcd.conf",
+                                 "--data-dir", "/var/lib/carcd"])
+        # the user's home and the volume are made for it before USER
+        self.assertTrue(any("useradd" in a and "install -d -o carcd" in a
+                            for a in self.instr("RUN")))
+        self.assertEqual(users[-1], "carcd")
+
+    def test_runtime_packages_hold_every_library(self):
+        # The libraries carcd names itself (their own dependencies come with their packages),
+        # found where ldd finds them.
+        code, out = run(["ldd", h.CARCD])
+        self.assertEqual(code, 0, out)
+        where = dict(re.findall(r"^\s*(\S+) => (/\S+)", out, flags=re.M))
+        code, dyn = run(["readelf", "-d", h.CARCD])
+        self.assertEqual(code, 0, dyn)
+        sonames = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
+        self.assertIn("libwebsockets.so.17", sonames)
+        needed = {package_of(where[n]) for n in sonames} - {"libc6"}  # in every Debian image
+        # loaded by libwebsockets at run time, not linked (server/README.md)
+        needed.add("libwebsockets-evlib-uv")
+        runtime = set(apt_packages(self.final))
+        self.assertEqual(needed - runtime, set())
+        self.assertIn("curl", runtime)  # the health check's client
+        # The build stage has the -dev packages deploy/deps.sh lists for the server.
+        build = set(apt_packages(self.stages[0]))
+        for p in ("gcc", "libc6-dev", "make", "pkg-config", "libjansson-dev", "libuv1-dev",
+                  "libwebsockets-dev", "libsqlite3-dev", "zlib1g-dev"):
+            self.assertIn(p, build)
+            self.assertIn(p if p != "libc6-dev" else "gcc", read("deps.sh"))
+
+    def test_every_package_is_in_debian_12(self):
+        for stage in self.stages + dockerfile_stages(read("prometheus.Dockerfile")):
+            for p in apt_packages(stage):
+                code, out = run(["apt-cache", "show", "--no-all-versions", p])
+                self.assertEqual(code, 0, "%s: %s" % (p, out[-300:]))
+
+    def test_container_config_is_the_installed_one_on_the_container_network(self):
+        # The build stage's sed and printf, applied to what `make install` writes.
+        run_lines = [a for i, a in self.stages[0][1] if i == "RUN" and "make -j" in a]
+        self.assertEqual(len(run_lines), 1)
+        self.assertIn("install PREFIX=/usr/local DESTDIR=/out", run_lines[0])
+        self.assertIn("s|^listen *=[^#]*|listen = 0.0.0.0   |", run_lines[0])
+        example = read("carcd.conf.example")
+        self.assertRegex(example, r"(?m)^listen *= *127\.0\.0\.1 ")
+        self.assertIn("metrics-port = 9464", run_lines[0])
+        self.assertIn("metrics-listen = 0.0.0.0", run_lines[0])
+
+    def test_compose_runs_carcd_and_prometheus_that_scrapes_it(self):
+        compose = yaml.safe_load(read("compose.yaml"))
+        svc = compose["services"]
+        self.assertEqual(set(svc), {"carcd", "prometheus"})
+        for name, s in svc.items():
+            self.assertEqual(s["build"]["context"], "..")
+            self.assertTrue(os.path.isfile(os.path.join(h.ROOT, s["build"]["dockerfile"])), name)
+        self.assertEqual(svc["carcd"]["build"]["dockerfile"], "deploy/Dockerfile")
+        self.assertIn("carcd-data:/var/lib/carcd", svc["carcd"]["volumes"])
+        self.assertIn("carcd-data", compose["volumes"])
+        # published on the host's loopback only (a TLS proxy in front), metrics not at all
+        for s in svc.values():
+            for p in s.get("ports", []):
+                self.assertTrue(p.startswith("127.0.0.1:"), p)
+        self.assertNotIn("9464", json.dumps(svc["carcd"].get("ports", [])))
+        # longer than shutdown-grace's default
+        self.assertGreaterEqual(seconds(svc["carcd"]["stop_grace_period"]), 10)
+        # prometheus.yml scrapes the carcd service on its metrics port, with alerts.yml beside
+        prom = yaml.safe_load(read("prometheus.yml"))
+        job = next(j for j in prom["scrape_configs"] if j["job_name"] == "carcd")
+        self.assertEqual(job["static_configs"][0]["targets"], ["carcd:9464"])
+        self.assertEqual(prom["rule_files"], ["alerts.yml"])
+        self.assertIn("COPY deploy/prometheus.yml deploy/alerts.yml /etc/prometheus/",
+                      read("prometheus.Dockerfile"))
+
+
+# ---------------------------------------------------------------------------------------------
+# make install
+
+class Install(unittest.TestCase):
+    def test_make_install_gives_a_carcd_that_runs(self):
+        d = tempfile.mkdtemp(prefix="carcd-install-")
+        self.addCleanup(shutil.rmtree, d)
+        build = os.path.relpath(h.BUILD, h.ROOT)
+        code, out = run(["make", "--no-print-directory", "BUILD=" + build, "install",
+                         "DESTDIR=" + d, "PREFIX=/opt/carcd"], cwd=h.ROOT, timeout=300)
+        self.assertEqual(code, 0, out)
+        root = lambda p: os.path.join(d, p.lstrip("/"))  # noqa: E731
+        for p in ("/opt/carcd/bin/carcd", "/opt/carcd/share/carcd/web/index.html",
+                  "/opt/carcd/share/carcd/carcd.conf.example",
+                  "/opt/carcd/share/doc/carcd/README.md",
+                  "/opt/carcd/lib/systemd/system/carcd.service", "/etc/carcd/carcd.conf"):
+            self.assertTrue(os.path.isfile(root(p)), p)
+        self.assertTrue(os.access(root("/opt/carcd/bin/carcd"), os.X_OK))
+        unit = open(root("/opt/carcd/lib/systemd/system/carcd.service")).read()
+        self.assertIn("ExecStart=/opt/carcd/bin/carcd --config /etc/carcd/carcd.conf", unit)
+        self.assertNotIn("/usr/local", unit)
+        conf = open(root("/etc/carcd/carcd.conf")).read()
+        self.assertRegex(conf, r"(?m)^web-root = /opt/carcd/share/carcd/web ")
+        self.assertRegex(conf, r"(?m)^data-dir = /var/lib/carcd ")
+
+        # The installed config as carcd reads it, with this test's paths: it serves the web root.
+        conf_path = os.path.join(d, "test.conf")
+        with open(conf_path, "w") as f:
+            f.write(conf.replace("/opt/carcd/share/carcd/web", root("/opt/carcd/share/carcd/web")))
+        real = h.CARCD
+        h.CARCD = root("/opt/carcd/bin/carcd")
+        try:
+            srv = h.Server(config={}, data_dir=os.path.join(d, "data"),
+                           extra=["--config", conf_path, "--port", "0"])
+            srv.start()
+            try:
+                s, _, body = http_get(srv.port, "/")
+                self.assertEqual(s, 200)
+                with open(os.path.join(h.ROOT, "clients", "web", "index.html"), "rb") as f:
+                    self.assertEqual(body, f.read())
+                self.assertEqual(http_get(srv.port, "/healthz")[2], b"ok")
+            finally:
+                self.assertEqual(srv.stop(), 0, srv.log())
+        finally:
+            h.CARCD = real
+
+        # A second install keeps the host's config; uninstall leaves it (and the data) alone.
+        with open(root("/etc/carcd/carcd.conf"), "a") as f:
+            f.write("port = 9000\n")
+        code, out = run(["make", "--no-print-directory", "BUILD=" + build, "install",
+                         "DESTDIR=" + d, "PREFIX=/opt/carcd"], cwd=h.ROOT, timeout=300)
+        self.assertEqual(code, 0, out)
+        self.assertTrue(open(root("/etc/carcd/carcd.conf")).read().endswith("port = 9000\n"))
+        code, out = run(["make", "--no-print-directory", "uninstall", "DESTDIR=" + d,
+                         "PREFIX=/opt/carcd"], cwd=h.ROOT)
+        self.assertEqual(code, 0, out)
+        self.assertFalse(os.path.exists(root("/opt/carcd/bin/carcd")))
+        self.assertFalse(os.path.exists(root("/opt/carcd/share/carcd")))
+        self.assertTrue(os.path.isfile(root("/etc/carcd/carcd.conf")))
