@@ -286,6 +286,21 @@ class Unit(unittest.TestCase):
         code, out = run(["systemd-analyze", "verify", path])
         self.assertNotEqual((code, out), (0, ""))
 
+    def test_the_runbooks_credential_drop_in_verifies(self):
+        # deploy/README.md "Secrets in the config": the drop-in it tells hosts to write, applied
+        # to the unit (systemctl edit's override: ExecStart= empties the list first).
+        with open(os.path.join(DEPLOY, "README.md")) as f:
+            lines = re.findall(r"(?m)^#   (.*)$", f.read())
+        self.assertEqual(lines[0], "[Service]")
+        drop = dict(l.split("=", 1) for l in lines[1:] if not l.endswith("="))
+        self.assertIn("%d/carcd.conf", drop["ExecStart"])
+        text = self.text.replace(
+            "ExecStart=" + self.keys["ExecStart"][0],
+            "LoadCredential=%s\nExecStart=%s" % (drop["LoadCredential"], drop["ExecStart"]))
+        self.assertIn("LoadCredential=carcd.conf:/etc/carcd/carcd.conf", text)
+        code, out = run(["systemd-analyze", "verify", unit_for(self.tmp.name, text)])
+        self.assertEqual((code, out), (0, ""))
+
     def test_security_exposure_is_low(self):
         # systemd's own score of the sandbox, 0 (locked down) .. 10 (none); --threshold is in
         # tenths and makes it exit non-zero above. The unit scores 1.2 with systemd 252.
