@@ -357,9 +357,10 @@ class Unit(unittest.TestCase):
 
     def test_every_system_call_of_a_game_is_allowed(self):
         """carcd, as an unprivileged user like the unit's DynamicUser, under strace from exec to
-        exit through a whole game and a restart of its storage: every system call is in the
-        unit's SystemCallFilter, every socket in RestrictAddressFamilies, every file written
-        under the data directory (ProtectSystem=strict)."""
+        exit, twice (a game left half played; then that game restored at start, and another
+        played to its end): every system call is in the unit's SystemCallFilter, every socket
+        in RestrictAddressFamilies, every file written under the data directory
+        (ProtectSystem=strict)."""
         if shutil.which("strace") is None:
             self.fail("strace is not installed (deploy/deps.sh)")
         filters = self.keys["SystemCallFilter"]
@@ -390,13 +391,26 @@ class Unit(unittest.TestCase):
         real = h.CARCD
         h.CARCD = wrapper
         try:
-            for _ in range(2):  # the second start restores what the first stored
+            # The first run leaves a game half played; the second restores it at start (the
+            # game dealt again, its moves replayed), then plays another one to its end.
+            for run_no in range(2):
                 web = os.path.join(h.ROOT, "clients", "web")
                 srv = h.Server(data_dir=data, extra=["--web-root", web])
                 srv.start(timeout=30)
                 try:
+                    rng = random.Random(5 + run_no)
                     players = h.create_room(srv, ["Ann", "Bob"])
-                    h.play_to_end(players, random.Random(5))
+                    if run_no == 0:
+                        players[0].send({"v": h.V, "type": "start"})
+                        h.sync_all(players, players[0].seq + 1)
+                        for _ in range(6):
+                            mover = h.mover_of(players)
+                            ack = mover.request("play", **h.random_move(rng, mover))
+                            self.assertEqual(ack["type"], "ack", ack)
+                            h.sync_all(players, ack["seq"])
+                    else:
+                        self.assertIn("restored 1 room", srv.log())
+                        h.play_to_end(players, rng)
                     for c in players:
                         c.close()
                     self.assertEqual(http_get(srv.port, "/healthz")[0], 200)
