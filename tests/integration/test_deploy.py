@@ -85,7 +85,7 @@ class Unit(unittest.TestCase):
 
     def test_security_exposure_is_low(self):
         # systemd's own score of the sandbox, 0 (locked down) .. 10 (none); --threshold is in
-        # tenths and makes it exit non-zero above. The unit scores 1.2 with systemd 252.
+        # tenths and makes it exit non-zero above. The unit scores 1.3 with systemd 252.
         path = unit_for(self.tmp.name, self.text)
         code, out = run(["systemd-analyze", "security", "--offline=yes", "--threshold=20", path])
         self.assertEqual(code, 0, out[-3000:])
