@@ -108,6 +108,7 @@ help:
 	@echo "make bench-bots     the built-in bots against each other: win rates, time per move"
 	@echo "make soak           $(SOAK_ROOMS) rooms x 6 at a human pace for ~10 min: RSS, p99, fds over time"
 	@echo "make run            deps, build, start carcd on http://127.0.0.1:8080/ (PORT=..., RUN_ARGS=...)"
+	@echo "make install        carcd, the web client, the systemd unit and /etc/carcd/carcd.conf (PREFIX=/usr/local, DESTDIR=)"
 	@echo "make demo           play and replay one demo game with the tools"
 	@echo "make tiles          regenerate common/tiles_data.c from $(RULES)"
 	@echo "make format | format-check   clang-format the C sources / check them"
@@ -181,6 +182,43 @@ bench-bots: $(BUILD)/carc-botbench
 run: deps
 	@$(MAKE) --no-print-directory all
 	exec $(BUILD)/carcd $(if $(PORT),--port $(PORT)) $(RUN_ARGS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: carcd and what the systemd unit expects
+# (deploy/README.md "Install"). Paths below are PREFIX's; the config and the data directory
+# are always /etc/carcd and /var/lib/carcd, which the unit names.
+#   $(PREFIX)/bin/carcd                     the server
+#   $(PREFIX)/share/carcd/web/              the browser client (web-root)
+#   $(PREFIX)/share/carcd/carcd.conf.example, $(PREFIX)/share/doc/carcd/README.md (the runbook)
+#   $(PREFIX)/lib/systemd/system/carcd.service   deploy/carcd.service with /usr/local -> PREFIX
+#   /etc/carcd/carcd.conf                   the example with web-root and data-dir set, only
+#                                           when there is none: an upgrade keeps the host's
+# `make uninstall` removes all of it but /etc/carcd and the data.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CARCD_SHARE := $(PREFIX)/share/carcd
+CARCD_UNITDIR ?= $(PREFIX)/lib/systemd/system
+CARCD_ETC := /etc/carcd
+.PHONY: install uninstall
+install: $(BUILD)/carcd
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(CARCD_SHARE)/web $(DESTDIR)$(CARCD_UNITDIR) \
+	    $(DESTDIR)$(PREFIX)/share/doc/carcd $(DESTDIR)$(CARCD_ETC)
+	install -m 0755 $(BUILD)/carcd $(DESTDIR)$(PREFIX)/bin/carcd
+	rm -rf $(DESTDIR)$(CARCD_SHARE)/web.new
+	cp -R clients/web $(DESTDIR)$(CARCD_SHARE)/web.new
+	rm -f $(DESTDIR)$(CARCD_SHARE)/web.new/README.md
+	rm -rf $(DESTDIR)$(CARCD_SHARE)/web && mv $(DESTDIR)$(CARCD_SHARE)/web.new $(DESTDIR)$(CARCD_SHARE)/web
+	install -m 0644 deploy/carcd.conf.example $(DESTDIR)$(CARCD_SHARE)/carcd.conf.example
+	install -m 0644 deploy/README.md $(DESTDIR)$(PREFIX)/share/doc/carcd/README.md
+	sed 's|/usr/local|$(PREFIX)|g' deploy/carcd.service > $(DESTDIR)$(CARCD_UNITDIR)/carcd.service
+	chmod 0644 $(DESTDIR)$(CARCD_UNITDIR)/carcd.service
+	test -e $(DESTDIR)$(CARCD_ETC)/carcd.conf || sed \
+	    -e 's|^web-root *=[^#]*|web-root = $(CARCD_SHARE)/web   |' \
+	    -e 's|^data-dir *=[^#]*|data-dir = /var/lib/carcd   |' \
+	    deploy/carcd.conf.example > $(DESTDIR)$(CARCD_ETC)/carcd.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/carcd $(DESTDIR)$(CARCD_UNITDIR)/carcd.service
+	rm -rf $(DESTDIR)$(CARCD_SHARE) $(DESTDIR)$(PREFIX)/share/doc/carcd
 
 # Play one game with the tools, replay it, show the final line.
 demo: $(BUILD)/carc-sim $(BUILD)/carc-replay

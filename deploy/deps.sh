@@ -16,6 +16,7 @@ packages=(
     prometheus                          # tests/integration/test_metrics.py: a real scraper, promtool
     chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core
     clang libclang-rt-14-dev            # make fuzz: libFuzzer, ASan and UBSan runtimes (tests/fuzz/)
+    nginx haproxy prometheus systemd strace openssl python3-yaml   # tests/integration/test_deploy.py: deploy/
     "$@"
 )
 # Debian 12's nodejs has no npm (its own package, `npm`); NodeSource's nodejs bundles npm and
