@@ -23,6 +23,12 @@ struct carc_record {
     int start;                                      /* tile type of the start tile */
     int has_seed;
     uint64_t seed;
+    /* The fair draw (fair.h, PROTOCOL.md "The fair draw"): has_fair 0 for records without a
+     * commitment. Hex strings of 64 lowercase digits; an entropy "" when the player sent none. */
+    int has_fair;
+    char fair_commitment[65], fair_secret[65];
+    int fair_n;
+    char fair_entropy[CARC_MAX_PLAYERS][65];
     int has_deck;
     int deck_len;
     uint8_t deck[CARC_MAX_TILES];

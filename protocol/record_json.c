@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "fair.h"
 
 #define PATH_MAX_LEN 64
 
@@ -401,10 +402,63 @@ static int load_moves(struct loader *ld, const json_t *v, struct carc_record *re
     return 0;
 }
 
+/* "fair": {"scheme", "commitment", "secret", "entropy": [hex or null per player]}. The values
+ * are only read here; carc_fair_verify (fair.h) checks that they agree. */
+static int load_fair_hex(struct loader *ld, const json_t *v, const char *field, char *out)
+{
+    const char *s = NULL;
+    int rc = get_string(ld, v, field, &s);
+    if (rc == 0 && !carc_fair_hex_ok(s))
+        return bad(ld, CARC_E_RECORD, field, "must be 64 lowercase hex digits");
+    if (rc == 0)
+        snprintf(out, CARC_FAIR_HEX, "%s", s);
+    return rc;
+}
+
+static int load_fair(struct loader *ld, const json_t *v, struct carc_record *rec)
+{
+    static const char *const keys[] = {"scheme", "commitment", "secret", "entropy", NULL};
+    char field[PATH_MAX_LEN];
+    json_t *m = NULL;
+    const char *s = NULL;
+    int rc = check_object(ld, v, "fair", keys);
+    if (rc == 0)
+        rc = member(ld, v, "fair", "scheme", 1, &m, field);
+    if (rc == 0)
+        rc = get_string(ld, m, field, &s);
+    if (rc == 0 && strcmp(s, CARC_FAIR_SCHEME) != 0)
+        return bad(ld, CARC_E_RECORD, field, "must be \"" CARC_FAIR_SCHEME "\"");
+    if (rc == 0)
+        rc = member(ld, v, "fair", "commitment", 1, &m, field);
+    if (rc == 0)
+        rc = load_fair_hex(ld, m, field, rec->fair_commitment);
+    if (rc == 0)
+        rc = member(ld, v, "fair", "secret", 1, &m, field);
+    if (rc == 0)
+        rc = load_fair_hex(ld, m, field, rec->fair_secret);
+    if (rc == 0)
+        rc = member(ld, v, "fair", "entropy", 1, &m, field);
+    if (rc == 0 &&
+        (!json_is_array(m) || json_array_size(m) < 1 || json_array_size(m) > CARC_MAX_PLAYERS))
+        return bad(ld, CARC_E_RECORD, field, "must be a list of 1 to 6 entries");
+    for (size_t i = 0; rc == 0 && i < json_array_size(m); i++) {
+        char f[PATH_MAX_LEN];
+        path_index(f, field, i);
+        const json_t *e = json_array_get(m, i);
+        if (!json_is_null(e))
+            rc = load_fair_hex(ld, e, f, rec->fair_entropy[i]);
+    }
+    if (rc == 0) {
+        rec->fair_n = (int)json_array_size(m);
+        rec->has_fair = 1;
+    }
+    return rc;
+}
+
 static int load_root(struct loader *ld, const json_t *root, struct carc_record *rec)
 {
-    static const char *const keys[] = {"format", "sets", "options", "players", "start",
-                                       "seed",   "deck", "moves",   "closed",  NULL};
+    static const char *const keys[] = {"format", "sets",  "options", "players", "start", "seed",
+                                       "deck",   "moves", "closed",  "fair",    NULL};
     char field[PATH_MAX_LEN];
     json_t *m = NULL;
     const char *s = NULL;
@@ -439,6 +493,10 @@ static int load_root(struct loader *ld, const json_t *root, struct carc_record *
         rec->seed = (uint64_t)n;
         rec->has_seed = 1;
     }
+    if (rc == 0)
+        rc = member(ld, root, "", "fair", 0, &m, field);
+    if (rc == 0 && m != NULL)
+        rc = load_fair(ld, m, rec);
     if (rc == 0)
         rc = member(ld, root, "", "deck", 0, &m, field);
     if (rc == 0 && m != NULL)
@@ -595,6 +653,10 @@ static int dump_check(struct dumper *d, const struct carc_record *rec)
         field = "start";
     else if (rec->has_seed && rec->seed > (uint64_t)INT64_MAX)
         field = "seed";
+    else if (rec->has_fair &&
+             (!carc_fair_hex_ok(rec->fair_commitment) || !carc_fair_hex_ok(rec->fair_secret) ||
+              rec->fair_n < 1 || rec->fair_n > CARC_MAX_PLAYERS))
+        field = "fair";
     else if (rec->has_deck && (rec->deck_len < 0 || rec->deck_len > CARC_MAX_DECK))
         field = "deck";
     else if (rec->nmoves < 0 || rec->nmoves > CARC_MAX_MOVES)
@@ -602,6 +664,9 @@ static int dump_check(struct dumper *d, const struct carc_record *rec)
     for (int i = 0; field == NULL && rec->has_deck && i < rec->deck_len; i++)
         if (!tile_ok(rec->deck[i]))
             field = "deck";
+    for (int i = 0; field == NULL && rec->has_fair && i < rec->fair_n; i++)
+        if (rec->fair_entropy[i][0] != '\0' && !carc_fair_hex_ok(rec->fair_entropy[i]))
+            field = "fair";
     for (int i = 0; field == NULL && i < rec->nplayers; i++)
         if (memchr(rec->names[i], '\0', CARC_NAME_MAX) == NULL || rec->names[i][0] == '\0')
             field = "players";
@@ -647,6 +712,20 @@ static json_t *dump_root(struct dumper *d, const struct carc_record *rec)
     put(d, root, "start", json_string(carc_tiles[rec->start].id));
     if (rec->has_seed)
         put(d, root, "seed", json_integer((json_int_t)rec->seed));
+    if (rec->has_fair) {
+        json_t *f = json_object();
+        if (f != NULL) {
+            put(d, f, "scheme", json_string(CARC_FAIR_SCHEME));
+            put(d, f, "commitment", json_string(rec->fair_commitment));
+            put(d, f, "secret", json_string(rec->fair_secret));
+        }
+        put(d, root, "fair", f);
+        put(d, f, "entropy", a = json_array());
+        for (int i = 0; a != NULL && d->code == 0 && i < rec->fair_n; i++)
+            append(d, a,
+                   rec->fair_entropy[i][0] != '\0' ? json_string(rec->fair_entropy[i])
+                                                   : json_null());
+    }
     if (rec->has_deck) {
         put(d, root, "deck", a = json_array());
         for (int i = 0; a != NULL && d->code == 0 && i < rec->deck_len; i++)

@@ -1,5 +1,6 @@
-/* sha256.h: SHA-256 (FIPS 180-4), for seat tokens and room passwords kept
- * in storage as hashes only. */
+/* sha256.h: SHA-256 (FIPS 180-4): seat tokens and room passwords kept in
+ * storage as hashes only, and the fair draw's commitment and seed (fair.h).
+ * Pure computation, so it lives in the engine library that every tool links. */
 #ifndef CARCD_SHA256_H
 #define CARCD_SHA256_H
 
