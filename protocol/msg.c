@@ -18,8 +18,8 @@
 #define ID_ABS_MAX 9007199254740992LL /* 2^53: integers a JavaScript client keeps exactly */
 
 static const char *const type_names[PROTO_T_COUNT] = {
-    "list", "create", "join", "resume", "watch",   "leave",      "start",
-    "play", "chat",   "sync", "ping",   "add_bot", "remove_bot", "history",
+    "list", "create", "join", "resume",  "watch",      "leave",   "start",   "play",
+    "chat", "sync",   "ping", "add_bot", "remove_bot", "history", "entropy",
 };
 
 const char *proto_type_name(int type)
@@ -462,7 +462,21 @@ static int read_remove_bot(const json_t *root, struct proto_msg *m, struct proto
     return rc;
 }
 
+/* 32 bytes as 64 lowercase hex digits: the size and the spelling are the whole check. */
+static int read_entropy(const json_t *root, struct proto_msg *m, struct proto_error *err)
+{
+    const char *s = str_of(json_object_get(root, "data"));
+    if (json_object_get(root, "data") == NULL)
+        return bad(err, CARC_E_INVAL, "data", "missing");
+    if (s == NULL || strlen(s) != PROTO_ENTROPY_MAX - 1 ||
+        strspn(s, "0123456789abcdef") != PROTO_ENTROPY_MAX - 1)
+        return bad(err, CARC_E_INVAL, "data", "must be 64 lowercase hex digits (32 bytes)");
+    memcpy(m->u.entropy.data, s, PROTO_ENTROPY_MAX);
+    return 0;
+}
+
 static const char *const keys_none[] = {NULL};
+static const char *const keys_entropy[] = {"data", NULL};
 static const char *const keys_create[] = {"name",    "seats",    "sets",  "options",
                                           "private", "password", "clock", NULL};
 static const char *const keys_add_bot[] = {"level", NULL};
@@ -493,6 +507,7 @@ static const struct {
     [PROTO_T_ADD_BOT] = {keys_add_bot, read_add_bot},
     [PROTO_T_REMOVE_BOT] = {keys_remove_bot, read_remove_bot},
     [PROTO_T_HISTORY] = {keys_none, read_none},
+    [PROTO_T_ENTROPY] = {keys_entropy, read_entropy},
 };
 
 /* "id": a string or an integer with |n| <= 2^53, kept as compact JSON. */

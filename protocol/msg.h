@@ -23,6 +23,7 @@
 #define PROTO_PASSWORD_MAX 65
 #define PROTO_CHAT_MAX 280 /* bytes of chat text */
 #define PROTO_FEATURE_MAX 16
+#define PROTO_ENTROPY_MAX 65 /* entropy data: 64 lowercase hex digits (32 bytes), NUL included */
 #define PROTO_CLOCK_INITIAL_MAX 2592000  /* seconds: 30 days */
 #define PROTO_CLOCK_INCREMENT_MAX 604800 /* seconds: 7 days */
 
@@ -52,6 +53,7 @@ enum proto_type {
     PROTO_T_ADD_BOT,
     PROTO_T_REMOVE_BOT,
     PROTO_T_HISTORY,
+    PROTO_T_ENTROPY,
     PROTO_T_COUNT
 };
 
@@ -107,6 +109,9 @@ struct proto_msg {
         struct {
             char text[PROTO_CHAT_MAX + 1];
         } chat;
+        struct {
+            char data[PROTO_ENTROPY_MAX]; /* 64 lowercase hex digits (fair.h) */
+        } entropy;
     } u;
 };
 

@@ -69,6 +69,8 @@ static void put_seat(struct proto__out *b, const struct seat_view *st)
     put_name_or_null(b, st->bot > 0 ? carc_bot_level_name(st->bot - 1) : NULL);
     PUT(b, ",\"autoplay\":");
     put_name_or_null(b, proto_autoplay_name(st->autoplay));
+    PUT(b, ",\"entropy\":");
+    put_bool(b, st->entropy);
     PUT(b, ",\"time_ms\":");
     put_int_or_null(b, st->time_ms);
     PUT(b, ",\"score\":");
@@ -168,6 +170,14 @@ static void put_clock(struct proto__out *b, const struct proto_state *s)
     PUT(b, "}");
 }
 
+static void put_commitment(struct proto__out *b, const struct proto_state *s)
+{
+    if (s->commitment[0] == '\0')
+        PUT(b, "null");
+    else
+        put_name(b, s->commitment);
+}
+
 static void put_remaining(struct proto__out *b, const struct proto_state *s)
 {
     int first = 1;
@@ -200,6 +210,8 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
     put_seats(b, s);
     PUT(b, ",\"clock\":");
     put_clock(b, s);
+    PUT(b, ",\"commitment\":");
+    put_commitment(b, s);
     PUT(b, ",\"turn\":");
     put_int(b, s->turn);
     PUT(b, ",\"current\":");
@@ -455,7 +467,7 @@ static int seat_same(const struct seat_view *a, const struct seat_view *b)
     return a->null_name == b->null_name && strcmp(a->name, b->name) == 0 && a->taken == b->taken &&
            a->connected == b->connected && a->score == b->score && a->meeples == b->meeples &&
            a->large == b->large && a->herbs == b->herbs && a->bot == b->bot &&
-           a->autoplay == b->autoplay && a->time_ms == b->time_ms;
+           a->autoplay == b->autoplay && a->time_ms == b->time_ms && a->entropy == b->entropy;
 }
 
 static void diff_seats(struct patch *p, const struct proto_state *a, const struct proto_state *b)
@@ -474,8 +486,8 @@ static void diff_seats(struct patch *p, const struct proto_state *a, const struc
         const struct seat_view *x = &a->seats[i], *y = &b->seats[i];
         char path[32];
         int len = snprintf(path, sizeof path, "/seats/%d/", i);
-        /* Keys in byte order: autoplay, bot, connected, herbs, large, meeples, name, score,
-         * taken, time_ms. */
+        /* Keys in byte order: autoplay, bot, connected, entropy, herbs, large, meeples, name,
+         * score, taken, time_ms. */
 #define SEAT_OP(field, name, kind)                                                                 \
     if (x->field != y->field) {                                                                    \
         snprintf(path + len, sizeof path - (size_t)len, "%s", name);                               \
@@ -484,6 +496,7 @@ static void diff_seats(struct patch *p, const struct proto_state *a, const struc
         SEAT_OP(autoplay, "autoplay", op_autoplay)
         SEAT_OP(bot, "bot", op_bot)
         SEAT_OP(connected, "connected", op_bool)
+        SEAT_OP(entropy, "entropy", op_bool)
         SEAT_OP(herbs, "herbs", op_int)
         SEAT_OP(large, "large", op_int)
         SEAT_OP(meeples, "meeples", op_int)
@@ -524,6 +537,12 @@ static void diff_doc(struct patch *p, const struct proto_state *a, const struct 
 {
     diff_board(p, a, b);
     diff_clock(p, a, b);
+    if (strcmp(a->commitment, b->commitment) != 0) {
+        op_open(p, "replace", "/commitment", NULL);
+        PUT(p->b, ",\"value\":");
+        put_commitment(p->b, b);
+        PUT(p->b, "}");
+    }
     if (a->current != b->current) {
         op_open(p, "replace", "/current", NULL);
         PUT(p->b, ",\"value\":");

@@ -29,6 +29,7 @@ struct proto_seat {
     int bot;           /* 0: a person's seat; else 1 + enum carc_bot_level */
     int autoplay;      /* enum proto_autoplay */
     long long time_ms; /* time left on the seat's clock; -1 without a clock */
+    int entropy; /* the seat's player sent entropy for the fair draw (its value stays hidden) */
 };
 
 /* What the document is built from; nothing in it is kept after the call. */
@@ -44,6 +45,7 @@ struct proto_room_view {
     const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */
     struct proto_clock clock;     /* clock.initial == 0: no clock */
     long long turn_started;       /* wall clock ms of the current turn's start; -1: null */
+    const char *commitment;       /* the fair draw's commitment (64 hex digits), NULL: null */
 };
 
 struct proto_state;

@@ -250,12 +250,18 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
         o->autoplay =
             (uint8_t)(in->autoplay > 0 && in->autoplay < PROTO_AUTO_COUNT ? in->autoplay : 0);
         o->time_ms = v->clock.initial > 0 && in->time_ms >= 0 ? in->time_ms : -1;
+        o->entropy = in->entropy != 0;
         o->score = p.score;
         o->meeples = p.meeples;
         o->large = p.large;
         o->herbs = p.herbs;
     }
     s->clock = v->clock.initial > 0 ? v->clock : (struct proto_clock){0, 0, 0};
+    /* Only hex digits: written as it is. */
+    s->commitment[0] = '\0';
+    if (v->commitment != NULL && strlen(v->commitment) == 64 &&
+        strspn(v->commitment, "0123456789abcdef") == 64)
+        memcpy(s->commitment, v->commitment, 65);
     s->turn_started = v->clock.initial > 0 && moving ? v->turn_started : -1;
     s->turn = g != NULL ? g->turn : 0;
     s->current = moving ? g->current : -1;

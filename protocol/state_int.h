@@ -33,6 +33,7 @@ struct seat_view {
     uint8_t taken, connected;
     uint8_t meeples, large, herbs;
     uint8_t bot, autoplay; /* as in struct proto_seat */
+    uint8_t entropy;
     int32_t score;
     long long time_ms; /* -1: null */
 };
@@ -56,6 +57,7 @@ struct proto_state {
     struct legal_text *legal;
     struct proto_clock clock; /* initial == 0: "clock": null */
     long long turn_started;   /* -1: null */
+    char commitment[65];      /* "": null */
 };
 
 /* proto__out_put with the common case (it fits) inlined: small constant-size

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fair/fair_room.h"
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
@@ -527,9 +528,9 @@ static int cmd_leave(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
 {
     struct lobby *lb = c->lb;
-    /* 53 bits: the seed goes into the game record (JSON), whose readers may hold
-     * integers as doubles. */
-    uint64_t seed = lb->fixed_seed ? lb->seed : rand_u64() >> 11;
+    /* The test hooks' seed, or the fair draw's (53 bits: the seed goes into the game
+     * record (JSON), whose readers may hold integers as doubles). */
+    uint64_t seed = lb->fixed_seed ? lb->seed : ROOM_SEED_FAIR;
     int rc = room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
     if (rc == 0)
         room_uncount(lb, c->r);
@@ -576,6 +577,13 @@ static int cmd_sync(const struct cmd_ctx *c, struct carc_error *err)
     return 0;
 }
 
+static int cmd_entropy(const struct cmd_ctx *c, struct carc_error *err)
+{
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store it now; retry");
+    return fair_room_entropy(c->r, c->s, c->m->u.entropy.data, c->m->id);
+}
+
 static int cmd_ping(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
@@ -598,6 +606,7 @@ static const struct cmd cmds[PROTO_T_COUNT] = {
     [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN},
     [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN},
     [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN},
+    [PROTO_T_ENTROPY] = {cmd_entropy, WHO_PLAYER, PH_LOBBY, T_OWN},
 };
 
 static const char *named_room(const struct proto_msg *m)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bots.h"
+#include "fair/fair_room.h"
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
@@ -30,6 +31,7 @@ static void room__view(const struct room *r, struct proto_room_view *v)
         v->seats[i].connected = seat->s != NULL;
         v->seats[i].bot = seat->bot;
         v->seats[i].autoplay = seat->autoplay;
+        v->seats[i].entropy = seat->entropy[0] != '\0';
         /* In the lobby every seat will start with the initial time. */
         v->seats[i].time_ms = r->clock.initial <= 0 || !seat->taken ? -1
                               : r->phase == PROTO_PHASE_LOBBY ? (long long)r->clock.initial * 1000
@@ -38,6 +40,7 @@ static void room__view(const struct room *r, struct proto_room_view *v)
     v->game = r->game;
     v->clock = r->clock;
     v->turn_started = r->turn_ms != 0 ? r->turn_wall : -1;
+    v->commitment = r->fair_commit[0] != '\0' ? r->fair_commit : NULL;
 }
 
 /* The document of r now; prev (the document at r->seq, or NULL) lets the
@@ -253,6 +256,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     if (r->hist == NULL)
         srv_oom("room history");
     r->hist_first = 1;
+    fair_room_init(r);
     r->state = room__build(r, NULL);
     return r;
 }
@@ -488,6 +492,9 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     int n = room_taken(r);
     if (n < 2)
         return carc_error_set(err, CARC_E_NOT_ENOUGH, NULL);
+    r->fair = 0;
+    if (seed == ROOM_SEED_FAIR)
+        seed = fair_room_seed(r);
     struct carc_config cfg;
     game_config(r, &cfg, n);
     cfg.seed = seed;

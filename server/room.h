@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "fair.h"
 #include "game.h"
 #include "history.h"
 #include "msg.h"
@@ -46,6 +47,7 @@ struct room_seat {
     int timeouts;        /* clock timeouts in a row (on_timeout skip) */
     long long clock_ms;  /* time left when its current (or next) turn starts */
     uint64_t offline_ms; /* loop ms when its connection went; 0 when never connected since */
+    char entropy[CARC_FAIR_HEX]; /* the fair draw: what its player sent, "" none (secret) */
 };
 
 /* A message held until batch `gen` is committed (write before tell). alt,
@@ -89,6 +91,14 @@ struct room {
     struct carc_move *moves; /* moves_cap of them (at most CARC_MAX_MOVES), with the game */
     int moves_cap;
     int nmoves;
+
+    /* The fair draw (fair/fair_room.h): the secret (hex; "" for a room stored before it) and
+     * its commitment; once started, the entropies in the order they were hashed and fair = 1
+     * when the seed was derived from them. The secret and the entropies are never public
+     * while the room lives. */
+    char fair_secret[CARC_FAIR_HEX], fair_commit[CARC_FAIR_HEX];
+    char fair_entropy[CARC_MAX_PLAYERS][CARC_FAIR_HEX];
+    int fair;
 
     /* Turns (turn.h): the clock, bots playing seats. */
     struct proto_clock clock; /* clock.initial == 0: none */
@@ -176,8 +186,12 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
 void room_detach(struct room *r, struct session *s, uint64_t now);
 
 /* Start the game (host, lobby phase): empty seats are dropped keeping the
- * order, the engine deals from seed (or from deck when deck_len > 0).
+ * order, the engine deals from seed (or from deck when deck_len > 0). seed
+ * ROOM_SEED_FAIR: the fair draw's, derived from the room's secret and the
+ * players' entropy (fair/fair_room.h); any other seed (tests) is used as it is
+ * and the record has no commitment.
  * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
+#define ROOM_SEED_FAIR UINT64_MAX
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "fair/fair_room.h"
 #include "log.h"
 #include "record_json.h"
 #include "room.h"
@@ -57,6 +58,7 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
     rec->start = carc_tile_find("BA.D");
     rec->has_seed = 1;
     rec->seed = r->seed;
+    fair_room_record(r, rec);
     if (r->deck != NULL) {
         rec->has_deck = 1;
         rec->deck_len = r->deck_len;

@@ -151,6 +151,7 @@ static void snapshot(struct store *st, struct room *r)
     e->clock_initial = r->clock.initial;
     e->clock_increment = r->clock.increment;
     e->clock_policy = r->clock.on_timeout;
+    fair_room_text(r, e->fair);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].taken) {
             const struct room_seat *rs = &r->seats[i];

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "fair/fair_room.h"
 #include "game.h"
 #include "msg.h"
 #include "sha256.h"
@@ -49,6 +50,7 @@ struct sb_room {
     long long seq;
     uint64_t created, updated;
     int clock_initial, clock_increment, clock_policy; /* struct proto_clock */
+    char fair[FAIR_ROOM_TEXT];                        /* rooms.fair (fair/fair_room.h) */
     int nseat;
     struct sb_seat seats[CARC_MAX_PLAYERS];
     int move_from, move_to;

@@ -16,7 +16,7 @@
 
 #define ROOM_COLUMNS                                                                               \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, fair"
 
 /* The record text of a stored room: its settings, seats, seed and moves. */
 static char *record_text(struct store *st, const char *id, const struct room *r, char *err,
@@ -125,6 +125,9 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
         r->seats[i].clock_ms = sqlite3_column_int64(s, 7);
     }
     sqlite3_finalize(s);
+    /* After the seats (a lobby room's entropies are theirs), before the record (its "fair"). */
+    fair_room_load(r, (const char *)sqlite3_column_text(q, 17), phase != PROTO_PHASE_LOBBY, seed,
+                   deck != NULL ? deck_len : 0);
     struct carc_record *rec = NULL;
     int rc = 0;
     struct carc_error cerr = {0, ""};

@@ -556,7 +556,7 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
 }
 END_TEST
 
-/* A database of schema 1 (before games.status, clocks and bot seats) is
+/* A database of schema 1 (before games.status, clocks, bot seats and the fair draw) is
  * brought to the current schema, its finished games kept. */
 START_TEST(schema_migrated_from_v1)
 {
@@ -578,6 +578,7 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE seats DROP COLUMN forfeited;"
                                         "ALTER TABLE seats DROP COLUMN timeouts;"
                                         "ALTER TABLE seats DROP COLUMN clock_ms;"
+                                        "ALTER TABLE rooms DROP COLUMN fair;"
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);

@@ -37,6 +37,7 @@ NAME = {"type": "string", "minLength": 1, "maxLength": 32, "pattern": NO_CONTROL
         "description": "1 to 32 bytes of UTF-8 without control characters"}
 ROOM = {"type": "string", "pattern": "^[A-Za-z0-9]{1,16}$"}
 TOKEN = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
+HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 SEQ = {"type": "integer", "minimum": 0, "maximum": 9007199254740992}
 ID = {"oneOf": [{"type": "string", "maxLength": 61},
                 {"type": "integer", "minimum": -9007199254740992, "maximum": 9007199254740992}],
@@ -120,6 +121,7 @@ CLIENT = {
     "add_bot": message("client", "add_bot", {"level": LEVEL}, ["level"]),
     "remove_bot": message("client", "remove_bot", {"seat": SEAT}, ["seat"]),
     "history": message("client", "history", {}),
+    "entropy": message("client", "entropy", {"data": HEX64}, ["data"]),
 }
 
 # The state document ----------------------------------------------------------------------------
@@ -129,13 +131,14 @@ SEAT_DOC = obj({
     "connected": {"type": "boolean"},
     "bot": {"oneOf": [{"type": "null"}, LEVEL]},
     "autoplay": {"enum": [None, "left", "offline", "timeout", "idle", "forfeit"]},
+    "entropy": {"type": "boolean"},
     "time_ms": {"type": ["integer", "null"], "minimum": 0},
     "score": {"type": "integer"},
     "meeples": {"type": "integer", "minimum": 0, "maximum": 7},
     "large": {"type": "integer", "minimum": 0, "maximum": 1},
     "herbs": {"type": "integer", "minimum": 0, "maximum": 5},
-}, ["name", "taken", "connected", "bot", "autoplay", "time_ms", "score", "meeples", "large",
-    "herbs"])
+}, ["name", "taken", "connected", "bot", "autoplay", "entropy", "time_ms", "score", "meeples",
+    "large", "herbs"])
 MEEPLE_DOC = {"oneOf": [{"type": "null"},
                         obj({"player": SEAT, "feature": FEATURE,
                              "kind": {"enum": ["normal", "large"]}},
@@ -155,6 +158,7 @@ STATE_DOC = obj({
         "initial": {"type": "integer", "minimum": 1}, "increment": {"type": "integer", "minimum": 0},
         "on_timeout": POLICY, "turn_started": {"type": ["integer", "null"], "minimum": 0}},
         ["initial", "increment", "on_timeout", "turn_started"])]},
+    "commitment": {"oneOf": [{"type": "null"}, HEX64]},
     "turn": {"type": "integer", "minimum": 0},
     "current": {"oneOf": [{"type": "null"}, SEAT]},
     "tile": {"oneOf": [{"type": "null"}, TILE]},
@@ -165,8 +169,8 @@ STATE_DOC = obj({
     "board": {"type": "object", "propertyNames": {"pattern": "^-?[0-9]{1,3},-?[0-9]{1,3}$"},
               "additionalProperties": obj({"tile": TILE, "rot": ROT, "meeple": MEEPLE_DOC},
                                           ["tile", "rot", "meeple"])},
-}, ["room", "phase", "sets", "options", "host", "seats", "clock", "turn", "current", "tile",
-    "tiles_left", "remaining", "herbs_left", "board"])
+}, ["room", "phase", "sets", "options", "host", "seats", "clock", "commitment", "turn", "current",
+    "tile", "tiles_left", "remaining", "herbs_left", "board"])
 # The mover's private list (the `legal` message), not part of the document since version 2.
 LEGAL_LIST = {"type": "array", "items": obj({
     "x": COORD, "y": COORD, "rot": ROT,
