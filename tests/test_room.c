@@ -776,6 +776,8 @@ START_TEST(history_for_late_comers)
     ck_assert_str_eq(jstr(h, "chat.0.text"), "good luck");
     ck_assert_str_eq(jstr(h, "chat.0.name"), "Ann");
     ck_assert(strstr(h, "\"seed\"") == NULL && strstr(h, "\"deck\"") == NULL);
+    /* Nor the fair draw's secret (only the state's commitment is public). */
+    ck_assert(r->fair_secret[0] != '\0' && strstr(h, r->fair_secret) == NULL);
     /* In the lobby there are no turns yet. */
     struct fake *c = fake_new();
     create(c, "2");
