@@ -23,6 +23,8 @@ import unittest
 import harness as h
 
 VERIFY = os.path.join(h.BUILD, "carc-verify")
+# The browser client's own check (clients/web/js/fair.js), run by Node (deploy/deps.sh: nodejs).
+FAIR_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fair_check.mjs")
 ADMIN_TOKEN = "adm-fair-4b1e9d27c3a8"
 FAST = dict(h.LIMITS, **{"rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000})
 
@@ -32,6 +34,16 @@ def verify(record):
     text = record if isinstance(record, str) else json.dumps(record)
     p = subprocess.run([VERIFY, "-"], input=text, capture_output=True, text=True, timeout=30)
     return p.returncode, p.stdout.strip()
+
+
+def browser_verdict(record, replay, tiles):
+    """What the replay page shows: fair.js's verdict on record, run by Node."""
+    p = subprocess.run(["node", FAIR_JS], input=json.dumps(
+        {"record": record, "replay": replay, "tiles": tiles}), capture_output=True, text=True,
+        timeout=60)
+    if p.returncode != 0:
+        raise AssertionError("fair_check.mjs: %s" % p.stderr)
+    return json.loads(p.stdout)
 
 
 def get(srv, path, token=None):
@@ -158,6 +170,31 @@ class Fair(unittest.TestCase):
             self.assertNotIn(fair["secret"], t)
             for e in (first, ann, cy):
                 self.assertNotIn(e, t)
+        # The replay page's own check (fair.js) agrees, on the same documents it fetches.
+        replay_doc = json.loads(get(self.srv, "/api/games/%s/replay" % room)[1])
+        tiles = json.loads(get(self.srv, "/api/tiles")[1])["tiles"]
+        v = browser_verdict(rec, replay_doc, tiles)
+        self.assertEqual(v["status"], "verified", v)
+        self.assertTrue(v["text"].startswith("draw verified"), v)
+        for broken, why in ((dict(rec, fair=dict(fair, secret=flip(fair["secret"]))),
+                             "the commitment is not SHA-256 of the secret"),
+                            (dict(rec, fair=dict(fair, entropy=[ann, None, flip(cy, 3)])),
+                             "the seed does not follow"),
+                            (dict(rec, seed=rec["seed"] ^ 2), "the seed does not follow")):
+            v = browser_verdict(broken, replay_doc, tiles)
+            self.assertEqual(v["status"], "failed", v)
+            self.assertIn(why, v["text"])
+        swapped = copy.deepcopy(replay_doc)
+        k = next(k for k in range(1, len(swapped["moves"]))
+                 if swapped["moves"][k]["tile"] != swapped["moves"][0]["tile"])
+        swapped["moves"][0]["tile"], swapped["moves"][k]["tile"] = (swapped["moves"][k]["tile"],
+                                                                     swapped["moves"][0]["tile"])
+        v = browser_verdict(rec, swapped, tiles)
+        self.assertEqual(v["status"], "failed", v)
+        self.assertIn("the draw order does not match the seed: move 1 is", v["text"])
+        no_fair = dict(rec)
+        del no_fair["fair"]
+        self.assertEqual(browser_verdict(no_fair, replay_doc, tiles)["status"], "none")
         # One byte changed anywhere: a failure that says where.
         bad = copy.deepcopy(rec)
         bad["fair"]["secret"] = flip(fair["secret"], 5)

@@ -15,6 +15,7 @@ import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo,
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
 import { setupLayout } from "./layout.js";
+import { entropyKeep, entropyNew } from "./fair.js";
 import { boardMeeples, scoringClear, scoringPlaying, scoringShow, scoringSkip } from "./scoring.js";
 
 function setStatus(kind, text) {
@@ -78,6 +79,24 @@ async function watch(room, seq) {
   }
 }
 
+// The fair draw (PROTOCOL.md "The fair draw"): a seat of ours in the lobby without entropy gets
+// 32 random bytes of this browser's, so that the server alone does not choose the draw. Once
+// acknowledged they are remembered, for the replay's check.
+let entropyPending = false;
+function contribute() {
+  const d = app.doc;
+  if (entropyPending || !d || d.phase !== "lobby" || app.seat === null || !app.room) return;
+  const seat = d.seats[app.seat];
+  if (!seat || seat.entropy !== false) return;
+  entropyPending = true;
+  const room = app.room;
+  const data = entropyNew();
+  conn.request({ type: "entropy", data }).then((r) => {
+    entropyPending = false;
+    if (r.type === "ack") entropyKeep(room, data);
+  });
+}
+
 function handle(msg) {
   switch (msg.type) {
     case "joined":
@@ -99,6 +118,7 @@ function handle(msg) {
         app.histWanted = false;
         loadHistory();
       }
+      contribute();
       break;
     case "delta": {
       if (!app.doc || msg.seq <= app.seq) return;
@@ -123,6 +143,7 @@ function handle(msg) {
       // the end screen waits for the end-of-game scoring to be played on the board
       scoringShow(msg.events, before, () => renderEnd());
       render();
+      contribute();
       break;
     }
     case "legal":

@@ -7,6 +7,7 @@ import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import { botLevelName, describe } from "./words.js";
 import { placeWords } from "./names.js";
+import { verifyDraw } from "./fair.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -95,6 +96,7 @@ export class Replay {
     this.stop();
     let rec;
     let players = null;
+    let record = null; // the game record: who was a bot, and the fair draw to check
     try {
       const url = "/api/games/" + encodeURIComponent(id);
       // the record only for who was a bot: the replay names the players
@@ -104,7 +106,10 @@ export class Replay {
         throw new Error(msg || "HTTP " + res.status);
       }
       rec = await res.json();
-      if (recRes && recRes.ok) players = (await recRes.json()).players;
+      if (recRes && recRes.ok) {
+        record = await recRes.json();
+        players = record.players;
+      }
     } catch (e) {
       this.showError("Could not load the game: " + e.message);
       return false;
@@ -150,7 +155,25 @@ export class Replay {
     this.renderFinal(tiles);
     this.view.userMoved = false;
     this.go(this.last());
+    this.showFair(record, rec, tiles, id);
     return true;
+  }
+
+  // "draw verified", computed here from the record (fair.js), or why not.
+  async showFair(record, replay, tiles, id) {
+    const box = $("replay-fair");
+    const out = $("replay-fair-text");
+    box.dataset.status = "checking";
+    out.textContent = "checking the draw...";
+    let v;
+    try {
+      v = record ? await verifyDraw(record, replay, tiles, id) : { status: "none", text: "draw not checked: the record could not be loaded" };
+    } catch (e) {
+      v = { status: "failed", text: "draw not checked: " + e.message };
+    }
+    if (this.rec !== replay) return; // another game was opened meanwhile
+    box.dataset.status = v.status;
+    out.textContent = v.text;
   }
 
   go(n) {
