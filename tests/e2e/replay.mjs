@@ -3,7 +3,8 @@
 // replay document itself and, at several positions reached with the page's own controls (the
 // first move, a middle one, one after a scoring event, the last move, the end), checks that the
 // scores shown (#replay-scores li[data-seat] .replay-score) are that position's scores in the
-// API; at the end, that the final scoring breakdown and the score chart are shown.
+// API; at the end, that the final scoring breakdown and the score chart are shown. And that the
+// page's own check of the fair draw says "draw verified", with its link to fair.html.
 // assert(cond, message) throws on failure.
 
 async function shownScores(page) {
@@ -45,6 +46,12 @@ export async function replayChecks(page, url, gameId, assert) {
   assert(moves.length >= 3, `only ${moves.length} moves`);
   const np = rp.players.length;
   assert((await shownScores(page)).length === np, "one score per player");
+
+  // The fair draw, checked by the page itself (js/fair.js): "draw verified", with the link.
+  await page.waitForSelector('#replay-fair:is([data-status="verified"], [data-status="failed"], [data-status="none"])', { timeout: 10000 });
+  const fair = await page.$eval("#replay-fair", (p) => ({ status: p.dataset.status, text: p.textContent, href: p.querySelector("a").getAttribute("href") }));
+  assert(fair.status === "verified" && fair.text.includes("draw verified"), "the replay's draw check: " + JSON.stringify(fair));
+  assert(fair.href === "fair.html", "the draw check links to fair.html: " + fair.href);
 
   // The first move: from the start with #replay-first, then #replay-next.
   await page.click("#replay-first");
