@@ -26,7 +26,9 @@ VERIFY = os.path.join(h.BUILD, "carc-verify")
 # The browser client's own check (clients/web/js/fair.js), run by Node (deploy/deps.sh: nodejs).
 FAIR_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fair_check.mjs")
 ADMIN_TOKEN = "adm-fair-4b1e9d27c3a8"
-FAST = dict(h.LIMITS, **{"rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000})
+# Fast clients and fast bots (a seat whose clock runs out is played by one).
+FAST = dict(h.LIMITS, **{"rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000,
+                         "takeover-grace": 1, "bot-think-ms": 200, "bot-pace-ms": 0})
 
 
 def verify(record):
@@ -241,6 +243,32 @@ class Fair(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         for c in clients:
             c.close()
+
+    def test_skipped_turns_and_bots_verify(self):
+        """Skips put their tile under the pile, a bot's seat has no entropy: the draw still
+        verifies, with carc-verify and with the browser's check."""
+        import test_turns
+        a, b = create(self.srv, ["Ida", "Jon"],
+                      clock={"initial": 1, "increment": 0, "on_timeout": "skip"})
+        send_entropy(a)
+        _, r = send_entropy(b)
+        h.sync_all([a, b], r["seq"])
+        a.send({"v": h.V, "type": "start"})
+        a.wait_doc(lambda d: d["phase"] == "playing")
+        # Jon never moves: three skips, then a bot plays his seat.
+        test_turns.play_until_over(a, random.Random(4))
+        rec = h.game_record(self.srv, a.room)
+        h.secret_add(rec["fair"]["secret"])
+        self.assertTrue(any(m.get("skip") for m in rec["moves"]))
+        status, out = verify(rec)
+        self.assertEqual(status, 0, out)
+        replay_doc = json.loads(get(self.srv, "/api/games/%s/replay" % a.room)[1])
+        tiles = json.loads(get(self.srv, "/api/tiles")[1])["tiles"]
+        v = browser_verdict(rec, replay_doc, tiles)
+        self.assertEqual(v["status"], "verified", v)
+        b.drain()
+        a.close()
+        b.close()
 
     def test_entropy_errors_change_nothing(self):
         clients = create(self.srv, ["Dee", "Eve"])
