@@ -43,8 +43,9 @@ int carc_fair_commitment(const char *secret_hex, char out[CARC_FAIR_HEX])
 uint64_t carc_fair_seed(const char *secret_hex, const char (*entropy)[CARC_FAIR_HEX], int n,
                         char digest_hex[CARC_FAIR_HEX])
 {
-    /* The tag, the secret and at most CARC_MAX_PLAYERS entropies, a line each. */
-    char text[sizeof CARC_FAIR_SCHEME + CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS)];
+    /* The tag, the secret and at most CARC_MAX_PLAYERS entropies, a line each (64 digits and
+     * a newline: CARC_FAIR_HEX bytes), and the NUL snprintf writes. */
+    char text[sizeof CARC_FAIR_SCHEME + CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 1];
     size_t len = (size_t)snprintf(text, sizeof text, "%s\n%.64s\n", CARC_FAIR_SCHEME, secret_hex);
     for (int i = 0; i < n && i < CARC_MAX_PLAYERS; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "%.64s\n", entropy[i]);

@@ -45,6 +45,15 @@ START_TEST(known_values)
     uint64_t seed = carc_fair_seed(SECRET, ent, 2, d);
     ck_assert_str_eq(d, "d3ce096ca10705e895362fda7815aa52506967ce383ed2409b53b5e225ccf075");
     ck_assert_uint_eq(seed, 7452219994808544ull);
+    /* Six players, every one with entropy: the longest text ("11"*32 ... "66"*32). */
+    char six[6][CARC_FAIR_HEX];
+    for (int p = 0; p < 6; p++) {
+        for (int i = 0; i < 64; i++)
+            six[p][i] = (char)('1' + p);
+        six[p][64] = '\0';
+    }
+    ck_assert_uint_eq(carc_fair_seed(SECRET, six, 6, d), 4443003237956639ull);
+    ck_assert_str_eq(d, "7e471a6ddfe0fd89a360736d779899d05fe0f8ad75ee14ae82d36e9632603a7d");
     /* Order matters, and so does the count of players. */
     char swapped[2][CARC_FAIR_HEX];
     memcpy(swapped[0], ent[1], CARC_FAIR_HEX);
