@@ -317,6 +317,15 @@ START_TEST(lobby_room_restored)
     struct fake *a = fake_new(), *b = fake_new();
     struct room *r = create(a, "3, \"password\": \"pw\"");
     join(b, a->room, "Bob", "pw");
+    /* The fair draw's secret and Bob's entropy (acked: stored) survive the restart. */
+    say(b, "\"type\":\"entropy\",\"data\":\"%064d\"", 42);
+    commit();
+    expect(b, "delta");
+    expect(b, "ack");
+    char secret[CARC_FAIR_HEX], entropy[CARC_FAIR_HEX];
+    memcpy(secret, r->fair_secret, sizeof secret);
+    memcpy(entropy, r->seats[1].entropy, sizeof entropy);
+    ck_assert_str_ne(secret, "");
     char room[PROTO_ROOM_MAX], tb[PROTO_TOKEN_MAX];
     memcpy(room, a->room, sizeof room);
     memcpy(tb, b->token, sizeof tb);
@@ -326,6 +335,12 @@ START_TEST(lobby_room_restored)
     world_open();
     r = lobby_room_find(su_lb, room);
     ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->fair_secret, secret);
+    ck_assert_str_eq(r->seats[1].entropy, entropy);
+    ck_assert_str_eq(r->seats[0].entropy, "");
+    char commit_hex[CARC_FAIR_HEX];
+    carc_fair_commitment(secret, commit_hex);
+    ck_assert_str_eq(r->fair_commit, commit_hex);
     ck_assert_int_eq(r->phase, PROTO_PHASE_LOBBY);
     ck_assert_int_eq(r->nseats, 3);
     ck_assert_int_eq(room_taken(r), 2);

@@ -6,6 +6,8 @@ records (GET /api/games/{id}) replay with carc-replay to the final scores the cl
 Also: a room in the lobby, a game in progress and a finished game survive a plain restart."""
 
 import json
+import os
+import subprocess
 import random
 import shutil
 import tempfile
@@ -158,6 +160,11 @@ class Crash(unittest.TestCase):
             self.fail("no record of %s; server log:\n%s" % (room.id, self.srv.log(40)))
         rec = http_json(self.srv, "/api/games/" + room.id)
         self.assertIn("seed", rec)
+        # The fair draw survives the kills too: the record's draw verifies (carc-verify).
+        h.secret_add(rec["fair"]["secret"])
+        v = subprocess.run([os.path.join(h.BUILD, "carc-verify"), "-"], input=json.dumps(rec),
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(v.returncode, 0, v.stdout)
         lines = h.replay(rec)
         self.assertTrue(lines[-1].get("final"), lines[-1])
         placed = {}
