@@ -495,6 +495,8 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     r->fair = 0;
     if (seed == ROOM_SEED_FAIR)
         seed = fair_room_seed(r);
+    if (deck != NULL && deck_len > 0)
+        r->fair = 0; /* dealt from the deck: the seed is not the draw order */
     struct carc_config cfg;
     game_config(r, &cfg, n);
     cfg.seed = seed;
