@@ -107,8 +107,8 @@ static const struct key keys[] = {
      sizeof(((struct carcd_config *)0)->metrics_token), 0, 0,
      "when set, GET /metrics on the public port answers to `Authorization: Bearer TOKEN`"
      " (unset: 404 there)"},
-    {"admin-token", K_SECRET, OFF(admin_token), sizeof(((struct carcd_config *)0)->admin_token), 0, 0,
-     "the admin API's bearer token (/admin/...); empty: the admin API is refused (empty)"},
+    {"admin-token", K_SECRET, OFF(admin_token), sizeof(((struct carcd_config *)0)->admin_token), 0,
+     0, "the admin API's bearer token (/admin/...); empty: the admin API is refused (empty)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))

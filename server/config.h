@@ -54,7 +54,7 @@ struct carcd_config {
     char metrics_listen[64];
     char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs
                                 `Authorization: Bearer` this. A secret: never logged */
-    char admin_token[256]; /* Bearer token of /admin/ (admin/admin.h); "": admin API refused */
+    char admin_token[256];   /* Bearer token of /admin/ (admin/admin.h); "": admin API refused */
     struct lobby_limits limits;
 };
 

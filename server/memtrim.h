@@ -9,10 +9,10 @@
  * per `interval_ms`; and once more when the count has fallen at all since
  * the last trim and then stayed still for `interval_ms` (a settle trim: what
  * was freed after a trim, say the last rooms of a crowd that left, is given
- * back once things are quiet, not only at the next big drop). The caller (main.c's once-a-second tick) passes the
- * counts to memtrim_due, a plain-data decision testable without a loop, and
- * then starts memtrim_run (after the store let go of its cache). Owned by the
- * server struct; it must outlive a trim in flight (the loop's end). */
+ * back once things are quiet, not only at the next big drop). The caller (main.c's once-a-second
+ * tick) passes the counts to memtrim_due, a plain-data decision testable without a loop, and then
+ * starts memtrim_run (after the store let go of its cache). Owned by the server struct; it must
+ * outlive a trim in flight (the loop's end). */
 #ifndef CARCD_MEMTRIM_H
 #define CARCD_MEMTRIM_H
 

@@ -359,6 +359,12 @@ static sqlite3 *db_open(const char *path, int flags, int busy_ms, char *err, siz
         return NULL;
     }
     sqlite3_busy_timeout(db, busy_ms);
+    /* 512 KiB of page cache per connection (SQLite's default is 2 MiB): the pages an append
+     * workload touches fit, and the pages it churns through are spread over the thread
+     * pool's malloc arenas, where what outlives them keeps them resident (200 rooms played,
+     * then 75 s idle: 1.26x the warm RSS with 2 MiB, 1.16x with this; durable moves/s, medians
+     * of 3 alternating carc-load runs of 100 rooms: 11,433 with 2 MiB, 11,558 with this). */
+    (void)sqlite3_exec(db, "PRAGMA cache_size = -512", NULL, NULL, NULL);
     return db;
 }
 
