@@ -285,6 +285,35 @@ int proto__escape_rule_find(const char *name)
     return -1;
 }
 
+static const char *const farm_rules[] = {"third", "second", "first"}; /* enum carc_farm_rule */
+static const char *const seat_orders[] = {"seated", "random"};
+
+const char *proto__farm_rule_name(int rule)
+{
+    return rule > 0 && rule < 3 ? farm_rules[rule] : farm_rules[0];
+}
+
+int proto__farm_rule_find(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, farm_rules[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *proto__seat_order_name(int random)
+{
+    return seat_orders[random != 0];
+}
+
+int proto__seat_order_find(const char *name)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(name, seat_orders[i]) == 0)
+            return i;
+    return -1;
+}
+
 json_t *proto__sets_new(unsigned mask)
 {
     int ok = 1;
