@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "board_util.h"
+#include "record_json.h"
+#include "room_util.h"
 #include "tests.h"
 
 enum { RED = 0, BLUE = 1 };
@@ -321,6 +323,89 @@ START_TEST(variants_change_only_their_scoring)
 }
 END_TEST
 
+/* --- the server: a room created with the variants ---------------------------------------- */
+
+/* Seat order "random": the seats are shuffled at the start by room_seat_order from the seed,
+ * every player is told its new seat, the host stays the host, and the lobby listing, the
+ * state and the record carry every option. */
+START_TEST(room_random_seat_order_and_options)
+{
+    uint64_t seed = 1;
+    int order[3];
+    for (;; seed++) { /* a seed whose order is not the seated one */
+        room_seat_order(seed, 3, order);
+        if (order[0] != 0 || order[1] != 1)
+            break;
+    }
+    ck_assert_int_eq(lobby_test_game(lb, seed, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new(), *d = fake_new();
+    struct room *r = create(a, "3, \"options\": {\"seat_order\": \"random\", \"farms\": "
+                               "\"first\", \"small_city\": 2}");
+    join(b, a->room, "Bob");
+    join(c, a->room, "Cy");
+    drain(a);
+    drain(b);
+    int farm_rule = -1, small_city = -1;
+    ck_assert_int_eq(proto_client_variants(a->doc, &farm_rule, &small_city), 0);
+    ck_assert_int_eq(farm_rule, CARC_FARMS_FIRST);
+    ck_assert_int_eq(small_city, 1);
+    say(d, "\"type\":\"list\"");
+    const char *l = expect(d, "rooms");
+    ck_assert_str_eq(jstr(l, "rooms.0.options.farms"), "first");
+    ck_assert_int_eq(jint(l, "rooms.0.options.small_city"), 2);
+    ck_assert_str_eq(jstr(l, "rooms.0.options.seat_order"), "random");
+    ck_assert_str_eq(jstr(l, "rooms.0.options.siege_escape"), "siege-tile");
+
+    say(a, "\"type\":\"start\"");
+    drain(a);
+    drain(b);
+    drain(c);
+    ck_assert_ptr_nonnull(r->game);
+    ck_assert_int_eq(r->game->farm_rule, CARC_FARMS_FIRST);
+    ck_assert_int_eq(r->game->small_city, 1);
+    const char *names[3] = {"Ann", "Bob", "Cy"};
+    struct fake *who[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        ck_assert_str_eq(r->seats[k].name, names[order[k]]);
+        ck_assert_int_eq(who[order[k]]->seat, k); /* told by `joined` */
+        ck_assert_int_eq(r->seats[k].s->seat, k);
+        if (order[k] == 0)
+            ck_assert_int_eq(r->host, k);
+    }
+    /* The documents agree: the seat each client now holds has its name. */
+    for (int i = 0; i < 3; i++) {
+        struct proto_client_seat seat;
+        ck_assert_int_eq(proto_client_seat_get(who[i]->doc, who[i]->seat, &seat), 0);
+        ck_assert_str_eq(seat.name, names[i]);
+    }
+    char *rec = room_record_json(r, NULL);
+    ck_assert_ptr_nonnull(rec);
+    static struct carc_record R;
+    struct proto_error err;
+    proto_error_init(&err);
+    ck_assert_int_eq(proto_record_load(rec, strlen(rec), 0, &R, &err), 0);
+    ck_assert_int_eq(R.farm_rule, CARC_FARMS_FIRST);
+    ck_assert_int_eq(R.small_city, 1);
+    ck_assert_int_eq(R.seat_random, 1);
+    for (int k = 0; k < 3; k++)
+        ck_assert_str_eq(R.names[k], names[order[k]]);
+    free(rec);
+}
+END_TEST
+
+START_TEST(room_bad_variant_refused)
+{
+    struct fake *a = fake_new();
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"options\":{\"farms\":\"4th\"}");
+    const char *e = expect_error(a, "bad_request");
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "options.farms"));
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"options\":{\"small_city\":3}");
+    e = expect_error(a, "bad_request");
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "options.small_city"));
+    ck_assert_int_eq(lb->nrooms, 0);
+}
+END_TEST
+
 Suite *suite_variants(void)
 {
     Suite *s = suite_create("variants");
@@ -345,5 +430,9 @@ Suite *suite_variants(void)
     tcase_add_test(r, random_games_every_variant);
     tcase_add_test(r, variants_change_only_their_scoring);
     suite_add_tcase(s, r);
+    TCase *room = tcase_with("room", setup_default);
+    tcase_add_test(room, room_random_seat_order_and_options);
+    tcase_add_test(room, room_bad_variant_refused);
+    suite_add_tcase(s, room);
     return s;
 }
