@@ -194,6 +194,18 @@ export function clockText(c) {
   return `clock ${durationText(c.initial)} + ${durationText(c.increment)} a move; out of time: ${rule ? rule.text.toLowerCase() : c.on_timeout}`;
 }
 
+// The rule variants of a room's options (RULES.md 2.8) that differ from the current rules, as
+// phrases: [] for a room with the current rules and the seated order.
+export function variantTexts(o) {
+  const out = [];
+  if (!o) return out;
+  if (o.farms === "second") out.push("2nd-edition farms (a city once per player)");
+  if (o.farms === "first") out.push("1st-edition farms (4 a city to the most farmers)");
+  if (o.small_city === 2) out.push("1st-edition small city (2 points)");
+  if (o.seat_order === "random") out.push("random seat order");
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors (PROTOCOL.md "Errors") in plain words
 
