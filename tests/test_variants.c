@@ -363,6 +363,13 @@ START_TEST(room_random_seat_order_and_options)
     ck_assert_ptr_nonnull(r->game);
     ck_assert_int_eq(r->game->farm_rule, CARC_FARMS_FIRST);
     ck_assert_int_eq(r->game->small_city, 1);
+    /* A client rebuilding the game from its document (the bots' view) scores the same way. */
+    struct carc_game *cg = calloc(1, sizeof *cg);
+    struct carc_error cerr = {0};
+    ck_assert_int_eq(proto_client_game(a->doc, cg, &cerr), 0);
+    ck_assert_int_eq(cg->farm_rule, CARC_FARMS_FIRST);
+    ck_assert_int_eq(cg->small_city, 1);
+    free(cg);
     const char *names[3] = {"Ann", "Bob", "Cy"};
     struct fake *who[3] = {a, b, c};
     for (int k = 0; k < 3; k++) {
