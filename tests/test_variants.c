@@ -323,6 +323,42 @@ START_TEST(variants_change_only_their_scoring)
 }
 END_TEST
 
+/* --- records --------------------------------------------------------------------------- */
+
+/* A record written before the variants existed means the current rules; the writer gives
+ * every option. */
+START_TEST(record_without_variants_means_defaults)
+{
+    static const char text[] = "{\"format\":\"carcassonne-game/1\",\"players\":[{\"name\":\"A\"},"
+                               "{\"name\":\"B\"}],\"options\":{\"farmers\":true},\"seed\":3,"
+                               "\"moves\":[]}";
+    static struct carc_record R;
+    struct proto_error err;
+    proto_error_init(&err);
+    ck_assert_int_eq(proto_record_load(text, strlen(text), 0, &R, &err), 0);
+    ck_assert_int_eq(R.farm_rule, CARC_FARMS_THIRD);
+    ck_assert_int_eq(R.small_city, 0);
+    ck_assert_int_eq(R.seat_random, 0);
+    struct carc_game *g = calloc(1, sizeof *g);
+    struct carc_error cerr = {0};
+    ck_assert_int_eq(carc_record_start(&R, g, &cerr), 0);
+    ck_assert_int_eq(g->farm_rule, CARC_FARMS_THIRD);
+    ck_assert_int_eq(g->small_city, 0);
+    free(g);
+    R.farm_rule = CARC_FARMS_SECOND;
+    R.small_city = 1;
+    char *out = NULL;
+    ck_assert_int_eq(proto_record_dump(&R, 0, &out, &err), 0);
+    ck_assert_ptr_nonnull(
+        strstr(out, "\"farms\":\"second\",\"small_city\":2,\"seat_order\":\"seated\""));
+    static struct carc_record R2;
+    ck_assert_int_eq(proto_record_load(out, strlen(out), 0, &R2, &err), 0);
+    ck_assert_int_eq(R2.farm_rule, CARC_FARMS_SECOND);
+    ck_assert_int_eq(R2.small_city, 1);
+    free(out);
+}
+END_TEST
+
 /* --- the server: a room created with the variants ---------------------------------------- */
 
 /* Seat order "random": the seats are shuffled at the start by room_seat_order from the seed,
@@ -437,6 +473,9 @@ Suite *suite_variants(void)
     tcase_add_test(r, random_games_every_variant);
     tcase_add_test(r, variants_change_only_their_scoring);
     suite_add_tcase(s, r);
+    TCase *rec = tcase_create("record");
+    tcase_add_test(rec, record_without_variants_means_defaults);
+    suite_add_tcase(s, rec);
     TCase *room = tcase_with("room", setup_default);
     tcase_add_test(room, room_random_seat_order_and_options);
     tcase_add_test(room, room_bad_variant_refused);
