@@ -492,41 +492,6 @@ static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, 
     room__moves_reserve(r, 1);
 }
 
-void room_seat_order(uint64_t seed, int n, int *order)
-{
-    struct carc_rng rng;
-    carc_rng_seed(&rng, seed ^ ROOM_SEAT_SALT);
-    for (int i = 0; i < n; i++)
-        order[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)carc_rng_below(&rng, (uint32_t)(i + 1));
-        int t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
-}
-
-/* The taken seats 0..nseats-1 put into play order (room_seat_order); the
- * host stays the same person. Every connected player hears its seat in a
- * `joined` (no token), queued before the start's delta. */
-static void seats_shuffle(struct room *r, uint64_t seed)
-{
-    int order[CARC_MAX_PLAYERS], host = r->host;
-    struct room_seat old[CARC_MAX_PLAYERS];
-    memcpy(old, r->seats, sizeof old);
-    room_seat_order(seed, r->nseats, order);
-    for (int k = 0; k < r->nseats; k++) {
-        r->seats[k] = old[order[k]];
-        if (r->seats[k].s != NULL)
-            r->seats[k].s->seat = k;
-        if (order[k] == host)
-            r->host = k;
-    }
-    for (int k = 0; k < r->nseats; k++)
-        if (r->seats[k].s != NULL)
-            room__send_text(r, r->seats[k].s, proto_encode_joined(r->id, k, NULL, ""));
-}
-
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err)
 {
@@ -569,7 +534,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     r->host = map[r->host] >= 0 ? map[r->host] : 0;
     r->nseats = n;
     if (r->seat_random)
-        seats_shuffle(r, seed);
+        room__seats_shuffle(r, seed);
     r->game = g;
     room__keep_deal(r, seed, deck, deck_len);
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;

@@ -191,6 +191,9 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
  * anyone holding the record's seed can recompute it (PROTOCOL.md create). */
 #define ROOM_SEAT_SALT 0x5EA7000000000000ull
 void room_seat_order(uint64_t seed, int n, int *order);
+/* room_order.c: put the taken seats 0..nseats-1 of a room being started into
+ * the play order of room_seat_order(seed); see room_start. */
+void room__seats_shuffle(struct room *r, uint64_t seed);
 
 /* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
  * CARC_E_TURN, CARC_E_TIME_OUT (the clock ran out: the timeout is applied),
