@@ -1,5 +1,8 @@
 /* room_order.c: the play order of a room whose options say seat_order
- * "random" (room.h room_seat_order, PROTOCOL.md start). */
+ * "random" (room.h room_seat_order, PROTOCOL.md start). The order is a
+ * function of the game's secret seed and public from the start: it gives
+ * away at most log2(6!) < 10 of the seed's bits, which is why a salt keeps
+ * it off the deck shuffle's own first draws. */
 #include "room.h"
 
 #include <string.h>
