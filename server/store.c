@@ -136,6 +136,7 @@ static void snapshot(struct store *st, struct room *r)
     e->sets = (int)r->sets;
     e->no_farmers = r->no_farmers;
     e->escape_rule = r->escape_rule;
+    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3;
     e->nseats = r->nseats;
     e->priv = r->private_room;
     e->host = r->host;

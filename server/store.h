@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA 3
+#define STORE_SCHEMA 4
 #define STORE_FILE "carcd.db"
 #define STORE_LOCK "carcd.lock" /* flock'd while a carcd uses the directory */
 #define STORE_PAGE 20           /* games per page of GET /api/games */

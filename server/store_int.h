@@ -42,6 +42,7 @@ struct sb_room {
     char id[PROTO_ROOM_MAX];
     int gone; /* enum sb_gone */
     int sets, no_farmers, escape_rule, nseats, priv, host, phase;
+    int variants; /* farm_rule | small_city << 2 | seat_random << 3 (store_sql.c) */
     char pw[SHA256_HEX];
     uint64_t seed;
     uint8_t deck[CARC_MAX_TILES];

@@ -16,7 +16,7 @@
 
 #define ROOM_COLUMNS                                                                               \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, variants"
 
 /* The record text of a stored room: its settings, seats, seed and moves. */
 static char *record_text(struct store *st, const char *id, const struct room *r, char *err,
@@ -83,6 +83,10 @@ static struct room *load_room(struct store *st, struct lobby *lb, sqlite3_stmt *
     c.u.create.clock.initial = sqlite3_column_int(q, 14);
     c.u.create.clock.increment = sqlite3_column_int(q, 15);
     c.u.create.clock.on_timeout = sqlite3_column_int(q, 16);
+    int variants = sqlite3_column_int(q, 17);
+    c.u.create.farm_rule = variants & 3;
+    c.u.create.small_city = variants >> 2 & 1;
+    c.u.create.seat_random = variants >> 3 & 1;
     /* Checked before the room is built from them: its state has one view per seat. */
     if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
         snprintf(err, errlen, "room %s: bad stored seats", id);

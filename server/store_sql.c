@@ -4,6 +4,8 @@
  *   rooms  (id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase,
  *           seed, deck, seq, created, updated, closed)
  *           clock_initial, clock_increment, clock_policy)   the time control, 0: none
+ *           variants                      options.farms (enum carc_farm_rule) | small_city 2
+ *                                         << 2 | seat_order random << 3; 0: the defaults
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
  *           bot, autoplay, forfeited, timeouts, clock_ms)   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
@@ -18,7 +20,7 @@
  * was dropped from memory after room-ttl or stale-room (its rows stay).
  *
  * Schema history (PRAGMA user_version): 1 the tables above without games.status; 2 adds it;
- * 3 adds the clock and bot columns of rooms and seats. */
+ * 3 adds the clock and bot columns of rooms and seats; 4 adds rooms.variants. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,7 +42,7 @@ static const char *schema_sql =
     " seed INTEGER NOT NULL, deck BLOB, seq INTEGER NOT NULL, created INTEGER NOT NULL,"
     " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
     " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
-    " clock_policy INTEGER NOT NULL DEFAULT 0);"
+    " clock_policy INTEGER NOT NULL DEFAULT 0, variants INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
@@ -54,7 +56,7 @@ static const char *schema_sql =
     "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT NULL, players TEXT NOT NULL,"
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
-    "PRAGMA user_version = 3;";
+    "PRAGMA user_version = 4;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -74,6 +76,9 @@ static const char *migrations[STORE_SCHEMA] = {
     "ALTER TABLE seats ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE seats ADD COLUMN clock_ms INTEGER NOT NULL DEFAULT 0;"
     "PRAGMA user_version = 3;",
+    /* 3 -> 4: the rule variants of a room (0: the rules rooms had before). */
+    "ALTER TABLE rooms ADD COLUMN variants INTEGER NOT NULL DEFAULT 0;"
+    "PRAGMA user_version = 4;",
 };
 
 int store__exec(sqlite3 *db, const char *sql)
@@ -140,8 +145,8 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
              " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
-             " clock_initial, clock_increment, clock_policy)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)",
+             " clock_initial, clock_increment, clock_policy, variants)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
              &room) ||
         prep(db, "DELETE FROM seats WHERE room = ?", &seat_del) ||
         prep(db,
@@ -197,6 +202,7 @@ int store__batch_write(sqlite3 *db, struct batch *b, int fail)
         sqlite3_bind_int(room, 15, e->clock_initial);
         sqlite3_bind_int(room, 16, e->clock_increment);
         sqlite3_bind_int(room, 17, e->clock_policy);
+        sqlite3_bind_int(room, 18, e->variants);
         if (step_done(room))
             goto fail;
         sqlite3_bind_text(seat_del, 1, e->id, -1, SQLITE_STATIC);

@@ -115,7 +115,9 @@ def main():
             (3, '["base","inns-cathedrals","besiegers"]', "", 40),
             (2, '["base"]', ',"clock":{"initial":5,"increment":0,"on_timeout":"skip"}', 12),
             (2, '["base","apothecaries-tithes","cathars"]',
-             ',"options":{"farmers":false,"siege_escape":"any-tile"}', 40)):
+             ',"options":{"farmers":false,"siege_escape":"any-tile"}', 40),
+            (3, '["base"]', ',"options":{"farms":"first","small_city":2,"seat_order":"random"}',
+             40)):
         lines = ["0" + create % (seats, sets, extra)]
         lines += ["%d" % c + join % n for c, n in ((1, "Bob"), (2, "Cy"))[:seats - 1]]
         lines += ['3{"v":2,"type":"watch","room":"@R"}', '0{"v":2,"type":"start"}']
