@@ -131,6 +131,19 @@ def main():
                   "1~", '1{"v":2,"type":"leave"}', "+"]
         put(room, "\n".join(lines) + "\n")
 
+    # rxguard: a read size, an upgrade request, then masked frames (and, last, an unmasked one).
+    head = (b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+    def frame(n, masked=True):
+        ln = bytes([n]) if n < 126 else bytes([126]) + n.to_bytes(2, "big")
+        return bytes([0x81, (0x80 if masked else 0) | ln[0]]) + ln[1:] + \
+            (b"\x11\x22\x33\x44" if masked else b"") + b"x" * n
+    guard = os.path.join(out, "corpus-rxguard")
+    for step in (0, 1, 7, 64):
+        put(guard, bytes([step]) + head + frame(20) + frame(300) + frame(0))
+        put(guard, bytes([step]) + head + frame(20) + frame(5, masked=False))
+
 
 if __name__ == "__main__":
     main()
