@@ -1,5 +1,5 @@
 #include "config.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -20,7 +20,8 @@
 #include "memtrim.h"
 #include "metrics/metrics.h"
 #include "net.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 #include "turn.h"
 
 struct server {
@@ -232,15 +233,15 @@ int main(int argc, char **argv)
         }
         lobby_store_set(sv.lobby, sv.store);
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
-                          sizeof err) < 0) {
+            roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err, sizeof err) <
+                0) {
             log_error("storage: %s", err);
             lobby_free(sv.lobby);
             store_close(sv.store);
             uv_loop_close(&sv.loop);
             return 1;
         }
-        store_start(sv.store, &sv.loop, sv.lobby, &sv.stats);
+        store_start(sv.store, &sv.loop, &sv.stats);
     }
     if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
         log_error("out of memory");
@@ -286,7 +287,7 @@ int main(int argc, char **argv)
         log_info("%s", line);
     }
     net_free(sv.net);
-    if (sv.store != NULL && store_flush(sv.store, sv.lobby) != 0)
+    if (sv.store != NULL && store_flush(sv.store) != 0)
         log_error("storage: the last changes could not be written");
     lobby_free(sv.lobby);
     bots_free(sv.bots);

@@ -71,7 +71,7 @@ void world_open_at(int stale_s, uint64_t now_ms)
     su_st = store_open(su_dir, 300, err, sizeof err);
     ck_assert_msg(su_st != NULL, "%s", err);
     lobby_store_set(su_lb, su_st);
-    ck_assert_int_ge(store_restore(su_st, su_lb, stale_s, now_ms, err, sizeof err), 0);
+    ck_assert_int_ge(roomdb_restore(su_lb, stale_s, now_ms, err, sizeof err), 0);
 }
 
 void world_open(void)
@@ -82,7 +82,7 @@ void world_open(void)
 void world_close(void)
 {
     fakes_free();
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
     lobby_free(su_lb);
     store_close(su_st);
     su_lb = NULL;
@@ -96,7 +96,7 @@ void world_crash(void)
     log_level_set(-1);
     store_test_fail(su_st, 1000);
     fakes_free();
-    store_flush(su_st, su_lb);
+    store_flush(su_st);
     lobby_free(su_lb);
     store_close(su_st);
     log_level_set(level);

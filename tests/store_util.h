@@ -11,7 +11,8 @@
 
 #include "lobby.h"
 #include "session.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 
 /* The scratch directory (dir_setup makes it, dir_teardown removes it and the
  * database files in it) and the path of the database in it. */

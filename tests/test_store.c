@@ -26,7 +26,7 @@
 #include "room.h"
 #include "session.h"
 #include "sha256.h"
-#include "store.h"
+#include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
 
@@ -120,7 +120,7 @@ static void say(struct fake *f, const char *fmt, ...)
 /* The commit of everything so far (the server does it once per loop turn). */
 static void commit(void)
 {
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
 }
 
 static void take_seat(struct fake *f, const char *j)
@@ -478,7 +478,7 @@ START_TEST(failed_commit_undoes_the_move)
     store_test_fail(su_st, 1);
     play_first(r, m);
     ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* The fresh state is not told before it is stored either. */
     ck_assert_ptr_null(pop(m));
@@ -490,7 +490,7 @@ START_TEST(failed_commit_undoes_the_move)
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* A second failure tells nothing more. */
     store_test_fail(su_st, 1);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_ptr_null(pop(o));
     /* The disk is back: the retry clears the failure, the state goes out, and
      * moves go through. */
@@ -534,7 +534,7 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
     test_log_capture();
     store_test_fail(su_st, 1);
     play_first(r, m);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     /* Someone's connection drops meanwhile: a change to tell, not stored. */
     say(b, "\"type\":\"leave\"");
     long long sa = last_seq(a), sb = last_seq(b), seen = sa > sb ? sa : sb;
@@ -578,6 +578,8 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE seats DROP COLUMN forfeited;"
                                         "ALTER TABLE seats DROP COLUMN timeouts;"
                                         "ALTER TABLE seats DROP COLUMN clock_ms;"
+                                        "ALTER TABLE rooms DROP COLUMN fence;"
+                                        "DROP TABLE schema_version;"
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);
@@ -686,9 +688,9 @@ START_TEST(failed_commit_keeps_chat_and_closed_rooms)
     ck_assert_ptr_null(lobby_room_find(su_lb, room));
     test_log_capture();
     store_test_fail(su_st, 1);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), -1); /* not yet */
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
     test_log_release();
     ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
                   "log: %s", test_log_text());
@@ -766,7 +768,7 @@ START_TEST(wal_checkpointed_beside_commits)
     ck_assert_int_ge(store_wal_pages(su_st), STORE_CKPT_PAGES);
     uv_loop_t loop;
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    store_start(su_st, &loop, su_lb, NULL);
+    store_start(su_st, &loop, NULL);
     for (int i = 0; i < 200 && store_wal_pages(su_st) >= STORE_CKPT_PAGES; i++) {
         unsigned long n = store_batches(su_st);
         room_chat(r, &a->s, "tick");
@@ -802,8 +804,8 @@ START_TEST(bad_rows_not_restored)
     test_log_capture();
     world_open();
     test_log_release();
-    ck_assert_msg(test_log_count("bad stored seats (left on disk, not restored)") == 1, "log: %s",
-                  test_log_text());
+    ck_assert_msg(test_log_count("bad stored seats (left in the database, not restored)") == 1,
+                  "log: %s", test_log_text());
     ck_assert_ptr_null(lobby_room_find(su_lb, ra));
     ck_assert_ptr_nonnull(lobby_room_find(su_lb, rb));
     world_close();

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
 
@@ -81,7 +81,7 @@ START_TEST(reads_on_the_thread_pool)
                      0);
     uv_loop_t loop;
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    store_start(su_st, &loop, su_lb, NULL);
+    store_start(su_st, &loop, NULL);
     struct got g = {0}, miss = {0}, list = {0}, gone = {0};
     ck_assert_ptr_nonnull(store_game_read(su_st, "R1", on_got, &g));
     ck_assert_ptr_nonnull(store_game_read(su_st, "R2", on_got, &miss));
