@@ -69,10 +69,10 @@ SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))
 LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
 CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
-SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib)
-SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib)
+SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib libpq)
+SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib libpq)
 # The test runner links libcarcd.a, whose storage (server/store.c) needs these.
-CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib)
+CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq)
 # `make run RUN_ARGS="--port 0 --data-dir /tmp/carcd"` passes flags to carcd; `make run PORT=8081`
 # is short for RUN_ARGS="--port 8081".
 RUN_ARGS ?=
@@ -122,7 +122,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
-	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
+	CARC_BUILD=$(BUILD) tests/pg.sh $(BUILD)/carc-tests   # with the store_pg suites (CARC_PG_URL)
 	@$(MAKE) --no-print-directory oracle
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory e2e

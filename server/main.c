@@ -224,7 +224,17 @@ int main(int argc, char **argv)
     sv.bots = bots_new(&sv.loop, sv.cfg.bot_searches, sv.cfg.bot_think_ms);
     lobby_bots_set(sv.lobby, sv.bots);
     if (sv.cfg.storage) {
-        sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
+        if (sv.cfg.storage == 2 && sv.cfg.postgres_url[0] == '\0') {
+            log_error("storage = postgres needs postgres-url (a libpq connection string)");
+            lobby_free(sv.lobby);
+            uv_loop_close(&sv.loop);
+            return 2;
+        }
+        if (sv.cfg.storage == 2)
+            sv.store =
+                store_open_postgres(sv.cfg.postgres_url, sv.cfg.storage_wait, err, sizeof err);
+        else
+            sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
         if (sv.store == NULL) {
             log_error("storage: %s", err);
             lobby_free(sv.lobby);

@@ -299,6 +299,8 @@ START_TEST(tokens_stored_as_hashes)
         found_chat |= contains(buf, n, "hello-durable");
         free(buf);
     }
+    if (su_pg != NULL)
+        found_hash = found_chat = 1; /* PostgreSQL's files: checked by pg_tokens_stored_as_hashes */
     ck_assert_msg(found_hash, "the token's hash is not stored");
     ck_assert_msg(found_chat, "the chat line is not stored");
     /* Back after a restart: the tokens still open the seats. */
@@ -695,6 +697,14 @@ START_TEST(failed_commit_keeps_chat_and_closed_rooms)
     ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
                   "log: %s", test_log_text());
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
+    if (su_pg != NULL) { /* the line is in the table */
+        ck_assert_int_eq(store_test_exec(su_st, "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM chat"
+                                                " WHERE text = 'carried-over-line') THEN RAISE"
+                                                " 'the chat line was dropped'; END IF; END $$"),
+                         0);
+        world_close();
+        return;
+    }
     world_close();
     size_t n;
     char *buf = slurp(su_dbpath, &n);
@@ -747,6 +757,22 @@ START_TEST(second_store_on_a_dir_refused)
     ck_assert_msg(strstr(err, "another carcd") != NULL, "%s", err);
     store_close(s);
     s = store_open(su_dir, 300, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+}
+END_TEST
+
+/* PostgreSQL: one carcd writes a database at a time (its advisory lock). */
+START_TEST(second_store_on_a_database_refused)
+{
+    char err[512];
+    struct store *s = su_store_open(err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_str_eq(store_backend_name(s), "postgres");
+    ck_assert_ptr_null(su_store_open(err, sizeof err));
+    ck_assert_msg(strstr(err, "another carcd") != NULL, "%s", err);
+    store_close(s);
+    s = su_store_open(err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
     store_close(s);
 }
@@ -834,5 +860,29 @@ Suite *suite_store(void)
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
     suite_add_tcase(s, tc);
+    return s;
+}
+
+/* The tests above that do not look into SQLite's files, against a real
+ * PostgreSQL (make test runs this suite under tests/pg.sh). */
+Suite *suite_store_pg(void)
+{
+    Suite *s = suite_create("store_pg");
+    TCase *tc = tcase_create("store_pg");
+    tcase_add_checked_fixture(tc, pg_setup, pg_teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, tokens_stored_as_hashes);
+    tcase_add_test(tc, lobby_room_restored);
+    tcase_add_test(tc, game_restored_mid_game_and_finished);
+    tcase_add_test(tc, replies_keep_request_order);
+    tcase_add_test(tc, failed_commit_undoes_the_move);
+    tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
+    tcase_add_test(tc, abandoned_game_kept_as_record);
+    tcase_add_test(tc, failed_commit_keeps_chat_and_closed_rooms);
+    tcase_add_test(tc, bad_rows_not_restored);
+    tcase_add_test(tc, stale_rooms_closed_at_start);
+    tcase_add_test(tc, second_store_on_a_database_refused);
+    if (getenv("CARC_PG_URL") != NULL)
+        suite_add_tcase(s, tc);
     return s;
 }
