@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "sbuf.h"
@@ -134,10 +135,24 @@ static int session_setup(struct pg *p, struct pg_conn *pc, char *why, size_t siz
     }
     if (PQresultStatus(res) != PGRES_TUPLES_OK)
         snprintf(why, size, "cannot take carcd's lock: %s", PQresultErrorMessage(res));
-    else if (!got)
-        snprintf(why, size,
-                 "another carcd uses this database (it holds carcd's advisory lock);"
-                 " stop it first");
+    else if (!got) {
+        /* Who holds it: each carcd names its sessions carcd-PID. */
+        PGresult *who =
+            pg__query(pc->c,
+                      "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity"
+                      " a USING (pid) WHERE l.locktype = 'advisory' AND l.objid = " PG_LOCK_KEY
+                      " AND l.granted LIMIT 1",
+                      0, NULL);
+        const char *name = who != NULL && PQntuples(who) == 1 ? PQgetvalue(who, 0, 0) : "";
+        if (strncmp(name, "carcd-", 6) == 0)
+            snprintf(why, size, "another carcd (pid %s) uses this database; stop it first",
+                     name + 6);
+        else
+            snprintf(why, size,
+                     "another carcd uses this database (it holds carcd's advisory"
+                     " lock); stop it first");
+        PQclear(who);
+    }
     PQclear(res);
     return got ? 0 : -1;
 }
@@ -152,7 +167,9 @@ static PGconn *conn_open(const char *url)
                           "application_name",
                           "dbname",
                           NULL};
-    const char *vals[] = {"5", "10", "5", "3", "carcd", url, NULL};
+    char name[32];
+    snprintf(name, sizeof name, "carcd-%ld", (long)getpid());
+    const char *vals[] = {"5", "10", "5", "3", name, url, NULL};
     return PQconnectdbParams(keys, vals, 1);
 }
 
