@@ -447,7 +447,8 @@ static void sq_close(struct store *st)
     sqlite3_close(q->cdb);
     sqlite3_close(q->rdb);
     sqlite3_close(q->db);
-    close(q->lock_fd);
+    if (q->lock_fd >= 0)
+        close(q->lock_fd);
     free(q);
 }
 
@@ -473,6 +474,8 @@ const struct store_backend sq_backend = {
     .close = sq_close,
 };
 
+static struct store *sq_open(const char *path, int lock, int busy_ms, char *err, size_t errlen);
+
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
 {
     char path[512];
@@ -488,6 +491,17 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     int lock = dir_lock(dir, err, errlen);
     if (lock < 0)
         return NULL;
+    return sq_open(path, lock, busy_ms, err, errlen);
+}
+
+struct store *store_open_file(const char *path, char *err, size_t errlen)
+{
+    return sq_open(path, -1, STORE_BUSY_MS, err, errlen);
+}
+
+/* path opened, checked and migrated; lock (-1: none) is closed with it. */
+static struct store *sq_open(const char *path, int lock, int busy_ms, char *err, size_t errlen)
+{
     sqlite3 *db = db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                           busy_ms, err, errlen);
     sqlite3 *rdb = NULL, *cdb = NULL;
@@ -566,6 +580,7 @@ fail:
     sqlite3_close(cdb);
     sqlite3_close(rdb);
     sqlite3_close(db);
-    close(lock);
+    if (lock >= 0)
+        close(lock);
     return NULL;
 }

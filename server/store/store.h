@@ -111,6 +111,12 @@ struct store_hooks {
  * for another program's lock before it fails (STORE_BUSY_MS by default). */
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen);
 
+/* The SQLite database file path itself (created when missing), without the
+ * data directory's lock: for copying from a file a serving carcd may be
+ * writing (WAL mode: a reader neither waits for it nor holds it up) or into a
+ * new one. NULL with err as store_open. */
+struct store *store_open_file(const char *path, char *err, size_t errlen);
+
 /* Connect to PostgreSQL (url: a libpq connection string or URI), create or
  * migrate the schema, and take the database's carcd lock (an advisory lock:
  * one carcd writes a database at a time). A database that does not answer is
@@ -246,9 +252,12 @@ struct store_backup *store_backup_start(struct store *st, const char *dir, store
 void store_backup_cancel(struct store_backup *b);
 
 /* ---- copying between backends (copy.c: carcd --export-db / --import-db) ----
- * Every room (seats, moves, chat) and every record of from is written to to,
- * in one transaction of to, on this thread; rows of to with the same ids are
- * replaced. Neither store may be started. 0 with the counts, or -1 with err. */
+ * Every room (closed ones too, with their seats and moves), every record and
+ * every chat line of from is written to to in one transaction of to, on this
+ * thread. from is read in one read transaction, so a live database (a
+ * serving carcd's SQLite file) is copied as of one commit. Rooms and records
+ * of to with the same ids are replaced; chat lines are appended. Neither store
+ * may be started. 0 with the counts, or -1 with err (to is then unchanged). */
 int store_copy(struct store *from, struct store *to, long *rooms, long *games, char *err,
                size_t errlen);
 

@@ -172,5 +172,90 @@ class PgFaults(unittest.TestCase):
         self.assertEqual(srv.stop(), 0)
 
 
+class Copy(unittest.TestCase):
+    """carcd --import-db / --export-db between a live SQLite database and PostgreSQL."""
+
+    def setUp(self):
+        import tempfile
+        self.pg = pg_util.shared()
+        self.dirs = [tempfile.mkdtemp(prefix="carcd-copy-") for _ in range(3)]
+        self.servers = []
+
+    def tearDown(self):
+        import shutil
+        h.PG_URL_FOR = None
+        for s in self.servers:
+            s.kill()
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def start(self, data_dir, pg):
+        h.PG_URL_FOR = self.pg.database_for if pg else None
+        srv = h.Server(config=FAST, data_dir=data_dir).start()
+        self.servers.append(srv)
+        return srv
+
+    def carcd(self, data_dir, pg, *extra):
+        h.PG_URL_FOR = self.pg.database_for if pg else None
+        return base.run_carcd(data_dir, *extra, timeout=30)
+
+    def test_live_sqlite_copied_into_postgres_and_back(self):
+        sq, pgdir, back = self.dirs
+        a = self.start(sq, pg=False)
+        g = Game(a, rng=random.Random(21))
+        g.play_ok(4)
+        lobby = h.create_room(a, ["Cy", "Di"], seats=3)
+        lobby_id, lobby_token = lobby[0].room, lobby[0].token
+        for c in lobby:
+            c.close()
+        # A finished game's record, as a carcd writes it (and while it serves from the file).
+        import sqlite3
+        con = sqlite3.connect(os.path.join(sq, "carcd.db"), isolation_level=None, timeout=5)
+        con.execute("INSERT INTO games VALUES('RECORD1', '{\"seed\":7}', '[\"Ann\"]', '[9]', 5,"
+                    " 'finished')")
+        con.close()
+        seen = board_of(g.doc)
+        # Imported while carcd still serves from the SQLite file.
+        rc, out, err = self.carcd(pgdir, True, "--import-db", os.path.join(sq, "carcd.db"))
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("imported 2 room(s) and 1 record(s)", out)
+        self.assertTrue(a.alive())
+        g.close()
+        a.kill()
+        # The games resume on PostgreSQL and go on there.
+        b = self.start(pgdir, pg=True)
+        self.assertIsNone(g.resume(b))
+        self.assertEqual(board_of(g.doc), seen)
+        g.play_ok(3)
+        seen = board_of(g.doc)
+        with h.Client(b) as c:
+            r = c.request("resume", room=lobby_id, token=lobby_token)
+            self.assertEqual(r.get("type"), "joined", r)
+        self.assertEqual(http_json(b, "/api/games/RECORD1"), {"seed": 7})
+        self.assertEqual(http_json(b, "/api/games")["total"], 1)
+        g.close()
+        # Refused while that carcd writes the database; then exported to a new SQLite file.
+        out_db = os.path.join(back, "carcd.db")
+        rc, out, err = self.carcd(pgdir, True, "--export-db", out_db)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("another carcd", err)
+        self.assertFalse(os.path.exists(out_db))
+        self.assertEqual(b.stop(), 0)
+        rc, out, err = self.carcd(pgdir, True, "--export-db", out_db)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("exported 2 room(s) and 1 record(s)", out)
+        rc, out, err = self.carcd(pgdir, True, "--export-db", out_db)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("exists", err)
+        # ... and a carcd on that file has every move.
+        c3 = self.start(back, pg=False)
+        self.assertIsNone(g.resume(c3))
+        self.assertEqual(board_of(g.doc), seen)
+        g.play_ok(1)
+        g.close()
+        self.assertEqual(http_json(c3, "/api/games/RECORD1"), {"seed": 7})
+        self.assertEqual(c3.stop(), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
