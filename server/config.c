@@ -321,7 +321,12 @@ void config_usage(FILE *out)
                  "\n"
                  "  -c, --config FILE        read settings from FILE\n"
                  "  -h, --help               print this help\n"
-                 "      --version            print the version\n");
+                 "      --version            print the version\n"
+                 "      --backup FILE        copy <data-dir>/carcd.db to FILE and exit\n"
+                 "      --import-db FILE     copy every room and record of the SQLite file FILE\n"
+                 "                           into the configured storage and exit\n"
+                 "      --export-db FILE     copy the configured storage into a new SQLite file\n"
+                 "                           FILE and exit\n");
     for (int i = 0; i < NKEYS; i++)
         fprintf(out, "      --%-19s %s\n", keys[i].name, keys[i].help);
 }
