@@ -22,39 +22,39 @@ char *pg__games_get(struct store *st, int page, const char *status, int *code)
     }
     char lim[24], off[24];
     const char *v[] = {status, I(lim, STORE_PAGE), I(off, (long long)(page - 1) * STORE_PAGE)};
-    PGresult *count = pg__query(p->r.c, "SELECT COUNT(*) FROM games WHERE status = $1", 1, v);
-    PGresult *q = count == NULL ? NULL
-                                : pg__query(p->r.c,
-                                            "SELECT room, finished, players, scores FROM games"
-                                            " WHERE status = $1 ORDER BY finished DESC, room DESC"
-                                            " LIMIT $2 OFFSET $3",
-                                            3, v);
-    if (q == NULL) {
+    /* One statement, one snapshot: the total and the page agree. */
+    PGresult *q = pg__query(p->r.c,
+                            "WITH total AS (SELECT COUNT(*) AS n FROM games WHERE status = $1)"
+                            " SELECT total.n, g.room, g.finished, g.players, g.scores FROM total"
+                            " LEFT JOIN LATERAL (SELECT room, finished, players, scores FROM games"
+                            " WHERE status = $1 ORDER BY finished DESC, room DESC"
+                            " LIMIT $2 OFFSET $3) g ON true",
+                            3, v);
+    if (q == NULL || PQntuples(q) < 1) {
         pg__msg(p->r.c, why, sizeof why);
         log_error("storage: cannot list games: %s", why);
-        PQclear(count);
+        PQclear(q);
         return NULL;
     }
     struct store_text t = {0};
     char buf[256];
     snprintf(buf, sizeof buf, "{\"page\":%d,\"per_page\":%d,\"total\":%s,\"games\":[", page,
-             STORE_PAGE, PQgetvalue(count, 0, 0));
+             STORE_PAGE, PQgetvalue(q, 0, 0));
     store__text_str(&t, buf);
-    for (int i = 0; i < PQntuples(q); i++) {
+    for (int i = 0; i < PQntuples(q) && !PQgetisnull(q, i, 1); i++) {
         size_t n = 0;
         n += (size_t)snprintf(buf, sizeof buf, "%s{\"id\":", i ? "," : "");
-        store_json_str(buf, sizeof buf, &n, PQgetvalue(q, i, 0));
+        store_json_str(buf, sizeof buf, &n, PQgetvalue(q, i, 1));
         n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"status\":\"%s\",\"finished\":%s", status,
-                              PQgetvalue(q, i, 1));
+                              PQgetvalue(q, i, 2));
         store__text_add(&t, buf, n);
         store__text_str(&t, ",\"players\":");
-        store__text_str(&t, PQgetvalue(q, i, 2));
-        store__text_str(&t, ",\"scores\":");
         store__text_str(&t, PQgetvalue(q, i, 3));
+        store__text_str(&t, ",\"scores\":");
+        store__text_str(&t, PQgetvalue(q, i, 4));
         store__text_str(&t, "}");
     }
     store__text_str(&t, "]}");
-    PQclear(count);
     PQclear(q);
     *code = 200;
     return t.s;

@@ -24,6 +24,9 @@ char *sq__games_get(struct store *st, int page, const char *status, int *code)
                            " ORDER BY finished DESC, room DESC LIMIT ? OFFSET ?",
                            -1, &q, NULL) != SQLITE_OK)
         goto out;
+    /* One read transaction: the total and the page agree. */
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        goto out;
     sqlite3_bind_text(count, 1, status, -1, SQLITE_STATIC);
     if (sqlite3_step(count) != SQLITE_ROW)
         goto out;
@@ -62,6 +65,8 @@ out:
     }
     sqlite3_finalize(count);
     sqlite3_finalize(q);
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     return t.s;
 }
 
