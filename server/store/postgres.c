@@ -157,6 +157,17 @@ static int session_setup(struct pg *p, struct pg_conn *pc, char *why, size_t siz
     return got ? 0 : -1;
 }
 
+/* The server's warnings (such as "terminating connection due to immediate
+ * shutdown") go to carcd's log rather than to stderr as libpq's own. */
+static void on_notice(void *arg, const char *msg)
+{
+    (void)arg;
+    char line[256];
+    snprintf(line, sizeof line, "%s", msg);
+    line[strcspn(line, "\n")] = '\0';
+    log_warn("storage: PostgreSQL says: %s", line);
+}
+
 static PGconn *conn_open(const char *url)
 {
     /* Ours first: the url's own settings, expanded from dbname, override them. */
@@ -170,15 +181,21 @@ static PGconn *conn_open(const char *url)
     char name[32];
     snprintf(name, sizeof name, "carcd-%ld", (long)getpid());
     const char *vals[] = {"5", "10", "5", "3", name, url, NULL};
-    return PQconnectdbParams(keys, vals, 1);
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (c != NULL)
+        PQsetNoticeProcessor(c, on_notice, NULL);
+    return c;
 }
 
 /* The connection is usable, reconnected if need be (at most once per
- * backoff). 0, or -1 with why. Any thread, one user of pc at a time. */
+ * backoff). 0, or -1 with why. Any thread, one user of pc at a time. A
+ * transaction the caller opened (a copy's snapshot) is left open; one that a
+ * failure left aborted is rolled back. */
 int pg__ready(struct pg *p, struct pg_conn *pc, char *why, size_t size)
 {
-    if (pc->c != NULL && PQstatus(pc->c) == CONNECTION_OK &&
-        PQtransactionStatus(pc->c) == PQTRANS_IDLE)
+    if (pc->c != NULL && !pc->broken && PQstatus(pc->c) == CONNECTION_OK &&
+        (PQtransactionStatus(pc->c) == PQTRANS_IDLE ||
+         PQtransactionStatus(pc->c) == PQTRANS_INTRANS))
         return 0;
     uint64_t t = now_ms();
     if (t < pc->next_try) {
@@ -186,11 +203,7 @@ int pg__ready(struct pg *p, struct pg_conn *pc, char *why, size_t size)
                  (unsigned long long)(pc->next_try - t));
         return -1;
     }
-    if (pc->c != NULL && PQstatus(pc->c) == CONNECTION_OK) {
-        /* Left inside a transaction by a failure: end it. */
-        if (pg__run(pc->c, "ROLLBACK", why, size) == 0)
-            return 0;
-    }
+    pc->broken = 0;
     if (pc->c != NULL)
         PQreset(pc->c);
     else
@@ -420,6 +433,7 @@ static int pg_batch_write(struct store *st, struct batch *b)
         p->w.c = NULL; /* opened again by conn_ready */
         return -1;
     }
+    p->w.broken = !pp.ok;
     if (!pp.ok && PQstatus(p->w.c) == CONNECTION_OK &&
         PQtransactionStatus(p->w.c) != PQTRANS_IDLE) {
         char why[160];

@@ -19,6 +19,8 @@ struct pg_conn {
     uint64_t next_try; /* ms: a broken connection is not reset before */
     int backoff;       /* ms */
     int lost;          /* logged that it was lost */
+    int broken;        /* a statement failed: reset before the next use (libpq may not have seen yet
+                          that the server is gone, and would fail once more) */
 };
 
 struct pg {

@@ -31,6 +31,7 @@ char *pg__games_get(struct store *st, int page, const char *status, int *code)
                             " LIMIT $2 OFFSET $3) g ON true",
                             3, v);
     if (q == NULL || PQntuples(q) < 1) {
+        p->r.broken = 1;
         pg__msg(p->r.c, why, sizeof why);
         log_error("storage: cannot list games: %s", why);
         PQclear(q);
@@ -69,8 +70,10 @@ char *pg__game_get(struct store *st, const char *id, int *code)
     if (pg__ready(p, &p->r, why, sizeof why) == 0) {
         const char *v[] = {id};
         q = pg__query(p->r.c, "SELECT record FROM games WHERE room = $1", 1, v);
-        if (q == NULL)
+        if (q == NULL) {
+            p->r.broken = 1;
             pg__msg(p->r.c, why, sizeof why);
+        }
     }
     if (q == NULL) {
         log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},

@@ -72,12 +72,20 @@ class PgFaults(unittest.TestCase):
         return srv
 
     def test_database_restart_mid_game(self):
+        self.restart_mid_game("fast")
+
+    def test_database_crash_mid_game(self):
+        """pg_ctl stop -m immediate: the database dies without a shutdown checkpoint and
+        recovers from its WAL when started again."""
+        self.restart_mid_game("immediate")
+
+    def restart_mid_game(self, mode):
         srv = self.start()
         self.assertTrue(any("PostgreSQL database" in line for line in srv.lines), srv.log(10))
         g = Game(srv, rng=random.Random(11))
         g.play_ok(3)
         seen = board_of(g.doc)
-        self.pg.stop("fast")
+        self.pg.stop(mode)
         mover, others = g.mover(), g.others()
         move = g.move()
         r = mover.request("play", **move)
