@@ -1,4 +1,4 @@
-/* test_store.c: carcd's storage (server/store.c, store_restore.c) without a
+/* test_store.c: carcd's storage (server/store/, server/roomdb.c) without a
  * loop, in the scratch directory and world of store_util.h: the lobby is driven
  * with fake sessions as in test_room.c, and batches are written with
  * store_flush() where the server would run them on the thread pool.
@@ -9,7 +9,9 @@
  * the commit; a failed commit undoes the move, and a crash after it keeps the
  * seqs apart), rooms stored and restored in the lobby, mid-game and finished,
  * abandoned games kept as records and stale rooms closed at start. Reading the
- * records back (server/store_read.c) is in test_store_read.c. */
+ * records back (server/store/read.c) is in test_store_read.c. suite_store_pg
+ * runs the tests that do not look into SQLite's files against PostgreSQL
+ * (CARC_PG_URL, tests/pg.sh), plus the database's lock. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* test_store_read.c: reading the stored game records back (server/store_read.c),
+/* test_store_read.c: reading the stored game records back (server/store/read.c),
  * in the scratch directory and world of store_util.h: the list of games paged
  * over more than a thousand records and each record by id, directly and as
  * reads on the libuv thread pool (answered on the loop, cancelled, bounded by
