@@ -230,12 +230,14 @@ int pg__ready(struct pg *p, struct pg_conn *pc, char *why, size_t size)
     pc->lost = 0;
     pc->backoff = 0;
     pc->next_try = 0;
+    pc->nprep = 0; /* a new session: nothing prepared */
     return 0;
 }
 
 /* ---- one batch in one transaction, pipelined ---- */
 
 struct pipe {
+    struct pg_conn *pc;
     PGconn *c;
     int sent; /* statements sent since the last sync */
     int ok;
@@ -286,16 +288,41 @@ static void pipe_sync(struct pipe *pp)
     pp->sent = 0;
 }
 
+static void pipe_count(struct pipe *pp)
+{
+    if (++pp->sent >= PG_CHUNK)
+        pipe_sync(pp);
+}
+
+/* sql (a string literal: known by its address) with its parameters, as a
+ * statement prepared once per session: a batch runs the same few statements
+ * hundreds of times, and parsing and planning each would cost the server more
+ * than running it. A failed batch resets the session, and with it this list. */
 static void pipe_send(struct pipe *pp, const char *sql, int n, const char *const *vals)
 {
     if (!pp->ok)
         return;
-    if (PQsendQueryParams(pp->c, sql, n, NULL, vals, NULL, NULL, 0) != 1) {
+    struct pg_conn *pc = pp->pc;
+    int k = 0;
+    while (k < pc->nprep && pc->prep[k] != sql)
+        k++;
+    char name[16];
+    snprintf(name, sizeof name, "carcd%d", k);
+    if (k == pc->nprep && k < PG_PREP_MAX) {
+        if (PQsendPrepare(pp->c, name, sql, n, NULL) != 1) {
+            pipe_fail(pp, PQerrorMessage(pp->c));
+            return;
+        }
+        pc->prep[pc->nprep++] = sql;
+        pipe_count(pp);
+    }
+    int rc = k < pc->nprep ? PQsendQueryPrepared(pp->c, name, n, vals, NULL, NULL, 0)
+                           : PQsendQueryParams(pp->c, sql, n, NULL, vals, NULL, NULL, 0);
+    if (rc != 1) {
         pipe_fail(pp, PQerrorMessage(pp->c));
         return;
     }
-    if (++pp->sent >= PG_CHUNK)
-        pipe_sync(pp);
+    pipe_count(pp);
 }
 
 static void send_game(struct pipe *pp, const struct store_room *e)
@@ -352,21 +379,32 @@ static void send_room(struct pipe *pp, const struct store_room *e)
               18, v);
     const char *id[] = {e->id};
     pipe_send(pp, "DELETE FROM seats WHERE room = $1", 1, id);
-    for (int k = 0; k < e->nseat; k++) {
-        const struct store_seat *s = &e->seats[k];
-        const char *sv[] = {e->id,
-                            I(n[0], s->idx),
-                            s->name,
-                            s->hash,
-                            I(n[1], s->bot),
-                            I(n[2], s->autoplay),
-                            I(n[3], s->forfeited),
-                            I(n[4], s->timeouts),
-                            I(n[5], s->clock_ms)};
+    /* Every seat in one statement, as a JSON array: the names are the
+     * players' own text, which JSON carries as it is. */
+    if (e->nseat > 0) {
+        char js[CARC_MAX_PLAYERS * (2 * PROTO_NAME_MAX + SHA256_HEX + 160) + 4];
+        size_t m = 0;
+        js[m++] = '[';
+        for (int k = 0; k < e->nseat; k++) {
+            const struct store_seat *t = &e->seats[k];
+            m += (size_t)snprintf(js + m, sizeof js - m, "%s{\"idx\":%d,\"name\":", k ? "," : "",
+                                  t->idx);
+            store_json_str(js, sizeof js, &m, t->name);
+            m += (size_t)snprintf(js + m, sizeof js - m,
+                                  ",\"hash\":\"%s\",\"bot\":%d,\"autoplay\":%d,\"forfeited\":%d,"
+                                  "\"timeouts\":%d,\"clock_ms\":%lld}",
+                                  t->hash, t->bot, t->autoplay, t->forfeited, t->timeouts,
+                                  t->clock_ms);
+        }
+        snprintf(js + m, sizeof js - m, "]");
+        const char *sv[] = {e->id, js};
         pipe_send(pp,
                   "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited,"
-                  " timeouts, clock_ms) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9)",
-                  9, sv);
+                  " timeouts, clock_ms) SELECT $1, (s->>'idx')::int, s->>'name', s->>'hash',"
+                  " (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
+                  " (s->>'timeouts')::int, (s->>'clock_ms')::bigint"
+                  " FROM json_array_elements($2::json) AS s",
+                  2, sv);
     }
     /* Rows past what the room holds were written by a commit whose answer
      * was lost (the room rolled back): they were never told, so they go. */
@@ -387,7 +425,7 @@ static int pg_batch_write(struct store *st, struct batch *b)
     struct pg *p = PG(st);
     if (pg__ready(p, &p->w, b->why, sizeof b->why) != 0)
         return -1;
-    struct pipe pp = {p->w.c, 0, 1, b->why, sizeof b->why};
+    struct pipe pp = {&p->w, p->w.c, 0, 1, b->why, sizeof b->why};
     if (PQenterPipelineMode(pp.c) != 1) {
         pipe_fail(&pp, PQerrorMessage(pp.c));
         return -1;

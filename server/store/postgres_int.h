@@ -10,6 +10,7 @@
 
 #define PG_LOCK_KEY "1668440675" /* 'carc' as an integer: the advisory lock of carcd */
 #define PG_CHUNK 256             /* statements per pipeline sync */
+#define PG_PREP_MAX 24           /* statements of a batch prepared once per session */
 #define PG_BACKOFF_MIN_MS 250
 #define PG_BACKOFF_MAX_MS 8000
 
@@ -19,8 +20,10 @@ struct pg_conn {
     uint64_t next_try; /* ms: a broken connection is not reset before */
     int backoff;       /* ms */
     int lost;          /* logged that it was lost */
-    int broken;        /* a statement failed: reset before the next use (libpq may not have seen yet
-                          that the server is gone, and would fail once more) */
+    const char *prep[PG_PREP_MAX]; /* statements prepared in this session (by address) */
+    int nprep;
+    int broken; /* a statement failed: reset before the next use (libpq may not have seen yet
+                   that the server is gone, and would fail once more) */
 };
 
 struct pg {
