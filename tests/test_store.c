@@ -764,6 +764,71 @@ START_TEST(second_store_on_a_dir_refused)
 }
 END_TEST
 
+/* store_copy: a game played on a SQLite file comes back in the store under
+ * test (SQLite, or PostgreSQL in suite_store_pg) with its moves, seats and
+ * chat, and goes on there; a second copy replaces, not doubles, its rows. */
+START_TEST(copied_into_another_store)
+{
+    char dir[64], src[160];
+    memcpy(dir, su_dir, sizeof dir);
+    const char *pg = su_pg;
+    snprintf(su_dir, sizeof su_dir, "/tmp/carc-copy-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(su_dir));
+    snprintf(src, sizeof src, "%s/%s", su_dir, STORE_FILE);
+    su_pg = NULL; /* the source: SQLite in its own directory */
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX], ta[PROTO_TOKEN_MAX];
+    memcpy(room, r->id, sizeof room);
+    memcpy(ta, a->token, sizeof ta);
+    for (int i = 0; i < 3; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    say(a, "\"type\":\"chat\",\"text\":\"copied-line\"");
+    commit();
+    world_close();
+    char srcdir[64];
+    memcpy(srcdir, su_dir, sizeof srcdir);
+    memcpy(su_dir, dir, sizeof su_dir);
+    su_pg = pg;
+    char err[512];
+    for (int round = 0; round < 2; round++) {
+        struct store *from = store_open_file(src, err, sizeof err);
+        ck_assert_msg(from != NULL, "%s", err);
+        struct store *to = su_store_open(err, sizeof err);
+        ck_assert_msg(to != NULL, "%s", err);
+        long rooms = -1, games = -1;
+        ck_assert_msg(store_copy(from, to, &rooms, &games, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(rooms, 1);
+        ck_assert_int_eq(games, 0);
+        store_close(from);
+        store_close(to);
+    }
+    world_open();
+    r = lobby_room_find(su_lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->nmoves, 3);
+    ck_assert_int_eq(room_token_seat(r, ta), 0);
+    if (su_pg != NULL)
+        ck_assert_int_eq(store_test_exec(su_st, "DO $$ BEGIN IF (SELECT count(*) FROM chat WHERE"
+                                                " text = 'copied-line') <> 2 THEN RAISE 'chat';"
+                                                " END IF; END $$"),
+                         0); /* appended by each copy */
+    world_close();
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[200];
+        snprintf(p, sizeof p, "%s%s", src, suffix[i]);
+        unlink(p);
+    }
+    snprintf(src, sizeof src, "%s/%s", srcdir, STORE_LOCK);
+    unlink(src);
+    rmdir(srcdir);
+}
+END_TEST
+
 /* PostgreSQL: one carcd writes a database at a time (its advisory lock). */
 START_TEST(second_store_on_a_database_refused)
 {
@@ -861,6 +926,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, bad_rows_not_restored);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
+    tcase_add_test(tc, copied_into_another_store);
     suite_add_tcase(s, tc);
     return s;
 }
@@ -884,6 +950,7 @@ Suite *suite_store_pg(void)
     tcase_add_test(tc, bad_rows_not_restored);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_database_refused);
+    tcase_add_test(tc, copied_into_another_store);
     if (getenv("CARC_PG_URL") != NULL)
         suite_add_tcase(s, tc);
     return s;
