@@ -338,7 +338,7 @@ static void send_game(struct pipe *pp, const struct store_room *e)
               6, v);
 }
 
-static void send_room(struct pipe *pp, const struct store_room *e)
+static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fence)
 {
     char n[17][24], deck[2 * CARC_MAX_TILES + 3];
     static const char hex[] = "0123456789abcdef";
@@ -366,17 +366,20 @@ static void send_room(struct pipe *pp, const struct store_room *e)
                        I(n[11], e->gone == STORE_CLOSED),
                        I(n[12], e->clock_initial),
                        I(n[13], e->clock_increment),
-                       I(n[14], e->clock_policy)};
+                       I(n[14], e->clock_policy),
+                       I(n[15], (long long)fence)};
+    /* fence: the writer's fencing number (store_fence_set); where a lease's
+     * check will go (ON CONFLICT ... WHERE rooms.fence <= $19). */
     pipe_send(pp,
               "INSERT INTO rooms(id, sets, no_farmers, escape_rule, seats, private, password_hash,"
               " host, phase, seed, deck, seq, created, updated, closed, clock_initial,"
-              " clock_increment, clock_policy)"
-              " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)"
+              " clock_increment, clock_policy, fence)"
+              " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)"
               " ON CONFLICT (id) DO UPDATE SET sets = $2, no_farmers = $3, escape_rule = $4,"
               " seats = $5, private = $6, password_hash = $7, host = $8, phase = $9, seed = $10,"
               " deck = $11, seq = $12, created = $13, updated = $14, closed = $15,"
-              " clock_initial = $16, clock_increment = $17, clock_policy = $18",
-              18, v);
+              " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19",
+              19, v);
     const char *id[] = {e->id};
     pipe_send(pp, "DELETE FROM seats WHERE room = $1", 1, id);
     /* Every seat in one statement, as a JSON array: the names are the
@@ -452,7 +455,7 @@ static int pg_batch_write(struct store *st, struct batch *b)
             break;
         }
         default:
-            send_room(&pp, e);
+            send_room(&pp, e, b->fence);
         }
     }
     for (struct sb_chat *c = b->chat; c != NULL && pp.ok; c = c->next) {

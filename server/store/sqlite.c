@@ -148,8 +148,8 @@ static int sq_batch_write(struct store *st, struct batch *b)
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
              " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
-             " clock_initial, clock_increment, clock_policy)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+             " clock_initial, clock_increment, clock_policy, fence)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
              &room) ||
         prep(db, "DELETE FROM seats WHERE room = ?", &seat_del) ||
         prep(db,
@@ -211,6 +211,7 @@ static int sq_batch_write(struct store *st, struct batch *b)
         sqlite3_bind_int(room, 16, e->clock_initial);
         sqlite3_bind_int(room, 17, e->clock_increment);
         sqlite3_bind_int(room, 18, e->clock_policy);
+        sqlite3_bind_int64(room, 19, (sqlite3_int64)b->fence);
         if (step_done(room))
             goto fail;
         sqlite3_bind_text(seat_del, 1, e->id, -1, SQLITE_STATIC);

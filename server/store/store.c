@@ -39,6 +39,7 @@ struct batch *store__batch_new(struct store *st, unsigned long gen)
         srv_oom("store batch");
     b->st = st;
     b->gen = gen;
+    b->fence = st->fence;
     b->chat_tail = &b->chat;
     b->work.data = b;
     return b;
@@ -180,6 +181,12 @@ void store_unmark(struct store *st, void *key)
 struct store_room *store_row_add(struct store *st)
 {
     return store__batch_add(st->fill);
+}
+
+void store_fence_set(struct store *st, uint64_t fence)
+{
+    st->fence = fence;
+    st->fill->fence = fence;
 }
 
 unsigned long store_fill_gen(const struct store *st)

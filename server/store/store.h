@@ -23,8 +23,9 @@
  * Schema (version STORE_SCHEMA, in a table schema_version in both backends;
  * SQLite also keeps PRAGMA user_version): rooms, seats, moves, chat, games;
  * see sqlite.c. Seat tokens and room passwords are stored as SHA-256 hex
- * digests, never as text. rooms.fence is 0 today: the place of the fencing
- * number a node's lease will carry (scale-out). */
+ * digests, never as text. rooms.fence is the writer's fencing number
+ * (store_fence_set, 0 today): the place of the number a node's lease will
+ * carry (scale-out). */
 #ifndef CARCD_STORE_H
 #define CARCD_STORE_H
 
@@ -179,6 +180,10 @@ void store_close(struct store *st);
  * caller marks a key at most once until its fill runs (it keeps a flag).
  * Returns that batch's number (what the key's sends wait for). */
 unsigned long store_mark(struct store *st, void *key);
+/* The fencing number written into every room row (rooms.fence) from the
+ * batch being filled on; 0 until a lease gives one (scale-out: the database
+ * will refuse a write whose number is older than the row's). */
+void store_fence_set(struct store *st, uint64_t fence);
 /* The number of the batch being filled. */
 unsigned long store_fill_gen(const struct store *st);
 /* key is going away: it leaves the batch being filled (its fill will not run). */

@@ -46,6 +46,7 @@ struct batch {
     uv_work_t work;
     struct store *st;
     unsigned long gen;
+    uint64_t fence; /* the store's fencing number when the batch was begun */
     struct store_room *rooms;
     int n, cap;
     struct sb_chat *chat, **chat_tail;
@@ -100,6 +101,7 @@ struct store {
     int ndirty, dirty_cap;
     struct batch *fill; /* the batch being filled */
     unsigned long fill_gen, done_gen;
+    uint64_t fence; /* store_fence_set */
     int inflight, failing;
     uv_work_t release; /* store_cache_release */
     int release_busy;
