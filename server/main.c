@@ -87,7 +87,7 @@ static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     lobby_tick(sv->lobby, uv_now(&sv->loop));
-    int live = sv->lobby->nrooms + sv->lobby->nsessions;
+    int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
     if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
         log_debug("memory: giving freed memory back (%d rooms, %d connections)", sv->lobby->nrooms,
                   sv->lobby->nsessions);

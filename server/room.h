@@ -63,6 +63,7 @@ struct room {
     int phase;                /* enum proto_phase */
     unsigned sets;
     int no_farmers, escape_rule;
+    int farm_rule, small_city, seat_random; /* the variants (RULES.md 2.8), as created */
     int nseats, host;
     struct room_seat seats[CARC_MAX_PLAYERS];
     struct session *spectators; /* doubly linked through session.rnext/rprev */
@@ -175,10 +176,23 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
 void room_detach(struct room *r, struct session *s, uint64_t now);
 
 /* Start the game (host, lobby phase): empty seats are dropped keeping the
- * order, the engine deals from seed (or from deck when deck_len > 0).
+ * order, then with options.seat_order "random" shuffled (room_seat_order:
+ * from seed; each connected player gets `joined` with its new seat), and the
+ * engine deals from seed (or from deck when deck_len > 0).
  * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err);
+
+/* The play order of n seated players under seat_order "random": order[k] is
+ * the seat (counted over the taken seats, in seat order) that plays k-th. A
+ * Fisher-Yates shuffle by the engine's generator (rng.h) seeded with
+ * seed ^ ROOM_SEAT_SALT, so that it is not the draw's first numbers and
+ * anyone holding the record's seed can recompute it (PROTOCOL.md create). */
+#define ROOM_SEAT_SALT 0x5EA7000000000000ull
+void room_seat_order(uint64_t seed, int n, int *order);
+/* room_order.c: put the taken seats 0..nseats-1 of a room being started into
+ * the play order of room_seat_order(seed); see room_start. */
+void room__seats_shuffle(struct room *r, uint64_t seed);
 
 /* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
  * CARC_E_TURN, CARC_E_TIME_OUT (the clock ran out: the timeout is applied),

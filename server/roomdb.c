@@ -65,6 +65,7 @@ static void snapshot(struct store *st, struct room *r)
     e->clock_initial = r->clock.initial;
     e->clock_increment = r->clock.increment;
     e->clock_policy = r->clock.on_timeout;
+    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3;
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].taken) {
             const struct room_seat *rs = &r->seats[i];
@@ -217,6 +218,9 @@ static struct room *room_load(struct lobby *lb, const struct store_room *e, char
     c.u.create.clock.initial = e->clock_initial;
     c.u.create.clock.increment = e->clock_increment;
     c.u.create.clock.on_timeout = e->clock_policy;
+    c.u.create.farm_rule = e->variants & 3;
+    c.u.create.small_city = e->variants >> 2 & 1;
+    c.u.create.seat_random = e->variants >> 3 & 1;
     /* Checked before the room is built from them: its state has one view per seat. */
     if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
         snprintf(err, errlen, "room %s: bad stored seats", e->id);

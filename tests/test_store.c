@@ -319,7 +319,8 @@ START_TEST(lobby_room_restored)
 {
     world_open();
     struct fake *a = fake_new(), *b = fake_new();
-    struct room *r = create(a, "3, \"password\": \"pw\"");
+    struct room *r = create(a, "3, \"password\": \"pw\", \"options\": {\"farms\": \"second\","
+                               " \"small_city\": 2, \"seat_order\": \"random\"}");
     join(b, a->room, "Bob", "pw");
     char room[PROTO_ROOM_MAX], tb[PROTO_TOKEN_MAX];
     memcpy(room, a->room, sizeof room);
@@ -334,6 +335,9 @@ START_TEST(lobby_room_restored)
     ck_assert_int_eq(r->nseats, 3);
     ck_assert_int_eq(room_taken(r), 2);
     ck_assert_str_eq(r->seats[1].name, "Bob");
+    ck_assert_int_eq(r->farm_rule, CARC_FARMS_SECOND); /* rooms.variants */
+    ck_assert_int_eq(r->small_city, 1);
+    ck_assert_int_eq(r->seat_random, 1);
     ck_assert_int_gt(r->seq, seq); /* resumes from before the restart get a snapshot */
     struct fake *b2 = fake_new();
     say(b2, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", room, tb, seq);
@@ -574,6 +578,7 @@ START_TEST(schema_migrated_from_v1)
                                         "CREATE INDEX games_finished ON games(finished);"
                                         "INSERT INTO games VALUES('OLD1', '{\"seed\":1}',"
                                         " '[\"Ann\",\"Bob\"]', '[3,4]', 5);"
+                                        "ALTER TABLE rooms DROP COLUMN variants;"
                                         "ALTER TABLE rooms DROP COLUMN clock_initial;"
                                         "ALTER TABLE rooms DROP COLUMN clock_increment;"
                                         "ALTER TABLE rooms DROP COLUMN clock_policy;"

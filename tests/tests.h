@@ -10,6 +10,7 @@ Suite *suite_moves(void);      /* tests/test_moves.c: placements, validation, de
 Suite *suite_perft(void);      /* tests/test_perft.c: placement counts against tests/gen/perft.py */
 Suite *suite_score(void);      /* tests/test_score.c: base scoring rules and worked examples */
 Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apothecaries/tithes */
+Suite *suite_variants(void);   /* tests/test_variants.c: farm scorings, small city (RULES.md 2.8) */
 Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */
 Suite *suite_replay_json(void); /* tests/test_replay_json.c: GET /api/games/{id}/replay documents */

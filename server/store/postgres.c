@@ -38,7 +38,8 @@ static const char *schema_sql =
     " seed BIGINT NOT NULL, deck BYTEA, seq BIGINT NOT NULL, created BIGINT NOT NULL,"
     " updated BIGINT NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
     " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
-    " clock_policy INTEGER NOT NULL DEFAULT 0, fence BIGINT NOT NULL DEFAULT 0);"
+    " clock_policy INTEGER NOT NULL DEFAULT 0, fence BIGINT NOT NULL DEFAULT 0,"
+    " variants INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
@@ -340,7 +341,7 @@ static void send_game(struct pipe *pp, const struct store_room *e)
 
 static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fence)
 {
-    char n[17][24], deck[2 * CARC_MAX_TILES + 3];
+    char n[18][24], deck[2 * CARC_MAX_TILES + 3];
     static const char hex[] = "0123456789abcdef";
     deck[0] = '\\';
     deck[1] = 'x';
@@ -367,19 +368,21 @@ static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fenc
                        I(n[12], e->clock_initial),
                        I(n[13], e->clock_increment),
                        I(n[14], e->clock_policy),
-                       I(n[15], (long long)fence)};
+                       I(n[15], (long long)fence),
+                       I(n[16], e->variants)};
     /* fence: the writer's fencing number (store_fence_set); where a lease's
      * check will go (ON CONFLICT ... WHERE rooms.fence <= $19). */
     pipe_send(pp,
               "INSERT INTO rooms(id, sets, no_farmers, escape_rule, seats, private, password_hash,"
               " host, phase, seed, deck, seq, created, updated, closed, clock_initial,"
-              " clock_increment, clock_policy, fence)"
-              " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)"
+              " clock_increment, clock_policy, fence, variants)"
+              " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)"
               " ON CONFLICT (id) DO UPDATE SET sets = $2, no_farmers = $3, escape_rule = $4,"
               " seats = $5, private = $6, password_hash = $7, host = $8, phase = $9, seed = $10,"
               " deck = $11, seq = $12, created = $13, updated = $14, closed = $15,"
-              " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19",
-              19, v);
+              " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19,"
+              " variants = $20",
+              20, v);
     const char *id[] = {e->id};
     pipe_send(pp, "DELETE FROM seats WHERE room = $1", 1, id);
     /* Every seat in one statement, as a JSON array: the names are the

@@ -127,7 +127,7 @@ fail:
 
 #define PG_ROOM_COLUMNS                                                                            \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants"
 
 static long long col_ll(const PGresult *q, int row, int col)
 {
@@ -170,6 +170,7 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
     e->clock_increment = (int)col_ll(q, i, 15);
     e->clock_policy = (int)col_ll(q, i, 16);
     e->gone = col_ll(q, i, 17) ? STORE_CLOSED : STORE_WRITE;
+    e->variants = (int)col_ll(q, i, 18);
     const char *v[] = {e->id};
     PGresult *s = pg__query(c,
                             "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"

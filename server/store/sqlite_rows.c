@@ -122,7 +122,7 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
 
 #define ROOM_COLUMNS                                                                               \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants"
 
 static const char *text_col(sqlite3_stmt *s, int i)
 {
@@ -157,6 +157,7 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     e->clock_increment = sqlite3_column_int(q, 15);
     e->clock_policy = sqlite3_column_int(q, 16);
     e->gone = sqlite3_column_int(q, 17) ? STORE_CLOSED : STORE_WRITE;
+    e->variants = sqlite3_column_int(q, 18);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"

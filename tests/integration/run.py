@@ -30,7 +30,7 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
            "test_storage", "test_storage_pg",
            "test_logs", "test_proxy",
            "test_metrics", "test_admin",
-           "test_deploy"]
+           "test_deploy", "test_variants"]
 
 
 def main(argv):
