@@ -11,6 +11,8 @@ packages=(
     check valgrind                      # tests
     libjansson-dev                      # protocol/
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev zlib1g-dev   # server/
+    libpq-dev                           # server/store/postgres.c (storage = postgres)
+    postgresql                          # tests/pg.sh, tests/integration/pg_util.py: a real PostgreSQL
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     nginx openssl                       # tests/integration/test_proxy.py: TLS reverse proxy in front of carcd
     prometheus                          # tests/integration/test_metrics.py: a real scraper, promtool

@@ -8,7 +8,7 @@
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
-#include "store.h"
+#include "store/store.h"
 #include "turn.h"
 
 /* ---- the public document and deltas ---- */
@@ -631,7 +631,7 @@ void room_chat(struct room *r, struct session *s, const char *text)
 {
     const char *name = s->seat >= 0 ? r->seats[s->seat].name : "spectator";
     if (r->store != NULL) {
-        store_chat(r->store, r, s->seat, name, text, 0);
+        store_chat(r->store, r->id, s->seat, name, text, 0);
         room__dirty(r);
     }
     room__chat_keep(r, s->seat, name, text);

@@ -109,8 +109,7 @@ struct room {
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;
-    int dirty;                       /* in the store's batch being filled */
-    struct room *dnext;              /* that batch's list */
+    int dirty;                       /* marked in the store's batch being filled (roomdb.c) */
     unsigned long wait_gen;          /* sends wait for this batch */
     int moves_saved;                 /* moves handed to a batch */
     int moves_committed;             /* moves known to be on disk */
@@ -284,7 +283,7 @@ void room__release(struct room *r, unsigned long gen);
  * broadcast latency is counted now, or when its batch is released. */
 void room__move_timed(struct room *r, uint64_t t0);
 
-/* ---- storage (store.c) ---- */
+/* ---- storage (roomdb.c, store/store.h) ---- */
 
 /* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);

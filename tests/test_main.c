@@ -108,6 +108,7 @@ int main(void)
     srunner_add_suite(sr, suite_admin());
     srunner_add_suite(sr, suite_config());
     srunner_add_suite(sr, suite_store());
+    srunner_add_suite(sr, suite_store_pg());
     srunner_add_suite(sr, suite_store_read());
     srunner_add_suite(sr, suite_loopstat());
     srunner_add_suite(sr, suite_bounds());

@@ -23,6 +23,7 @@ Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
 Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
 Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
 Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
 Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
