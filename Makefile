@@ -69,10 +69,10 @@ SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))
 LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
 CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
-SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib)
-SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib)
+SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib libpq)
+SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib libpq)
 # The test runner links libcarcd.a, whose storage (server/store.c) needs these.
-CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib)
+CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq)
 # `make run RUN_ARGS="--port 0 --data-dir /tmp/carcd"` passes flags to carcd; `make run PORT=8081`
 # is short for RUN_ARGS="--port 8081".
 RUN_ARGS ?=
@@ -122,7 +122,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
-	CARC_BUILD=$(BUILD) $(BUILD)/carc-tests
+	CARC_BUILD=$(BUILD) tests/pg.sh $(BUILD)/carc-tests   # with the store_pg suites (CARC_PG_URL)
 	@$(MAKE) --no-print-directory oracle
 	@$(MAKE) --no-print-directory integration
 	@$(MAKE) --no-print-directory e2e
@@ -343,7 +343,9 @@ integration: all
 # Then four runs: as fast as the server answers with every move stored (durable throughput), the
 # same with storage off (memory only), and paced at 1,000 moves/s (where latency
 # is measured), with each commit fsynced (the default) and without (storage-fsync = off); each
-# prints the server's RSS per room at the start and halfway, and both processes' CPU.
+# prints the server's RSS per room at the start and halfway, and both processes' CPU. Then the
+# durable and the paced run again with storage = postgres (server-load-postgres,
+# server-load-paced-postgres), each beside a PostgreSQL of its own (tests/pg.sh).
 # LOAD_SECONDS bounds each run. Last, IDLE_CONNS idle connections held at once (the machine
 # lets a process open 20,000 files): the server's RSS per idle connection.
 LOAD_SECONDS ?= 30
@@ -352,7 +354,7 @@ RELAY_RUNS ?= 3
 BENCH_DIR := tests/bench
 BENCH_NPM_STAMP := $(BENCH_DIR)/node_modules/.package-lock.json
 LOAD_RUNS := server-relay-baseline server-load server-load-memory server-load-paced \
-    server-load-paced-nofsync server-idle
+    server-load-paced-nofsync server-load-postgres server-load-paced-postgres server-idle
 BENCH += $(LOAD_RUNS)
 bench_server-relay-baseline = $(NODE) $(BENCH_DIR)/relay_vs_carcd.mjs --build $(BUILD) \
     --rooms $(LOAD_ROOMS) --seconds $(LOAD_SECONDS) --runs $(RELAY_RUNS)
@@ -362,6 +364,12 @@ bench_server-load-memory = $(bench_server-load) --carcd-arg --storage --carcd-ar
 bench_server-load-paced = $(bench_server-load) --rate 1000
 bench_server-load-paced-nofsync = $(bench_server-load-paced) --carcd-arg --storage-fsync \
     --carcd-arg off
+# The same durable runs with storage = postgres, against a PostgreSQL that tests/pg.sh starts
+# for the run (fsync and synchronous_commit on, as a host would run it; a Unix socket).
+bench_pg = tests/pg.sh sh -c '$(1) --carcd-arg --storage --carcd-arg postgres \
+    --carcd-arg --postgres-url --carcd-arg "$$CARC_PG_URL"'
+bench_server-load-postgres = $(call bench_pg,$(bench_server-load))
+bench_server-load-paced-postgres = $(call bench_pg,$(bench_server-load-paced))
 bench_server-idle = $(BUILD)/carc-load --carcd $(BUILD)/carcd --idle $(IDLE_CONNS)
 bench: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
 bench-load: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
@@ -374,17 +382,16 @@ bench-relay: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
 $(BENCH_NPM_STAMP): $(BENCH_DIR)/package.json $(BENCH_DIR)/package-lock.json
 	cd $(BENCH_DIR) && $(NPM) ci --no-audit --no-fund --ignore-scripts
 
-# make soak (not in CI, ~11 minutes): SOAK_ROOMS rooms of 6 clients at a human pace (one move
-# per room every ~6.7 s: a base + inns-cathedrals game of 89 moves lasts about 10 minutes), a
-# line of server RSS, descriptors and p50/p99 every 30 s; then every client leaves, the rooms
-# expire (room-ttl 5 s here) and the server's RSS must come back within 20% of its RSS before
-# the first room.
+# make soak (not in CI, ~15 minutes): tests/bench/soak.sh. A warm-up of 10 rooms sets the RSS
+# baseline; then SOAK_ROOMS rooms of 6 clients at SOAK_RATE moves per second in all (a move per
+# room every ~6.7 s: a base + inns-cathedrals game of 89 moves lasts about 10 minutes), a line of
+# server RSS, descriptors and p50/p99 every 30 s; then every client leaves, and 90 s later the
+# server's RSS must be within 20% of the baseline.
 SOAK_ROOMS ?= 1000
 SOAK_RATE  ?= 150
 .PHONY: soak
 soak: $(BUILD)/carc-load $(BUILD)/carcd
-	$(BUILD)/carc-load --carcd $(BUILD)/carcd --rooms $(SOAK_ROOMS) --rate $(SOAK_RATE) \
-	    --seconds 900 --report 30 --settle 30 --rss-limit 1.2 --carcd-arg --room-ttl --carcd-arg 5
+	tests/bench/soak.sh $(BUILD) $(SOAK_ROOMS) $(SOAK_RATE)
 
 -include $(patsubst %.o,%.d,$(BOT_HOBJ) $(call obj,$(BOT_MAINS)))
 

@@ -238,20 +238,25 @@ static int nodes_check(const struct carc_game *g, struct carc_error *err)
 /* Event types, and the three parts of CARC_MAX_EVENTS (game.h) each within its bound. */
 static int events_check(const struct carc_game *g, struct carc_error *err)
 {
-    int meeples_pile = 0, barns = 0, herbs = 0;
+    int meeples_pile = 0, barns = 0, herbs = 0, first = 0;
     for (int i = 0; i < g->nevents; i++) {
         const struct carc_event *ev = &g->events[i];
         if (ev->type < CARC_EV_SCORE || ev->type > CARC_EV_HERBS)
             return BAD("events[%d] has type %d", i, ev->type);
         if (ev->type == CARC_EV_DISCARD && ev->tile >= carc_tiles_count)
             return BAD("events[%d] discards tile %d", i, ev->tile);
+        int city_farm = g->farm_rule == CARC_FARMS_FIRST && ev->type == CARC_EV_SCORE &&
+                        ev->kind == CARC_SEG_FIELD;
         herbs += ev->type == CARC_EV_HERBS;
         barns += ev->type == CARC_EV_BARN;
-        meeples_pile += ev->type != CARC_EV_HERBS && ev->type != CARC_EV_BARN;
+        first += city_farm;
+        meeples_pile += ev->type != CARC_EV_HERBS && ev->type != CARC_EV_BARN && !city_farm;
     }
-    if (meeples_pile > CARC_MAX_TILES - 1 || barns > CARC_MAX_BARN_EVENTS || herbs > CARC_HERBS)
-        return BAD("events: %d scorings, escapes and discards, %d barns, %d herbs", meeples_pile,
-                   barns, herbs);
+    if (meeples_pile > CARC_MAX_TILES - 1 || barns > CARC_MAX_BARN_EVENTS || herbs > CARC_HERBS ||
+        first > CARC_MAX_PLAYERS)
+        return BAD("events: %d scorings, escapes and discards, %d barns, %d herbs, %d first-edition"
+                   " farm scorings",
+                   meeples_pile, barns, herbs, first);
     return 0;
 }
 

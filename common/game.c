@@ -26,6 +26,8 @@ static int config_check(const struct carc_config *cfg, unsigned sets, int start,
         return carc_error_set(err, CARC_E_SETS, "the start tile is not in the game's sets");
     if (cfg->escape_rule != CARC_ESCAPE_SIEGE_TILE && cfg->escape_rule != CARC_ESCAPE_ANY_TILE)
         return carc_error_set(err, CARC_E_INVAL, "unknown siege escape rule %d", cfg->escape_rule);
+    if (cfg->farm_rule < CARC_FARMS_THIRD || cfg->farm_rule > CARC_FARMS_FIRST)
+        return carc_error_set(err, CARC_E_INVAL, "unknown farm scoring rule %d", cfg->farm_rule);
     if (cfg->deck != NULL) {
         if (cfg->deck_len < 0 || cfg->deck_len > CARC_MAX_DECK)
             return carc_error_set(err, CARC_E_DECK, "a deck holds at most %d tiles", CARC_MAX_DECK);
@@ -86,6 +88,8 @@ int carc_game_init(struct carc_game *g, const struct carc_config *cfg, struct ca
     g->sets = (uint8_t)sets;
     g->farmers = !cfg->no_farmers;
     g->escape_rule = (uint8_t)cfg->escape_rule;
+    g->farm_rule = (uint8_t)cfg->farm_rule;
+    g->small_city = cfg->small_city != 0;
     g->herbs_left = CARC_HERBS;
     g->tile = -1;
     int large = (sets & (1u << CARC_SET_INNS_CATHEDRALS)) != 0;

@@ -71,7 +71,7 @@
  * 404 with the start tile; an explicit deck with more is refused (CARC_E_DECK). */
 #define CARC_MAX_NODES 512
 /* Events of one call (a turn, a skip, or init), and of a turn followed by
- * carc_game_finish (bots, tests), in three parts:
+ * carc_game_finish (bots, tests), in four parts:
  * - scorings of roads, cities, cloisters and farms (in the turn or at the end),
  *   escapes and discards together: at most CARC_MAX_TILES - 1. Each scoring or
  *   escape has meeples of its own: a scored feature holds one or more, which go
@@ -82,10 +82,13 @@
  *   carc_game_setup_place);
  * - tithe barns: CARC_MAX_BARN_EVENTS, the placed tile's own and its 4 orthogonal
  *   neighbours' (they count meeples but take none);
- * - herbs at the end: one per player who holds tokens, at most CARC_HERBS.
- * carc_game_check verifies the three parts after every move. */
+ * - herbs at the end: one per player who holds tokens, at most CARC_HERBS;
+ * - first-edition farm scoring (CARC_FARMS_FIRST) at the end: one per player,
+ *   instead of the farms' own events in the first part.
+ * carc_game_check verifies the four parts after every move. */
 #define CARC_MAX_BARN_EVENTS 5
-#define CARC_MAX_EVENTS ((CARC_MAX_TILES - 1) + CARC_MAX_BARN_EVENTS + CARC_HERBS)
+#define CARC_MAX_EVENTS                                                                            \
+    ((CARC_MAX_TILES - 1) + CARC_MAX_BARN_EVENTS + CARC_HERBS + CARC_MAX_PLAYERS)
 
 /* carc_config.sets and carc_game.sets are bitmasks of (1 << enum carc_set). */
 #define CARC_SETS_ALL ((1u << CARC_SET_COUNT) - 1)
@@ -93,6 +96,13 @@
 enum carc_escape_rule {
     CARC_ESCAPE_SIEGE_TILE = 0, /* cloister next to a siege tile of the city (Cathars, Besiegers) */
     CARC_ESCAPE_ANY_TILE = 1    /* cloister next to any tile of the city (Siege, RGG) */
+};
+
+/* Farm scoring at the end (RULES.md 2.6, 2.8): options.farms. */
+enum carc_farm_rule {
+    CARC_FARMS_THIRD = 0,  /* each farm: 3 per completed city it touches (the current rule) */
+    CARC_FARMS_SECOND = 1, /* the same, but a player scores a given city once over all farms */
+    CARC_FARMS_FIRST = 2   /* each completed city: 4 to the most farmers over its farms together */
 };
 
 struct carc_config {
@@ -104,6 +114,8 @@ struct carc_config {
     uint64_t seed;       /* shuffles the full tile set when deck is NULL */
     const uint8_t *deck; /* explicit draw order (tile types), or NULL */
     int deck_len;
+    int farm_rule;  /* enum carc_farm_rule; 0 is the current rule */
+    int small_city; /* options.small_city = 2: a completed 2-tile city scores 1 per tile */
 };
 
 enum carc_phase { CARC_PHASE_PLACE = 0, CARC_PHASE_OVER = 1 };
@@ -225,10 +237,12 @@ struct carc_game {
     uint8_t sets;
     uint8_t farmers;
     uint8_t escape_rule;
-    uint8_t phase;   /* enum carc_phase */
-    uint8_t current; /* player to move */
-    int16_t tile;    /* drawn tile type, -1 when none */
-    uint16_t turn;   /* placed tiles so far, start tile excluded */
+    uint8_t farm_rule;  /* enum carc_farm_rule */
+    uint8_t small_city; /* 1: a completed 2-tile city scores 1 per tile and pennant */
+    uint8_t phase;      /* enum carc_phase */
+    uint8_t current;    /* player to move */
+    int16_t tile;       /* drawn tile type, -1 when none */
+    uint16_t turn;      /* placed tiles so far, start tile excluded */
     uint8_t herbs_left;
     uint16_t deck_len, deck_pos;
     uint16_t ntiles;

@@ -8,6 +8,8 @@ void carc_record_config(const struct carc_record *rec, struct carc_config *cfg)
     cfg->sets = rec->sets;
     cfg->no_farmers = rec->no_farmers;
     cfg->escape_rule = rec->escape_rule;
+    cfg->farm_rule = rec->farm_rule;
+    cfg->small_city = rec->small_city;
     cfg->start = rec->start;
     cfg->seed = rec->seed;
     cfg->deck = rec->has_deck ? rec->deck : NULL;

@@ -16,6 +16,9 @@ struct carc_record {
     unsigned sets;   /* bitmask of (1 << enum carc_set); the JSON default is base */
     int no_farmers;  /* options.farmers == false */
     int escape_rule; /* options.siege_escape */
+    int farm_rule;   /* options.farms: enum carc_farm_rule */
+    int small_city;  /* options.small_city == 2 */
+    int seat_random; /* options.seat_order == "random": the players were shuffled at the start */
     int nplayers;
     char names[CARC_MAX_PLAYERS][CARC_NAME_MAX];
     char bots[CARC_MAX_PLAYERS][CARC_BOT_NAME_MAX]; /* a bot seat's level name, or "" */

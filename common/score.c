@@ -163,6 +163,10 @@ static void score_feature(struct carc_game *g, int root, int mover, int final)
                 ev.flags |= CARC_EVF_VOID;
         } else {
             points = units * (cathedral ? (besieged ? 2 : 3) : (besieged ? 1 : 2));
+            /* First edition's small city (RULES.md 2.8): 1 a unit, as besieged. No 2-tile
+             * city can hold a cathedral (its tile has city on all four edges). */
+            if (g->small_city && tiles == 2)
+                points = units * (cathedral ? 2 : 1);
         }
     }
     ev.points = (int16_t)points;
@@ -305,15 +309,33 @@ void carc__score_turn(struct carc_game *g, int idx, int mover)
     }
 }
 
-/* Farm `root` at the end: 3 per completed city it touches, 6 if besieged. */
-static void score_farm(struct carc_game *g, int root)
+/* A set of node ids (city roots), one bit each. */
+struct node_set {
+    uint64_t w[(CARC_MAX_NODES + 63) / 64];
+};
+
+static int node_set_add(struct node_set *s, int n)
+{
+    uint64_t bit = 1ull << (n & 63);
+    if (s->w[n >> 6] & bit)
+        return 0;
+    s->w[n >> 6] |= bit;
+    return 1;
+}
+
+/* Farm `root` at the end: 3 per completed city it touches, 6 if besieged.
+ * scored (CARC_FARMS_SECOND, else NULL): per player, the cities already
+ * scored through an earlier farm; each scorer gets only the cities not in
+ * it, and ev.points stays the farm's full value. */
+static void score_farm(struct carc_game *g, int root, struct node_set *scored)
 {
     struct carc_node *R = &g->nodes[root];
     unsigned who = majority(R->strength, g->nplayers, NULL);
     if (who == 0)
         return;
-    uint64_t seen[(CARC_MAX_NODES + 63) / 64] = {0}; /* city roots counted so far */
+    struct node_set seen = {{0}}; /* city roots counted so far */
     int cities = 0, besieged = 0, n = root;
+    int16_t own[CARC_MAX_PLAYERS] = {0}; /* CARC_FARMS_SECOND: each scorer's new cities */
     do {
         int idx = g->node_tile[n];
         const struct carc_tile *T = carc__tile_of(g, idx);
@@ -322,13 +344,14 @@ static void score_farm(struct carc_game *g, int root)
             if (!(touches & 1))
                 continue;
             int c = carc__find(g, carc__node(g, idx, s));
-            uint64_t bit = 1ull << (c & 63);
-            if ((seen[c >> 6] & bit) || !(g->nodes[c].flags & CARC_NF_DONE))
+            if (!(g->nodes[c].flags & CARC_NF_DONE) || !node_set_add(&seen, c))
                 continue;
-            seen[c >> 6] |= bit;
+            int siege = (g->nodes[c].flags & CARC_SF_SIEGE) != 0;
             cities++;
-            if (g->nodes[c].flags & CARC_SF_SIEGE)
-                besieged++;
+            besieged += siege;
+            for (int p = 0; scored != NULL && p < g->nplayers; p++)
+                if ((who >> p & 1) && node_set_add(&scored[p], c))
+                    own[p] = (int16_t)(own[p] + (siege ? 6 : 3));
         }
         n = g->nodes[n].next;
     } while (n != root);
@@ -340,8 +363,73 @@ static void score_farm(struct carc_game *g, int root)
     ev.cities = (uint8_t)cities;
     ev.besieged = (uint8_t)besieged;
     ev.points = (int16_t)(3 * (cities - besieged) + 6 * besieged);
-    give(&ev, who, ev.points, g->nplayers);
+    if (scored == NULL) {
+        give(&ev, who, ev.points, g->nplayers);
+    } else {
+        ev.scorers = (uint8_t)who;
+        memcpy(ev.delta, own, sizeof own);
+    }
     emit(g, &ev);
+}
+
+/* First edition (CARC_FARMS_FIRST): every completed city gives 4 (8
+ * besieged) to the players with the most farmers over all the distinct farms
+ * touching it. One event per player who scores any (in player order, so at
+ * most CARC_MAX_PLAYERS: game.h), its cities and points that player's total
+ * and x, y, seg the first of those cities (kind field). A player's farmers
+ * stand in distinct farms, so the summed strengths stay within 4 bits as in
+ * struct carc_node. */
+static void score_cities_first(struct carc_game *g)
+{
+    uint16_t mark[CARC_MAX_NODES]; /* farm root -> 1 + the city it was last counted for */
+    memset(mark, 0, sizeof mark);
+    int cities[CARC_MAX_PLAYERS] = {0}, besieged[CARC_MAX_PLAYERS] = {0};
+    int first[CARC_MAX_PLAYERS];
+    for (int c = 0; c < g->nnodes; c++) {
+        int idx = g->node_tile[c], cs = carc__node_seg(g, c);
+        if (carc__tile_of(g, idx)->segs[cs].kind != CARC_SEG_CITY || g->nodes[c].parent != c ||
+            !(g->nodes[c].flags & CARC_NF_DONE))
+            continue;
+        uint8_t strength[CARC_MAX_PLAYERS / 2] = {0};
+        int n = c;
+        do {
+            int t = g->node_tile[n], s = carc__node_seg(g, n);
+            const struct carc_tile *T = carc__tile_of(g, t);
+            for (int f = 0; f < T->nsegs; f++) {
+                if (T->segs[f].kind != CARC_SEG_FIELD || !(T->segs[f].touches >> s & 1))
+                    continue;
+                int r = carc__find(g, carc__node(g, t, f));
+                if (mark[r] == c + 1)
+                    continue;
+                mark[r] = (uint16_t)(c + 1);
+                for (int k = 0; k < CARC_MAX_PLAYERS / 2; k++)
+                    strength[k] = (uint8_t)(strength[k] + g->nodes[r].strength[k]);
+            }
+            n = g->nodes[n].next;
+        } while (n != c);
+        unsigned who = majority(strength, g->nplayers, NULL);
+        for (int p = 0; p < g->nplayers; p++) {
+            if (!(who >> p & 1))
+                continue;
+            if (cities[p]++ == 0)
+                first[p] = c;
+            besieged[p] += (g->nodes[c].flags & CARC_SF_SIEGE) != 0;
+        }
+    }
+    for (int p = 0; p < g->nplayers; p++) {
+        if (cities[p] == 0)
+            continue;
+        struct carc_event ev;
+        int x, y, seg;
+        node_anchor(g, first[p], &x, &y, &seg);
+        event_init(&ev, CARC_EV_SCORE, CARC_SEG_FIELD, x, y, seg);
+        ev.flags = CARC_EVF_FINAL;
+        ev.cities = (uint8_t)cities[p];
+        ev.besieged = (uint8_t)besieged[p];
+        ev.points = (int16_t)(4 * (cities[p] - besieged[p]) + 8 * besieged[p]);
+        give(&ev, 1u << p, ev.points, g->nplayers);
+        emit(g, &ev);
+    }
 }
 
 /* End-of-game scoring (RULES.md 2.5): every occupied incomplete road, city and
@@ -374,9 +462,14 @@ void carc__score_final(struct carc_game *g)
                 score_feature(g, r, -1, 1);
         }
     }
-    if (g->farmers)
+    if (g->farmers && g->farm_rule == CARC_FARMS_FIRST) {
+        score_cities_first(g);
+    } else if (g->farmers) {
+        struct node_set scored[CARC_MAX_PLAYERS];
+        memset(scored, 0, sizeof scored);
         for (int i = 0; i < nfarms; i++)
-            score_farm(g, farms[i]);
+            score_farm(g, farms[i], g->farm_rule == CARC_FARMS_SECOND ? scored : NULL);
+    }
     for (int p = 0; p < g->nplayers; p++) {
         if (g->players[p].herbs == 0)
             continue;

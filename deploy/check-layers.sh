@@ -7,6 +7,12 @@
 #   uv.h, sqlite3.h, libwebsockets.h   included only under server/,
 #              and libwebsockets.h by at most one file there (the network adapter);
 #              uv.h also by tests/, whose server tests drive a real loop.
+#   libpq-fe.h included only under server/store/ (the PostgreSQL backend).
+#   server/store/ (storage, below the rooms) includes none of the game and network layers
+#              (room.h, roomdb.h, lobby.h, session.h, turn.h, bots.h, api.h, net.h, admin/...);
+#              metrics/metrics.h, log.h, loopstat.h and sbuf.h are allowed: plain leaves that
+#              include only standard headers (and uv.h) and call nothing back. And no call
+#              into rooms or the lobby: `grep "room_\|lobby_"` over server/store/ finds nothing.
 #
 # Scans tracked and untracked (not ignored) .c/.h files, skipping build/ and node_modules/.
 # Prints file:line: reason for each violation and exits 1 if there was any.
@@ -99,6 +105,19 @@ if [ ${#files[@]} -gt 0 ]; then
                 [ "$area" = server ] ||
                     fail "$file" "$line" "only server/ may include $name" ;;
         esac
+        case "$base" in
+            libpq-fe.h | libpq-int.h)
+                case "$file" in server/store/*) ;;
+                    *) fail "$file" "$line" "only server/store/ may include $name" ;;
+                esac ;;
+        esac
+        case "$file" in server/store/*)
+            case "$name" in
+                room.h | roomdb.h | lobby.h | session.h | turn.h | bots.h | api.h | net.h | \
+                    net_rx.h | webroot.h | admin/* | proxy/* | ../*)
+                    fail "$file" "$line" "server/store/ lies below the rooms and may not include \"$name\"" ;;
+            esac ;;
+        esac
         case "$name" in uv/*)
             [ "$area" = server ] || fail "$file" "$line" "only server/ may include $name" ;;
         esac
@@ -121,6 +140,11 @@ if [ ${#lws_users[@]} -gt 0 ]; then
         done
     fi
 fi
+
+# The store never calls the rooms or the lobby (not even in a comment naming one).
+while IFS= read -r hit; do
+    fail "${hit%%:*}" "$(echo "$hit" | cut -d: -f2)" "server/store/ names a room or lobby function: ${hit#*:*:}"
+done < <(printf '%s\n' "${files[@]}" | grep '^server/store/' | xargs -r grep -Hn 'room_\|lobby_' || true)
 
 if [ "$errors" -gt 0 ]; then
     echo "check-layers: $errors violation(s) of the layer rules (README.md "Layout")" >&2

@@ -11,6 +11,8 @@ packages=(
     check valgrind                      # tests
     libjansson-dev                      # protocol/
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev zlib1g-dev   # server/
+    libpq-dev                           # server/store/postgres.c (storage = postgres)
+    postgresql                          # tests/pg.sh, tests/integration/pg_util.py: a real PostgreSQL
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     nginx openssl                       # tests/integration/test_proxy.py: TLS reverse proxy in front of carcd
     prometheus                          # tests/integration/test_metrics.py: a real scraper, promtool
@@ -29,12 +31,16 @@ if ! command -v dpkg >/dev/null 2>&1; then
     exit 0
 fi
 
+# dpkg -s also succeeds for removed packages whose config files remain: read the status. Not
+# through `dpkg -s | grep -q`: grep stops at the match, dpkg dies of SIGPIPE on a long entry
+# (prometheus), and pipefail took that for a missing package.
+installed() {
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
 missing=()
 for p in "${packages[@]}"; do
-    # dpkg -s also succeeds for removed packages whose config files remain: read the status.
-    if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed$'; then
-        missing+=("$p")
-    fi
+    installed "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
@@ -53,7 +59,7 @@ apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}" </de
 
 still=()
 for p in "${missing[@]}"; do
-    dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed$' || still+=("$p")
+    installed "$p" || still+=("$p")
 done
 if [ ${#still[@]} -ne 0 ]; then
     echo "deps.sh: still missing after apt-get install: ${still[*]}" >&2

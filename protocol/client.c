@@ -342,6 +342,18 @@ int proto_client_options(const struct proto_client_doc *d, unsigned *sets, int *
     return 0;
 }
 
+int proto_client_variants(const struct proto_client_doc *d, int *farm_rule, int *small_city)
+{
+    if (d == NULL || d->doc == NULL)
+        return -1;
+    const json_t *o = doc_get(d, "options");
+    const char *farms = json_string_value(json_object_get(o, "farms"));
+    int rule = farms != NULL ? proto__farm_rule_find(farms) : -1;
+    *farm_rule = rule > 0 ? rule : CARC_FARMS_THIRD;
+    *small_city = json_integer_value(json_object_get(o, "small_city")) == 2;
+    return 0;
+}
+
 int proto_client_nseats(const struct proto_client_doc *d)
 {
     return (int)json_array_size(doc_get(d, "seats"));
@@ -508,6 +520,7 @@ int proto_client_game(const struct proto_client_doc *d, struct carc_game *g, str
             deck[n++] = (uint8_t)t;
     cfg.nplayers = proto_client_nseats(d);
     proto_client_options(d, &cfg.sets, &cfg.no_farmers, &cfg.escape_rule);
+    proto_client_variants(d, &cfg.farm_rule, &cfg.small_city);
     cfg.start = rc == 0 ? cells[0].tile : -1;
     cfg.deck = deck;
     cfg.deck_len = n;
@@ -619,13 +632,12 @@ static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
 {
     switch (m->type) {
     case PROTO_T_CREATE: {
-        json_t *opt = json_object();
         put_text(o, "name", m->u.create.name, ok);
         proto__set(o, "seats", json_integer(m->u.create.seats), ok);
         proto__set(o, "sets", proto__sets_new(m->u.create.sets | (1u << CARC_SET_BASE)), ok);
-        proto__set(opt, "farmers", json_boolean(!m->u.create.no_farmers), ok);
-        proto__set(opt, "siege_escape",
-                   json_string(proto__escape_rule_name(m->u.create.escape_rule)), ok);
+        json_t *opt = proto__options_new(m->u.create.no_farmers, m->u.create.escape_rule,
+                                         m->u.create.farm_rule, m->u.create.small_city,
+                                         m->u.create.seat_random);
         proto__set(o, "options", opt, ok);
         proto__set(o, "private", json_boolean(m->u.create.private_room), ok);
         if (m->u.create.password[0] != '\0')

@@ -130,6 +130,9 @@ int proto_client_my_turn(const struct proto_client_doc *d);
  * Returns 0, or -1 when there is no document. */
 int proto_client_options(const struct proto_client_doc *d, unsigned *sets, int *no_farmers,
                          int *escape_rule);
+/* The scoring variants of options (farms: enum carc_farm_rule, small_city: 1 for 2); absent
+ * keys give the defaults. Returns 0, or -1 when there is no document. */
+int proto_client_variants(const struct proto_client_doc *d, int *farm_rule, int *small_city);
 
 struct proto_client_seat {
     char name[PROTO_NAME_MAX];

@@ -238,7 +238,8 @@ static int read_sets(const json_t *v, unsigned *sets, struct proto_error *err)
 
 static int read_options(const json_t *v, struct proto_msg *m, struct proto_error *err)
 {
-    static const char *const keys[] = {"farmers", "siege_escape", NULL};
+    static const char *const keys[] = {"farmers",    "siege_escape", "farms",
+                                       "small_city", "seat_order",   NULL};
     int farmers = 1;
     if (v == NULL)
         return 0;
@@ -255,6 +256,27 @@ static int read_options(const json_t *v, struct proto_msg *m, struct proto_error
             return bad(err, CARC_E_INVAL, "options.siege_escape",
                        "must be \"siege-tile\" or \"any-tile\"");
         m->u.create.escape_rule = rule;
+    }
+    const json_t *f = json_object_get(v, "farms");
+    if (f != NULL) {
+        int rule = str_of(f) != NULL ? proto__farm_rule_find(str_of(f)) : -1;
+        if (rule < 0)
+            return bad(err, CARC_E_INVAL, "options.farms",
+                       "must be \"third\", \"second\" or \"first\"");
+        m->u.create.farm_rule = rule;
+    }
+    const json_t *c = json_object_get(v, "small_city");
+    if (c != NULL) {
+        if (!json_is_integer(c) || (json_integer_value(c) != 4 && json_integer_value(c) != 2))
+            return bad(err, CARC_E_INVAL, "options.small_city", "must be 4 or 2");
+        m->u.create.small_city = json_integer_value(c) == 2;
+    }
+    const json_t *o = json_object_get(v, "seat_order");
+    if (o != NULL) {
+        int order = str_of(o) != NULL ? proto__seat_order_find(str_of(o)) : -1;
+        if (order < 0)
+            return bad(err, CARC_E_INVAL, "options.seat_order", "must be \"seated\" or \"random\"");
+        m->u.create.seat_random = order;
     }
     return 0;
 }
@@ -688,6 +710,10 @@ char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const ch
         proto__set(o, "taken", json_integer(r->taken), &ok);
         proto__set(o, "phase", json_string(proto__phase_name(r->phase)), &ok);
         proto__set(o, "sets", proto__sets_new(r->sets | (1u << CARC_SET_BASE)), &ok);
+        proto__set(o, "options",
+                   proto__options_new(r->no_farmers, r->escape_rule, r->farm_rule, r->small_city,
+                                      r->seat_random),
+                   &ok);
         proto__set(o, "password", json_boolean(r->password), &ok);
         proto__set(o, "host", r->host != NULL ? proto__string_or(r->host, "?") : json_null(), &ok);
         proto__add(list, o, &ok);

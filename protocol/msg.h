@@ -70,6 +70,9 @@ struct proto_msg {
             unsigned sets; /* bitmask of (1 << enum carc_set), base included */
             int no_farmers;
             int escape_rule; /* enum carc_escape_rule */
+            int farm_rule;   /* options.farms: enum carc_farm_rule */
+            int small_city;  /* options.small_city == 2 */
+            int seat_random; /* options.seat_order == "random" */
             int private_room;
             char password[PROTO_PASSWORD_MAX]; /* "" = none */
             struct proto_clock clock;
@@ -149,6 +152,8 @@ struct proto_room_summary {
     unsigned sets;
     int password;
     const char *host; /* host's name */
+    /* options, as in the state document */
+    int no_farmers, escape_rule, farm_rule, small_city, seat_random;
 };
 /* {"v":1,"type":"rooms","rooms":[...]} ; with type NULL just the JSON array (for HTTP). */
 char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const char *ref,

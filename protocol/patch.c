@@ -285,6 +285,52 @@ int proto__escape_rule_find(const char *name)
     return -1;
 }
 
+static const char *const farm_rules[] = {"third", "second", "first"}; /* enum carc_farm_rule */
+static const char *const seat_orders[] = {"seated", "random"};
+
+const char *proto__farm_rule_name(int rule)
+{
+    return rule > 0 && rule < 3 ? farm_rules[rule] : farm_rules[0];
+}
+
+int proto__farm_rule_find(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, farm_rules[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *proto__seat_order_name(int random)
+{
+    return seat_orders[random != 0];
+}
+
+int proto__seat_order_find(const char *name)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(name, seat_orders[i]) == 0)
+            return i;
+    return -1;
+}
+
+json_t *proto__options_new(int no_farmers, int escape_rule, int farm_rule, int small_city,
+                           int seat_random)
+{
+    int ok = 1;
+    json_t *o = json_object();
+    proto__set(o, "farmers", json_boolean(!no_farmers), &ok);
+    proto__set(o, "siege_escape", json_string(proto__escape_rule_name(escape_rule)), &ok);
+    proto__set(o, "farms", json_string(proto__farm_rule_name(farm_rule)), &ok);
+    proto__set(o, "small_city", json_integer(small_city ? 2 : 4), &ok);
+    proto__set(o, "seat_order", json_string(proto__seat_order_name(seat_random)), &ok);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 json_t *proto__sets_new(unsigned mask)
 {
     int ok = 1;

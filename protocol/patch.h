@@ -67,6 +67,15 @@ const char *proto__phase_name(int phase);
 int proto__phase_find(const char *name);
 const char *proto__escape_rule_name(int rule);
 int proto__escape_rule_find(const char *name);
+/* options.farms (enum carc_farm_rule) and options.seat_order (0 seated, 1 random). */
+const char *proto__farm_rule_name(int rule);
+int proto__farm_rule_find(const char *name);
+const char *proto__seat_order_name(int random);
+int proto__seat_order_find(const char *name);
+
+/* The `options` object of a room (PROTOCOL.md create), every key written; NULL out of memory. */
+json_t *proto__options_new(int no_farmers, int escape_rule, int farm_rule, int small_city,
+                           int seat_random);
 
 /* A JSON array of the names of the sets in mask (1 << enum carc_set). */
 json_t *proto__sets_new(unsigned mask);

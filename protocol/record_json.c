@@ -12,6 +12,7 @@
 
 #include "bot.h"
 #include "fair.h"
+#include "patch.h"
 
 #define PATH_MAX_LEN 64
 
@@ -137,9 +138,39 @@ static int load_sets(struct loader *ld, const json_t *v, const char *field, unsi
     return 0;
 }
 
+/* options.farms, small_city and seat_order (RULES.md 2.8); absent: the defaults. */
+static int load_variants(struct loader *ld, const json_t *v, struct carc_record *rec)
+{
+    char field[PATH_MAX_LEN];
+    json_t *m = NULL;
+    const char *name = NULL;
+    int rc = member(ld, v, "options", "farms", 0, &m, field);
+    if (rc == 0 && m != NULL && (rc = get_string(ld, m, field, &name)) == 0) {
+        rec->farm_rule = proto__farm_rule_find(name);
+        if (rec->farm_rule < 0)
+            return bad(ld, CARC_E_RECORD, field, "must be \"third\", \"second\" or \"first\"");
+    }
+    if (rc == 0)
+        rc = member(ld, v, "options", "small_city", 0, &m, field);
+    if (rc == 0 && m != NULL) {
+        if (!json_is_integer(m) || (json_integer_value(m) != 4 && json_integer_value(m) != 2))
+            return bad(ld, CARC_E_RECORD, field, "must be 4 or 2");
+        rec->small_city = json_integer_value(m) == 2;
+    }
+    if (rc == 0)
+        rc = member(ld, v, "options", "seat_order", 0, &m, field);
+    if (rc == 0 && m != NULL && (rc = get_string(ld, m, field, &name)) == 0) {
+        rec->seat_random = proto__seat_order_find(name);
+        if (rec->seat_random < 0)
+            return bad(ld, CARC_E_RECORD, field, "must be \"seated\" or \"random\"");
+    }
+    return rc;
+}
+
 static int load_options(struct loader *ld, const json_t *v, struct carc_record *rec)
 {
-    static const char *const keys[] = {"siege_escape", "farmers", NULL};
+    static const char *const keys[] = {"siege_escape", "farmers",    "farms",
+                                       "small_city",   "seat_order", NULL};
     char field[PATH_MAX_LEN];
     json_t *m = NULL;
     int rc = check_object(ld, v, "options", keys);
@@ -164,7 +195,7 @@ static int load_options(struct loader *ld, const json_t *v, struct carc_record *
             return bad(ld, CARC_E_RECORD, field, "must be true or false");
         rec->no_farmers = !json_is_true(m);
     }
-    return rc;
+    return rc == 0 ? load_variants(ld, v, rec) : rc;
 }
 
 /* A player's optional "bot" (a level name, or null) and "forfeited" (bool). */
@@ -647,6 +678,8 @@ static int dump_check(struct dumper *d, const struct carc_record *rec)
         field = "sets";
     else if (rec->escape_rule != CARC_ESCAPE_SIEGE_TILE && rec->escape_rule != CARC_ESCAPE_ANY_TILE)
         field = "options.siege_escape";
+    else if (rec->farm_rule < CARC_FARMS_THIRD || rec->farm_rule > CARC_FARMS_FIRST)
+        field = "options.farms";
     else if (rec->nplayers < 1 || rec->nplayers > CARC_MAX_PLAYERS)
         field = "players";
     else if (!tile_ok(rec->start))
@@ -692,6 +725,9 @@ static json_t *dump_root(struct dumper *d, const struct carc_record *rec)
     if (o != NULL) {
         put(d, o, "siege_escape", json_string(escape_rules[rec->escape_rule]));
         put(d, o, "farmers", json_boolean(!rec->no_farmers));
+        put(d, o, "farms", json_string(proto__farm_rule_name(rec->farm_rule)));
+        put(d, o, "small_city", json_integer(rec->small_city ? 2 : 4));
+        put(d, o, "seat_order", json_string(proto__seat_order_name(rec->seat_random)));
     }
     put(d, root, "options", o);
     put(d, root, "players", a = json_array());

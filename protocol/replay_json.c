@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "event_json.h"
+#include "patch.h"
 #include "record_json.h"
 #include "state_int.h"
 
@@ -125,9 +126,16 @@ static void put_head(struct proto__out *b, const struct replay *r, const char *i
     PUT(b, "],\"options\":{\"siege_escape\":");
     put_name(b, escape_rules[rec->escape_rule == CARC_ESCAPE_ANY_TILE]);
     if (rec->no_farmers)
-        PUT(b, ",\"farmers\":false},\"closed\":");
+        PUT(b, ",\"farmers\":false,\"farms\":");
     else
-        PUT(b, ",\"farmers\":true},\"closed\":");
+        PUT(b, ",\"farmers\":true,\"farms\":");
+    put_name(b, proto__farm_rule_name(rec->farm_rule));
+    if (rec->small_city)
+        PUT(b, ",\"small_city\":2,\"seat_order\":");
+    else
+        PUT(b, ",\"small_city\":4,\"seat_order\":");
+    put_name(b, proto__seat_order_name(rec->seat_random));
+    PUT(b, "},\"closed\":");
     if (rec->closed[0] != '\0')
         put_string(b, rec->closed);
     else

@@ -150,6 +150,13 @@ static void put_options(struct proto__out *b, const struct proto_state *s)
     put_bool(b, s->farmers);
     PUT(b, ",\"siege_escape\":");
     put_name(b, proto__escape_rule_name(s->escape_rule));
+    PUT(b, ",\"farms\":");
+    put_name(b, proto__farm_rule_name(s->farm_rule));
+    if (s->small_city)
+        PUT(b, ",\"small_city\":2,\"seat_order\":");
+    else
+        PUT(b, ",\"small_city\":4,\"seat_order\":");
+    put_name(b, proto__seat_order_name(s->seat_random));
     PUT(b, "}");
 }
 
@@ -559,6 +566,21 @@ static void diff_doc(struct patch *p, const struct proto_state *a, const struct 
         op_open(p, "replace", "/options/siege_escape", NULL);
         PUT(p->b, ",\"value\":");
         put_name(p->b, proto__escape_rule_name(b->escape_rule));
+        PUT(p->b, "}");
+    }
+    /* Options are fixed at create; compared so that any two documents patch exactly. */
+    if (a->farm_rule != b->farm_rule) {
+        op_open(p, "replace", "/options/farms", NULL);
+        PUT(p->b, ",\"value\":");
+        put_name(p->b, proto__farm_rule_name(b->farm_rule));
+        PUT(p->b, "}");
+    }
+    if (a->small_city != b->small_city)
+        op_int(p, "/options/small_city", b->small_city ? 2 : 4);
+    if (a->seat_random != b->seat_random) {
+        op_open(p, "replace", "/options/seat_order", NULL);
+        PUT(p->b, ",\"value\":");
+        put_name(p->b, proto__seat_order_name(b->seat_random));
         PUT(p->b, "}");
     }
     if (a->phase != b->phase) {

@@ -39,7 +39,10 @@ struct proto_room_view {
     unsigned sets;
     int no_farmers;
     int escape_rule;
-    int host; /* seat index of the host */
+    int farm_rule;   /* enum carc_farm_rule */
+    int small_city;  /* 1: options.small_city 2 */
+    int seat_random; /* options.seat_order "random" */
+    int host;        /* seat index of the host */
     int nseats;
     struct proto_seat seats[CARC_MAX_PLAYERS];
     const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */

@@ -13,7 +13,7 @@
 #include "msg.h"
 #include "replay_json.h"
 #include "sbuf.h"
-#include "store.h"
+#include "store/store.h"
 
 int api_init(struct api *a, const struct lobby *lb, const char *web_root)
 {

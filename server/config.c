@@ -1,5 +1,5 @@
 #include "config.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
  * visible ASCII but '#' (a comment in a config file), never echoed in an
  * error. */
-enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES, K_SECRET };
+enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES, K_SECRET, K_STORAGE, K_URL };
 
 struct key {
     const char *name;
@@ -34,8 +34,15 @@ static const struct key keys[] = {
      "data directory, created if missing (./data)"},
     {"web-root", K_STR, OFF(web_root), sizeof(((struct carcd_config *)0)->web_root), 0, 0,
      "static files served at / (clients/web)"},
-    {"storage", K_ONOFF, OFF(storage), 0, 0, 1,
-     "on: rooms and games survive restarts in <data-dir>/carcd.db; off: memory only (on)"},
+    {"storage", K_STORAGE, OFF(storage), 0, 0, 2,
+     "sqlite (or on): rooms and games survive restarts in <data-dir>/carcd.db; postgres: in the"
+     " PostgreSQL database of postgres-url; off: memory only (sqlite)"},
+    {"postgres-url", K_URL, OFF(postgres_url), sizeof(((struct carcd_config *)0)->postgres_url), 0,
+     0,
+     "libpq connection string or URI of the database for storage = postgres (none); never"
+     " logged, as it may hold a password"},
+    {"storage-wait", K_INT, OFF(storage_wait), 0, 0, 86400,
+     "seconds carcd waits at start for a PostgreSQL that does not answer yet (30)"},
     {"stale-room", K_INT, OFF(stale_room), 0, 0, 100000000,
      "seconds after which an untouched stored room is closed at start (604800; 0 = never)"},
     {"storage-fsync", K_ONOFF, OFF(storage_fsync), 0, 0, 1,
@@ -153,6 +160,7 @@ void config_defaults(struct carcd_config *c)
     c->stale_room = 7 * 24 * 3600;
     c->storage_busy_ms = STORE_BUSY_MS;
     c->storage_fsync = 1;
+    c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
     c->bot_searches = 2;
     strcpy(c->metrics_listen, "127.0.0.1");
@@ -191,6 +199,25 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         strcpy(field, value);
         return 0;
     }
+    case K_STORAGE: {
+        int v = strcmp(value, "on") == 0 || strcmp(value, "sqlite") == 0 ? 1
+                : strcmp(value, "postgres") == 0                         ? 2
+                : strcmp(value, "off") == 0                              ? 0
+                                                                         : -1;
+        if (v < 0) {
+            snprintf(err, errlen, "%s: '%s' is not sqlite, postgres, on or off", key, value);
+            return -1;
+        }
+        *(int *)(void *)field = v;
+        return 0;
+    }
+    case K_URL: /* may hold a password: never echoed */
+        if (value[0] == '\0' || strlen(value) >= k->size) {
+            snprintf(err, errlen, "%s: value must be 1 to %zu bytes", key, k->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
     case K_ONOFF:
         if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
             snprintf(err, errlen, "%s: '%s' is not on or off", key, value);
@@ -294,7 +321,12 @@ void config_usage(FILE *out)
                  "\n"
                  "  -c, --config FILE        read settings from FILE\n"
                  "  -h, --help               print this help\n"
-                 "      --version            print the version\n");
+                 "      --version            print the version\n"
+                 "      --backup FILE        copy <data-dir>/carcd.db to FILE and exit\n"
+                 "      --import-db FILE     copy every room and record of the SQLite file FILE\n"
+                 "                           into the configured storage and exit\n"
+                 "      --export-db FILE     copy the configured storage into a new SQLite file\n"
+                 "                           FILE and exit\n");
     for (int i = 0; i < NKEYS; i++)
         fprintf(out, "      --%-19s %s\n", keys[i].name, keys[i].help);
 }

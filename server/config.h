@@ -44,7 +44,9 @@ struct carcd_config {
     char trusted_proxies[1000]; /* proxy_list_parse's spec; "" = none */
     int ping_interval;          /* seconds between websocket pings of a quiet connection; 0: off */
     int shutdown_grace;         /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
-    int storage;                /* 1: rooms are kept in <data-dir>/carcd.db; 0: memory only */
+    int storage; /* 1: rooms are kept in <data-dir>/carcd.db; 2: in PostgreSQL; 0: memory only */
+    char postgres_url[1024]; /* storage 2: libpq's connection string; may hold a password */
+    int storage_wait;        /* seconds to wait at start for a PostgreSQL that does not answer */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
     int storage_busy_ms; /* how long a write waits for another program's lock */
     int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */

@@ -8,7 +8,8 @@
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 #include "turn.h"
 
 #define IP_BUCKETS 1024u
@@ -123,7 +124,7 @@ static void room_reap_if_dead(struct lobby *lb, struct room *r)
 {
     if (r != NULL && room_is_dead(r)) {
         if (r->store != NULL)
-            store_room_forget(r->store, r, 1);
+            roomdb_forget(r, 1);
         room_delete(lb, r);
     }
 }
@@ -143,7 +144,7 @@ void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, cons
         session_send(s, b);
     sbuf_unref(b);
     if (r->store != NULL)
-        store_room_close(r->store, r, closed);
+        roomdb_close(r, closed);
     room_delete(lb, r); /* every member gets `left` */
 }
 
@@ -166,6 +167,7 @@ int lobby_notice(struct lobby *lb, const char *text)
 void lobby_store_set(struct lobby *lb, struct store *st)
 {
     lb->store = st;
+    roomdb_attach(lb, st);
 }
 
 void lobby_room_add(struct lobby *lb, struct room *r)
@@ -295,7 +297,7 @@ void lobby_free(struct lobby *lb)
     while (lb->newest != NULL) {
         struct room *r = lb->newest;
         if (r->store != NULL)
-            store_room_forget(r->store, r, 0);
+            roomdb_forget(r, 0);
         room_evict(r, 0);
         room_delete(lb, r);
     }
@@ -791,7 +793,7 @@ void lobby_tick(struct lobby *lb, uint64_t now)
             int ttl = lobby ? l->lobby_room_ttl : l->room_ttl;
             if (ttl > 0 && now - r->empty_since >= (uint64_t)ttl * 1000) {
                 if (r->store != NULL)
-                    store_room_forget(r->store, r, lobby ? 1 : 2);
+                    roomdb_forget(r, lobby ? 1 : 2);
                 room_delete(lb, r);
             }
         }

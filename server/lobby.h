@@ -95,7 +95,7 @@ struct room *lobby_room_find(const struct lobby *lb, const char *id);
 
 /* Close r now: each member gets `notice` {text, room}, then `left`, and is
  * back in no room; the store keeps it as closed for `closed` ("admin",
- * store_room_close); r is freed. */
+ * roomdb_close); r is freed. */
 void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, const char *text);
 /* A lobby room with no person left in it (room_is_dead) is deleted. */
 void lobby_room_reap(struct lobby *lb, struct room *r);

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "admin/admin.h"
@@ -20,7 +21,8 @@
 #include "memtrim.h"
 #include "metrics/metrics.h"
 #include "net.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 #include "turn.h"
 
 struct server {
@@ -85,7 +87,7 @@ static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     lobby_tick(sv->lobby, uv_now(&sv->loop));
-    int live = sv->lobby->nrooms + sv->lobby->nsessions;
+    int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
     if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
         log_debug("memory: giving freed memory back (%d rooms, %d connections)", sv->lobby->nrooms,
                   sv->lobby->nsessions);
@@ -147,18 +149,20 @@ static int url_host(const char *listen, char *out, size_t size)
     return snprintf(out, size, "%s", listen);
 }
 
-/* `--backup FILE` (or --backup=FILE) out of argv, into *file: the other
+/* `--NAME FILE` (or --NAME=FILE) out of argv, into *file: the other
  * flags are settings. 0, or -1 when FILE is missing. */
-static int backup_flag(int *argc, char **argv, const char **file)
+static int file_flag(int *argc, char **argv, const char *name, const char **file)
 {
     int k = 0;
+    size_t n = strlen(name);
     for (int i = 0; i < *argc; i++) {
-        if (strcmp(argv[i], "--backup") == 0) {
+        if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i] + 2, name) == 0) {
             if (i + 1 >= *argc)
                 return -1;
             *file = argv[++i];
-        } else if (strncmp(argv[i], "--backup=", 9) == 0) {
-            *file = argv[i] + 9;
+        } else if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, name, n) == 0 &&
+                   argv[i][2 + n] == '=') {
+            *file = argv[i] + 3 + n;
         } else {
             argv[k++] = argv[i];
         }
@@ -166,6 +170,63 @@ static int backup_flag(int *argc, char **argv, const char **file)
     *argc = k;
     argv[k] = NULL;
     return *file != NULL && (*file)[0] == '\0' ? -1 : 0;
+}
+
+/* The configured storage, opened for a copy (before serving). */
+static struct store *copy_open(const struct carcd_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->storage == 2)
+        return store_open_postgres(cfg->postgres_url, cfg->storage_wait, err, errlen);
+    return store_open(cfg->data_dir, cfg->storage_busy_ms, err, errlen);
+}
+
+/* carcd --export-db FILE: every room and record of the configured storage
+ * into a new SQLite file; --import-db FILE: those of the SQLite file FILE
+ * (also one a carcd serves from) into the configured storage (store.h
+ * "copying between backends"). */
+static int copy_run(const struct carcd_config *cfg, const char *file, int import)
+{
+    char err[1024];
+    if (!cfg->storage) {
+        fprintf(stderr, "carcd: --%s-db: storage is off\n", import ? "import" : "export");
+        return 2;
+    }
+    if (!import && access(file, F_OK) == 0) {
+        fprintf(stderr, "carcd: --export-db: %s exists; give a new file\n", file);
+        return 1;
+    }
+    if (import && access(file, R_OK) != 0) {
+        fprintf(stderr, "carcd: --import-db: cannot read %s: %s\n", file, strerror(errno));
+        return 1;
+    }
+    struct store *conf = copy_open(cfg, err, sizeof err);
+    if (conf == NULL) {
+        fprintf(stderr, "carcd: storage: %s\n", err);
+        return 1;
+    }
+    struct store *f = store_open_file(file, err, sizeof err);
+    if (f == NULL) {
+        fprintf(stderr, "carcd: %s: %s\n", file, err);
+        store_close(conf);
+        return 1;
+    }
+    long rooms = 0, games = 0;
+    int rc = import ? store_copy(f, conf, &rooms, &games, err, sizeof err)
+                    : store_copy(conf, f, &rooms, &games, err, sizeof err);
+    const char *name = store_backend_name(conf);
+    if (rc != 0)
+        fprintf(stderr, "carcd: copy: %s\n", err);
+    else if (import)
+        printf("carcd: imported %ld room(s) and %ld record(s) from %s into %s\n", rooms, games,
+               file, name);
+    else
+        printf("carcd: exported %ld room(s) and %ld record(s) from %s to %s\n", rooms, games, name,
+               file);
+    store_close(f);
+    store_close(conf);
+    if (rc != 0 && !import)
+        unlink(file); /* nothing half written is left */
+    return rc != 0 ? 1 : 0;
 }
 
 /* carcd --backup FILE: a consistent copy of <data-dir>/carcd.db, also while
@@ -187,9 +248,11 @@ int main(int argc, char **argv)
 {
     static struct server sv;
     char err[512];
-    const char *backup = NULL;
-    if (backup_flag(&argc, argv, &backup) != 0) {
-        fprintf(stderr, "carcd: --backup needs a file name\n");
+    const char *backup = NULL, *export_db = NULL, *import_db = NULL;
+    if (file_flag(&argc, argv, "backup", &backup) != 0 ||
+        file_flag(&argc, argv, "export-db", &export_db) != 0 ||
+        file_flag(&argc, argv, "import-db", &import_db) != 0) {
+        fprintf(stderr, "carcd: --backup, --export-db and --import-db need a file name\n");
         return 2;
     }
     int rc = config_load(&sv.cfg, argc, argv, stdout, err, sizeof err);
@@ -204,6 +267,14 @@ int main(int argc, char **argv)
     metrics_init();
     if (backup != NULL)
         return backup_run(&sv.cfg, backup);
+    if (export_db != NULL || import_db != NULL) {
+        if (make_dirs(sv.cfg.data_dir) != 0) {
+            fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", sv.cfg.data_dir,
+                    strerror(errno));
+            return 1;
+        }
+        return copy_run(&sv.cfg, export_db != NULL ? export_db : import_db, import_db != NULL);
+    }
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit, a write fails like a full disk (EFBIG) and
      * storage refuses moves; without this the process would die. */
@@ -223,7 +294,17 @@ int main(int argc, char **argv)
     sv.bots = bots_new(&sv.loop, sv.cfg.bot_searches, sv.cfg.bot_think_ms);
     lobby_bots_set(sv.lobby, sv.bots);
     if (sv.cfg.storage) {
-        sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
+        if (sv.cfg.storage == 2 && sv.cfg.postgres_url[0] == '\0') {
+            log_error("storage = postgres needs postgres-url (a libpq connection string)");
+            lobby_free(sv.lobby);
+            uv_loop_close(&sv.loop);
+            return 2;
+        }
+        if (sv.cfg.storage == 2)
+            sv.store =
+                store_open_postgres(sv.cfg.postgres_url, sv.cfg.storage_wait, err, sizeof err);
+        else
+            sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
         if (sv.store == NULL) {
             log_error("storage: %s", err);
             lobby_free(sv.lobby);
@@ -232,15 +313,15 @@ int main(int argc, char **argv)
         }
         lobby_store_set(sv.lobby, sv.store);
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            store_restore(sv.store, sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
-                          sizeof err) < 0) {
+            roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err, sizeof err) <
+                0) {
             log_error("storage: %s", err);
             lobby_free(sv.lobby);
             store_close(sv.store);
             uv_loop_close(&sv.loop);
             return 1;
         }
-        store_start(sv.store, &sv.loop, sv.lobby, &sv.stats);
+        store_start(sv.store, &sv.loop, &sv.stats);
     }
     if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
         log_error("out of memory");
@@ -286,7 +367,7 @@ int main(int argc, char **argv)
         log_info("%s", line);
     }
     net_free(sv.net);
-    if (sv.store != NULL && store_flush(sv.store, sv.lobby) != 0)
+    if (sv.store != NULL && store_flush(sv.store) != 0)
         log_error("storage: the last changes could not be written");
     lobby_free(sv.lobby);
     bots_free(sv.bots);

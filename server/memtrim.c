@@ -8,6 +8,9 @@
 void memtrim_init(struct memtrim *m)
 {
     m->peak = 0;
+    m->last_live = 0;
+    m->dropped = 0;
+    m->changed_ms = 0;
     m->last_ms = 0;
     m->min_drop = 16;
     m->interval_ms = 10000;
@@ -19,11 +22,19 @@ int memtrim_due(struct memtrim *m, int live, uint64_t now)
 {
     if (live > m->peak)
         m->peak = live;
-    if (m->peak - live < m->min_drop)
+    if (live < m->last_live) {
+        m->dropped += m->last_live - live;
+        m->changed_ms = now;
+    }
+    m->last_live = live;
+    int big = m->peak - live >= m->min_drop;
+    int settled = m->dropped > 0 && now - m->changed_ms >= m->interval_ms;
+    if (!big && !settled)
         return 0;
     if (m->trims > 0 && now - m->last_ms < m->interval_ms)
         return 0;
     m->peak = live;
+    m->dropped = 0;
     m->last_ms = now;
     m->trims++;
     return 1;

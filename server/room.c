@@ -9,7 +9,7 @@
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
-#include "store.h"
+#include "store/store.h"
 #include "turn.h"
 
 /* ---- the public document and deltas ---- */
@@ -22,6 +22,9 @@ static void room__view(const struct room *r, struct proto_room_view *v)
     v->sets = r->sets;
     v->no_farmers = r->no_farmers;
     v->escape_rule = r->escape_rule;
+    v->farm_rule = r->farm_rule;
+    v->small_city = r->small_city;
+    v->seat_random = r->seat_random;
     v->host = r->host;
     v->nseats = r->nseats;
     for (int i = 0; i < r->nseats; i++) {
@@ -247,6 +250,9 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     r->sets = c->u.create.sets | (1u << CARC_SET_BASE);
     r->no_farmers = c->u.create.no_farmers;
     r->escape_rule = c->u.create.escape_rule;
+    r->farm_rule = c->u.create.farm_rule;
+    r->small_city = c->u.create.small_city;
+    r->seat_random = c->u.create.seat_random;
     r->nseats = c->u.create.seats;
     r->clock = c->u.create.clock;
     r->host = 0;
@@ -289,6 +295,8 @@ static void game_config(const struct room *r, struct carc_config *cfg, int nplay
     cfg->sets = r->sets;
     cfg->no_farmers = r->no_farmers;
     cfg->escape_rule = r->escape_rule;
+    cfg->farm_rule = r->farm_rule;
+    cfg->small_city = r->small_city;
     cfg->start = -1;
 }
 
@@ -299,6 +307,8 @@ int room_settings_check(const struct proto_msg *c, struct carc_error *err)
     cfg.sets = c->u.create.sets | (1u << CARC_SET_BASE);
     cfg.no_farmers = c->u.create.no_farmers;
     cfg.escape_rule = c->u.create.escape_rule;
+    cfg.farm_rule = c->u.create.farm_rule;
+    cfg.small_city = c->u.create.small_city;
     cfg.start = -1;
     struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
     if (g == NULL)
@@ -532,6 +542,8 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     }
     r->host = map[r->host] >= 0 ? map[r->host] : 0;
     r->nseats = n;
+    if (r->seat_random)
+        room__seats_shuffle(r, seed);
     r->game = g;
     room__keep_deal(r, seed, deck, deck_len);
     r->phase = g->phase == CARC_PHASE_OVER ? PROTO_PHASE_OVER : PROTO_PHASE_PLAYING;
@@ -628,7 +640,7 @@ void room_chat(struct room *r, struct session *s, const char *text)
 {
     const char *name = s->seat >= 0 ? r->seats[s->seat].name : "spectator";
     if (r->store != NULL) {
-        store_chat(r->store, r, s->seat, name, text, 0);
+        store_chat(r->store, r->id, s->seat, name, text, 0);
         room__dirty(r);
     }
     room__chat_keep(r, s->seat, name, text);
@@ -669,6 +681,11 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
     out->sets = r->sets;
     out->password = r->pw_hash[0] != '\0';
     out->host = r->seats[r->host].taken ? r->seats[r->host].name : NULL;
+    out->no_farmers = r->no_farmers;
+    out->escape_rule = r->escape_rule;
+    out->farm_rule = r->farm_rule;
+    out->small_city = r->small_city;
+    out->seat_random = r->seat_random;
 }
 
 /* ---- storage ---- */

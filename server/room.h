@@ -65,6 +65,7 @@ struct room {
     int phase;                /* enum proto_phase */
     unsigned sets;
     int no_farmers, escape_rule;
+    int farm_rule, small_city, seat_random; /* the variants (RULES.md 2.8), as created */
     int nseats, host;
     struct room_seat seats[CARC_MAX_PLAYERS];
     struct session *spectators; /* doubly linked through session.rnext/rprev */
@@ -118,8 +119,7 @@ struct room {
 
     /* Storage (store.h); store NULL = memory only, nothing is held. */
     struct store *store;
-    int dirty;                       /* in the store's batch being filled */
-    struct room *dnext;              /* that batch's list */
+    int dirty;                       /* marked in the store's batch being filled (roomdb.c) */
     unsigned long wait_gen;          /* sends wait for this batch */
     int moves_saved;                 /* moves handed to a batch */
     int moves_committed;             /* moves known to be on disk */
@@ -186,14 +186,27 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
 void room_detach(struct room *r, struct session *s, uint64_t now);
 
 /* Start the game (host, lobby phase): empty seats are dropped keeping the
- * order, the engine deals from seed (or from deck when deck_len > 0). seed
- * ROOM_SEED_FAIR: the fair draw's, derived from the room's secret and the
- * players' entropy (fair/fair_room.h); any other seed (tests) is used as it is
- * and the record has no commitment.
+ * order, then with options.seat_order "random" shuffled (room_seat_order:
+ * from the game's seed; each connected player gets `joined` with its new
+ * seat), and the engine deals from seed (or from deck when deck_len > 0).
+ * seed ROOM_SEED_FAIR: the fair draw's, derived from the room's secret and
+ * the players' entropy in seat order before any shuffle (fair/fair_room.h);
+ * any other seed (tests) is used as it is and the record has no commitment.
  * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
 #define ROOM_SEED_FAIR UINT64_MAX
 int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
                struct carc_error *err);
+
+/* The play order of n seated players under seat_order "random": order[k] is
+ * the seat (counted over the taken seats, in seat order) that plays k-th. A
+ * Fisher-Yates shuffle by the engine's generator (rng.h) seeded with
+ * seed ^ ROOM_SEAT_SALT, so that it is not the draw's first numbers and
+ * anyone holding the record's seed can recompute it (PROTOCOL.md create). */
+#define ROOM_SEAT_SALT 0x5EA7000000000000ull
+void room_seat_order(uint64_t seed, int n, int *order);
+/* room_order.c: put the taken seats 0..nseats-1 of a room being started into
+ * the play order of room_seat_order(seed); see room_start. */
+void room__seats_shuffle(struct room *r, uint64_t seed);
 
 /* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
  * CARC_E_TURN, CARC_E_TIME_OUT (the clock ran out: the timeout is applied),
@@ -284,7 +297,7 @@ void room__release(struct room *r, unsigned long gen);
  * broadcast latency is counted now, or when its batch is released. */
 void room__move_timed(struct room *r, uint64_t t0);
 
-/* ---- storage (store.c) ---- */
+/* ---- storage (roomdb.c, store/store.h) ---- */
 
 /* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);

@@ -7,7 +7,8 @@
 
 #include "metrics/metrics.h"
 #include "room.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 
 int room__holding(const struct room *r)
 {
@@ -19,7 +20,7 @@ int room__holding(const struct room *r)
 void room__dirty(struct room *r)
 {
     if (r->store != NULL)
-        r->wait_gen = store_room_dirty(r->store, r);
+        r->wait_gen = roomdb_dirty(r);
 }
 
 void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt)

@@ -47,6 +47,9 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
     rec->sets = r->sets;
     rec->no_farmers = r->no_farmers;
     rec->escape_rule = r->escape_rule;
+    rec->farm_rule = r->farm_rule;
+    rec->small_city = r->small_city;
+    rec->seat_random = r->seat_random;
     rec->nplayers = r->nseats;
     for (int i = 0; i < r->nseats; i++) {
         const struct room_seat *seat = &r->seats[i];

@@ -3,7 +3,7 @@
 # (tests/gen/score_oracle.py, written from RULES.md alone). Part of `make test`.
 #
 # The oracle's self-test (RULES.md section 7 and section 6 cases), the two real BGA games, then
-# random games from carc-sim in every rule configuration: after every move and at the end,
+# random games from carc-sim in every rule configuration (the variants of RULES.md 2.8 included): after every move and at the end,
 # carc-replay's scores must equal the oracle's. GAMES games per configuration (default 20).
 set -euo pipefail
 build=${1:-build}
@@ -31,6 +31,11 @@ configs=(
     "all|--escapes|2 4 6"
     "all|--escapes --escape any-tile|3 5"
     "all|--escapes --no-farmers|2 6"
+    "base|--farms second|2 3 4"
+    "base|--farms first|2 3 5"
+    "base|--small-city 2|2 4"
+    "all|--escapes --farms second|2 5"
+    "all|--escapes --farms first --small-city 2|3 6"
 )
 n=0
 for c in "${configs[@]}"; do

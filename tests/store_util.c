@@ -11,6 +11,7 @@
 
 char su_dir[64];
 char su_dbpath[128];
+const char *su_pg;
 
 void dir_setup(void)
 {
@@ -18,6 +19,31 @@ void dir_setup(void)
     snprintf(su_dir, sizeof su_dir, "/tmp/carc-store-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(su_dir));
     snprintf(su_dbpath, sizeof su_dbpath, "%s/%s", su_dir, STORE_FILE);
+}
+
+void pg_setup(void)
+{
+    dir_setup();
+    su_pg = getenv("CARC_PG_URL");
+    ck_assert_msg(su_pg != NULL, "CARC_PG_URL is not set (run under tests/pg.sh)");
+    char err[512];
+    struct store *s = store_open_postgres(su_pg, 5, err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(store_test_exec(s, "DROP SCHEMA public CASCADE; CREATE SCHEMA public;"), 0);
+    store_close(s);
+}
+
+void pg_teardown(void)
+{
+    su_pg = NULL;
+    dir_teardown();
+}
+
+struct store *su_store_open(char *err, size_t errlen)
+{
+    if (su_pg != NULL)
+        return store_open_postgres(su_pg, 5, err, errlen);
+    return store_open(su_dir, 300, err, errlen);
 }
 
 void dir_teardown(void)
@@ -68,10 +94,10 @@ void world_open_at(int stale_s, uint64_t now_ms)
     l.rate = l.burst = l.flood_rate = l.flood_burst = 100000;
     su_lb = lobby_new(&l);
     char err[512];
-    su_st = store_open(su_dir, 300, err, sizeof err);
+    su_st = su_store_open(err, sizeof err);
     ck_assert_msg(su_st != NULL, "%s", err);
     lobby_store_set(su_lb, su_st);
-    ck_assert_int_ge(store_restore(su_st, su_lb, stale_s, now_ms, err, sizeof err), 0);
+    ck_assert_int_ge(roomdb_restore(su_lb, stale_s, now_ms, err, sizeof err), 0);
 }
 
 void world_open(void)
@@ -82,7 +108,7 @@ void world_open(void)
 void world_close(void)
 {
     fakes_free();
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
     lobby_free(su_lb);
     store_close(su_st);
     su_lb = NULL;
@@ -96,7 +122,7 @@ void world_crash(void)
     log_level_set(-1);
     store_test_fail(su_st, 1000);
     fakes_free();
-    store_flush(su_st, su_lb);
+    store_flush(su_st);
     lobby_free(su_lb);
     store_close(su_st);
     log_level_set(level);

@@ -11,7 +11,8 @@
 
 #include "lobby.h"
 #include "session.h"
-#include "store.h"
+#include "roomdb.h"
+#include "store/store.h"
 
 /* The scratch directory (dir_setup makes it, dir_teardown removes it and the
  * database files in it) and the path of the database in it. */
@@ -19,6 +20,15 @@ extern char su_dir[64];
 extern char su_dbpath[128];
 void dir_setup(void);
 void dir_teardown(void);
+
+/* The same tests against PostgreSQL: su_pg is $CARC_PG_URL (tests/pg.sh
+ * starts a server and sets it); pg_setup empties that database (and makes
+ * the scratch directory), pg_teardown forgets it. NULL: SQLite in su_dir. */
+extern const char *su_pg;
+void pg_setup(void);
+void pg_teardown(void);
+/* A store of the backend under test (su_pg or su_dir); NULL with err. */
+struct store *su_store_open(char *err, size_t errlen);
 
 /* A fake client: a session whose sink does nothing. */
 struct fake {

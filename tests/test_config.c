@@ -59,11 +59,45 @@ START_TEST(config_parse)
 }
 END_TEST
 
+/* storage: sqlite (or on), postgres, off; postgres-url is never echoed back. */
+START_TEST(config_storage)
+{
+    struct carcd_config c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.storage, 1);
+    ck_assert_int_eq(c.storage_wait, 30);
+    ck_assert_str_eq(c.postgres_url, "");
+    const char *vals[] = {"sqlite", "on", "postgres", "off"};
+    const int want[] = {1, 1, 2, 0};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(config_set(&c, "storage", vals[i], err, sizeof err), 0);
+        ck_assert_int_eq(c.storage, want[i]);
+    }
+    ck_assert_int_eq(config_set(&c, "storage", "mysql", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "sqlite, postgres, on or off") != NULL, "%s", err);
+    ck_assert_int_eq(c.storage, 0); /* unchanged */
+    ck_assert_int_eq(
+        config_set(&c, "postgres-url", "host=db password=hunter2-secret", err, sizeof err), 0);
+    ck_assert_str_eq(c.postgres_url, "host=db password=hunter2-secret");
+    char big[1100];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big, "password=hunter3-secret ", 24);
+    ck_assert_int_eq(config_set(&c, "postgres-url", big, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "hunter3") == NULL, "%s", err);
+    ck_assert_str_eq(c.postgres_url, "host=db password=hunter2-secret");
+    ck_assert_int_eq(config_set(&c, "storage-wait", "0", err, sizeof err), 0);
+    ck_assert_int_eq(c.storage_wait, 0);
+}
+END_TEST
+
 Suite *suite_config(void)
 {
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, config_parse);
+    tcase_add_test(tc, config_storage);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -95,6 +95,7 @@ int main(void)
     srunner_add_suite(sr, suite_perft());
     srunner_add_suite(sr, suite_score());
     srunner_add_suite(sr, suite_expansions());
+    srunner_add_suite(sr, suite_variants());
     srunner_add_suite(sr, suite_record());
     srunner_add_suite(sr, suite_replay());
     srunner_add_suite(sr, suite_replay_json());
@@ -107,6 +108,7 @@ int main(void)
     srunner_add_suite(sr, suite_admin());
     srunner_add_suite(sr, suite_config());
     srunner_add_suite(sr, suite_store());
+    srunner_add_suite(sr, suite_store_pg());
     srunner_add_suite(sr, suite_store_read());
     srunner_add_suite(sr, suite_loopstat());
     srunner_add_suite(sr, suite_bounds());

@@ -25,6 +25,14 @@ START_TEST(test_due_needs_a_drop)
     ck_assert_int_eq(memtrim_due(&m, 100, 4000 + m.interval_ms), 1);
     ck_assert_int_eq(memtrim_due(&m, 100, 4000 + 3 * m.interval_ms), 0); /* no new drop */
     ck_assert_uint_eq(m.trims, 2);
+    /* A small drop right after a trim: given back once the count stays still
+     * for an interval, once. */
+    uint64_t t = 4000 + 4 * m.interval_ms;
+    ck_assert_int_eq(memtrim_due(&m, 95, t), 0);
+    ck_assert_int_eq(memtrim_due(&m, 95, t + m.interval_ms - 1), 0);
+    ck_assert_int_eq(memtrim_due(&m, 95, t + m.interval_ms), 1);
+    ck_assert_int_eq(memtrim_due(&m, 95, t + 5 * m.interval_ms), 0);
+    ck_assert_uint_eq(m.trims, 3);
 }
 END_TEST
 

@@ -194,8 +194,8 @@ END_TEST
 START_TEST(encode_server_messages)
 {
     struct proto_room_summary rooms[2] = {
-        {"abc", 4, 2, PROTO_PHASE_LOBBY, 1u << CARC_SET_CATHARS, 1, "Ann"},
-        {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL},
+        {"abc", 4, 2, PROTO_PHASE_LOBBY, 1u << CARC_SET_CATHARS, 1, "Ann", 0, 0, 2, 1, 1},
+        {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL, 1, 1, 0, 0, 0},
     };
     char *got[] = {
         proto_encode_welcome("carcd 0.1", 16384, 20, 1764583200000LL),
@@ -656,7 +656,7 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
         ck_assert_str_eq(jdump(d, "events.0.connected"), i != 1 ? "true" : "false");
         ck_assert_str_eq(jdump(d, "events.0.bot"), i == 1 ? "\"greedy\"" : "null");
     }
-    struct carc_config cfg = {np, sets, no_farmers, escape_rule, -1, seed, NULL, 0};
+    struct carc_config cfg = {np, sets, no_farmers, escape_rule, -1, seed, NULL, 0, 0, 0};
     struct carc_error err = {0};
     ck_assert_int_eq(carc_game_init(S->g, &cfg, &err), 0);
     S->view.phase = PROTO_PHASE_PLAYING;

@@ -40,7 +40,7 @@ START_TEST(proxy_parse)
     /* The limit on entries. */
     char many[PROXY_MAX * 12 + 16] = "";
     for (int i = 0; i <= PROXY_MAX; i++) {
-        char one[16];
+        char one[24];
         snprintf(one, sizeof one, "%s10.0.%d.1", i > 0 ? "," : "", i);
         strcat(many, one);
     }

@@ -200,7 +200,8 @@ START_TEST(record_dump_canonical)
     ck_assert_int_eq(proto_record_dump(&rec_a, 0, &out, &err), 0);
     ck_assert_str_eq(out, "{\"format\":\"carcassonne-game/1\",\"sets\":[\"base\","
                           "\"inns-cathedrals\",\"besiegers\"],\"options\":{\"siege_escape\":"
-                          "\"siege-tile\",\"farmers\":false},\"players\":[{\"name\":\"A\"},"
+                          "\"siege-tile\",\"farmers\":false,\"farms\":\"third\",\"small_city\":4,"
+                          "\"seat_order\":\"seated\"},\"players\":[{\"name\":\"A\"},"
                           "{\"name\":\"B\"}],\"start\":\"BA.D\",\"seed\":42,\"deck\":[\"BS.01\"],"
                           "\"moves\":[{\"tile\":\"BS.01\",\"x\":1,\"y\":0,\"rot\":0,\"meeple\":"
                           "{\"feature\":\"c1\",\"kind\":\"large\"},\"escape\":{\"x\":0,\"y\":0,"

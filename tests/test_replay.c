@@ -191,6 +191,10 @@ static int check_sim_round_trip(const char *args)
     ck_assert_int_eq(rec.has_deck, 0);
     ck_assert_int_eq(rec.nplayers, nw);
     ck_assert_str_eq(rec.names[0], "P1");
+    ck_assert_int_eq(rec.farm_rule, strstr(args, "--farms first")    ? CARC_FARMS_FIRST
+                                    : strstr(args, "--farms second") ? CARC_FARMS_SECOND
+                                                                     : CARC_FARMS_THIRD);
+    ck_assert_int_eq(rec.small_city, strstr(args, "--small-city 2") != NULL);
     free(text);
 
     run_tool(&rep, "carc-replay", tmp);
@@ -226,6 +230,22 @@ START_TEST(replay_sim_all_sets)
                          "--players 3");
     check_sim_round_trip("--games 1 --seed 5 --sets inns-cathedrals,apothecaries-tithes "
                          "--players 4");
+}
+END_TEST
+
+/* Random games under every rule variant replay to the sim's scores: the record carries the
+ * options (a replay under the default rules would differ). */
+START_TEST(replay_sim_variants)
+{
+    static const char *const args[] = {
+        "--games 1 --seed 3 --farms second --players 3",
+        "--games 1 --seed 3 --farms first --players 4",
+        "--games 2 --seed 9 --farms first --small-city 2 --sets all --escapes --players 5",
+        "--games 1 --seed 4 --small-city 2",
+        "--games 1 --seed 21 --farms second --small-city 2 --sets all --players 6",
+    };
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        check_sim_round_trip(args[i]);
 }
 END_TEST
 
@@ -414,6 +434,7 @@ Suite *suite_replay(void)
     tcase_add_test(tc, replay_real_games);
     tcase_add_test(tc, replay_sim_base);
     tcase_add_test(tc, replay_sim_all_sets);
+    tcase_add_test(tc, replay_sim_variants);
     tcase_add_test(tc, replay_sim_escapes);
     tcase_add_test(tc, replay_malformed_record);
     tcase_add_test(tc, replay_illegal_moves);

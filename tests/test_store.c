@@ -1,4 +1,4 @@
-/* test_store.c: carcd's storage (server/store.c, store_restore.c) without a
+/* test_store.c: carcd's storage (server/store/, server/roomdb.c) without a
  * loop, in the scratch directory and world of store_util.h: the lobby is driven
  * with fake sessions as in test_room.c, and batches are written with
  * store_flush() where the server would run them on the thread pool.
@@ -9,7 +9,9 @@
  * the commit; a failed commit undoes the move, and a crash after it keeps the
  * seqs apart), rooms stored and restored in the lobby, mid-game and finished,
  * abandoned games kept as records and stale rooms closed at start. Reading the
- * records back (server/store_read.c) is in test_store_read.c. */
+ * records back (server/store/read.c) is in test_store_read.c. suite_store_pg
+ * runs the tests that do not look into SQLite's files against PostgreSQL
+ * (CARC_PG_URL, tests/pg.sh), plus the database's lock. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@
 #include "room.h"
 #include "session.h"
 #include "sha256.h"
-#include "store.h"
+#include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
 
@@ -120,7 +122,7 @@ static void say(struct fake *f, const char *fmt, ...)
 /* The commit of everything so far (the server does it once per loop turn). */
 static void commit(void)
 {
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
 }
 
 static void take_seat(struct fake *f, const char *j)
@@ -299,6 +301,8 @@ START_TEST(tokens_stored_as_hashes)
         found_chat |= contains(buf, n, "hello-durable");
         free(buf);
     }
+    if (su_pg != NULL)
+        found_hash = found_chat = 1; /* PostgreSQL's files: checked by pg_tokens_stored_as_hashes */
     ck_assert_msg(found_hash, "the token's hash is not stored");
     ck_assert_msg(found_chat, "the chat line is not stored");
     /* Back after a restart: the tokens still open the seats. */
@@ -315,7 +319,8 @@ START_TEST(lobby_room_restored)
 {
     world_open();
     struct fake *a = fake_new(), *b = fake_new();
-    struct room *r = create(a, "3, \"password\": \"pw\"");
+    struct room *r = create(a, "3, \"password\": \"pw\", \"options\": {\"farms\": \"second\","
+                               " \"small_city\": 2, \"seat_order\": \"random\"}");
     join(b, a->room, "Bob", "pw");
     /* The fair draw's secret and Bob's entropy (acked: stored) survive the restart. */
     say(b, "\"type\":\"entropy\",\"data\":\"%064d\"", 42);
@@ -345,6 +350,9 @@ START_TEST(lobby_room_restored)
     ck_assert_int_eq(r->nseats, 3);
     ck_assert_int_eq(room_taken(r), 2);
     ck_assert_str_eq(r->seats[1].name, "Bob");
+    ck_assert_int_eq(r->farm_rule, CARC_FARMS_SECOND); /* rooms.variants */
+    ck_assert_int_eq(r->small_city, 1);
+    ck_assert_int_eq(r->seat_random, 1);
     ck_assert_int_gt(r->seq, seq); /* resumes from before the restart get a snapshot */
     struct fake *b2 = fake_new();
     say(b2, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", room, tb, seq);
@@ -493,7 +501,7 @@ START_TEST(failed_commit_undoes_the_move)
     store_test_fail(su_st, 1);
     play_first(r, m);
     ck_assert_int_eq(r->game->turn, turn + 1); /* applied, not told */
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* The fresh state is not told before it is stored either. */
     ck_assert_ptr_null(pop(m));
@@ -505,7 +513,7 @@ START_TEST(failed_commit_undoes_the_move)
     ck_assert_str_eq(jstr(expect(m, "error"), "code"), "storage_error");
     /* A second failure tells nothing more. */
     store_test_fail(su_st, 1);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_ptr_null(pop(o));
     /* The disk is back: the retry clears the failure, the state goes out, and
      * moves go through. */
@@ -549,7 +557,7 @@ START_TEST(failed_commit_then_crash_keeps_seqs_apart)
     test_log_capture();
     store_test_fail(su_st, 1);
     play_first(r, m);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     /* Someone's connection drops meanwhile: a change to tell, not stored. */
     say(b, "\"type\":\"leave\"");
     long long sa = last_seq(a), sb = last_seq(b), seen = sa > sb ? sa : sb;
@@ -585,6 +593,7 @@ START_TEST(schema_migrated_from_v1)
                                         "CREATE INDEX games_finished ON games(finished);"
                                         "INSERT INTO games VALUES('OLD1', '{\"seed\":1}',"
                                         " '[\"Ann\",\"Bob\"]', '[3,4]', 5);"
+                                        "ALTER TABLE rooms DROP COLUMN variants;"
                                         "ALTER TABLE rooms DROP COLUMN clock_initial;"
                                         "ALTER TABLE rooms DROP COLUMN clock_increment;"
                                         "ALTER TABLE rooms DROP COLUMN clock_policy;"
@@ -594,6 +603,8 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE seats DROP COLUMN timeouts;"
                                         "ALTER TABLE seats DROP COLUMN clock_ms;"
                                         "ALTER TABLE rooms DROP COLUMN fair;"
+                                        "ALTER TABLE rooms DROP COLUMN fence;"
+                                        "DROP TABLE schema_version;"
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);
@@ -702,13 +713,21 @@ START_TEST(failed_commit_keeps_chat_and_closed_rooms)
     ck_assert_ptr_null(lobby_room_find(su_lb, room));
     test_log_capture();
     store_test_fail(su_st, 1);
-    ck_assert_int_eq(store_flush(su_st, su_lb), -1);
+    ck_assert_int_eq(store_flush(su_st), -1);
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), -1); /* not yet */
-    ck_assert_int_eq(store_flush(su_st, su_lb), 0);
+    ck_assert_int_eq(store_flush(su_st), 0);
     test_log_release();
     ck_assert_msg(test_log_count("error: storage: a commit failed (a test failure)") == 1,
                   "log: %s", test_log_text());
     ck_assert_int_eq(record_moves(room, STORE_ABANDONED), 2);
+    if (su_pg != NULL) { /* the line is in the table */
+        ck_assert_int_eq(store_test_exec(su_st, "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM chat"
+                                                " WHERE text = 'carried-over-line') THEN RAISE"
+                                                " 'the chat line was dropped'; END IF; END $$"),
+                         0);
+        world_close();
+        return;
+    }
     world_close();
     size_t n;
     char *buf = slurp(su_dbpath, &n);
@@ -766,6 +785,87 @@ START_TEST(second_store_on_a_dir_refused)
 }
 END_TEST
 
+/* store_copy: a game played on a SQLite file comes back in the store under
+ * test (SQLite, or PostgreSQL in suite_store_pg) with its moves, seats and
+ * chat, and goes on there; a second copy replaces, not doubles, its rows. */
+START_TEST(copied_into_another_store)
+{
+    char dir[64], src[160];
+    memcpy(dir, su_dir, sizeof dir);
+    const char *pg = su_pg;
+    snprintf(su_dir, sizeof su_dir, "/tmp/carc-copy-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(su_dir));
+    snprintf(src, sizeof src, "%s/%s", su_dir, STORE_FILE);
+    su_pg = NULL; /* the source: SQLite in its own directory */
+    world_open();
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    char room[PROTO_ROOM_MAX], ta[PROTO_TOKEN_MAX];
+    memcpy(room, r->id, sizeof room);
+    memcpy(ta, a->token, sizeof ta);
+    for (int i = 0; i < 3; i++) {
+        play_first(r, mover(r, a, b));
+        commit();
+    }
+    say(a, "\"type\":\"chat\",\"text\":\"copied-line\"");
+    commit();
+    world_close();
+    char srcdir[64];
+    memcpy(srcdir, su_dir, sizeof srcdir);
+    memcpy(su_dir, dir, sizeof su_dir);
+    su_pg = pg;
+    char err[512];
+    for (int round = 0; round < 2; round++) {
+        struct store *from = store_open_file(src, err, sizeof err);
+        ck_assert_msg(from != NULL, "%s", err);
+        struct store *to = su_store_open(err, sizeof err);
+        ck_assert_msg(to != NULL, "%s", err);
+        long rooms = -1, games = -1;
+        ck_assert_msg(store_copy(from, to, &rooms, &games, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(rooms, 1);
+        ck_assert_int_eq(games, 0);
+        store_close(from);
+        store_close(to);
+    }
+    world_open();
+    r = lobby_room_find(su_lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->nmoves, 3);
+    ck_assert_int_eq(room_token_seat(r, ta), 0);
+    if (su_pg != NULL)
+        ck_assert_int_eq(store_test_exec(su_st, "DO $$ BEGIN IF (SELECT count(*) FROM chat WHERE"
+                                                " text = 'copied-line') <> 2 THEN RAISE 'chat';"
+                                                " END IF; END $$"),
+                         0); /* appended by each copy */
+    world_close();
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[200];
+        snprintf(p, sizeof p, "%s%s", src, suffix[i]);
+        unlink(p);
+    }
+    snprintf(src, sizeof src, "%s/%s", srcdir, STORE_LOCK);
+    unlink(src);
+    rmdir(srcdir);
+}
+END_TEST
+
+/* PostgreSQL: one carcd writes a database at a time (its advisory lock). */
+START_TEST(second_store_on_a_database_refused)
+{
+    char err[512];
+    struct store *s = su_store_open(err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_str_eq(store_backend_name(s), "postgres");
+    ck_assert_ptr_null(su_store_open(err, sizeof err));
+    ck_assert_msg(strstr(err, "another carcd") != NULL, "%s", err);
+    store_close(s);
+    s = su_store_open(err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    store_close(s);
+}
+END_TEST
+
 /* SQLite's own checkpoints would run inside a commit and hold up the moves
  * waiting for it; carcd runs them beside the commits, and the WAL starts over. */
 START_TEST(wal_checkpointed_beside_commits)
@@ -782,7 +882,7 @@ START_TEST(wal_checkpointed_beside_commits)
     ck_assert_int_ge(store_wal_pages(su_st), STORE_CKPT_PAGES);
     uv_loop_t loop;
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    store_start(su_st, &loop, su_lb, NULL);
+    store_start(su_st, &loop, NULL);
     for (int i = 0; i < 200 && store_wal_pages(su_st) >= STORE_CKPT_PAGES; i++) {
         unsigned long n = store_batches(su_st);
         room_chat(r, &a->s, "tick");
@@ -818,8 +918,8 @@ START_TEST(bad_rows_not_restored)
     test_log_capture();
     world_open();
     test_log_release();
-    ck_assert_msg(test_log_count("bad stored seats (left on disk, not restored)") == 1, "log: %s",
-                  test_log_text());
+    ck_assert_msg(test_log_count("bad stored seats (left in the database, not restored)") == 1,
+                  "log: %s", test_log_text());
     ck_assert_ptr_null(lobby_room_find(su_lb, ra));
     ck_assert_ptr_nonnull(lobby_room_find(su_lb, rb));
     world_close();
@@ -847,6 +947,32 @@ Suite *suite_store(void)
     tcase_add_test(tc, bad_rows_not_restored);
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_dir_refused);
+    tcase_add_test(tc, copied_into_another_store);
     suite_add_tcase(s, tc);
+    return s;
+}
+
+/* The tests above that do not look into SQLite's files, against a real
+ * PostgreSQL (make test runs this suite under tests/pg.sh). */
+Suite *suite_store_pg(void)
+{
+    Suite *s = suite_create("store_pg");
+    TCase *tc = tcase_create("store_pg");
+    tcase_add_checked_fixture(tc, pg_setup, pg_teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, tokens_stored_as_hashes);
+    tcase_add_test(tc, lobby_room_restored);
+    tcase_add_test(tc, game_restored_mid_game_and_finished);
+    tcase_add_test(tc, replies_keep_request_order);
+    tcase_add_test(tc, failed_commit_undoes_the_move);
+    tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
+    tcase_add_test(tc, abandoned_game_kept_as_record);
+    tcase_add_test(tc, failed_commit_keeps_chat_and_closed_rooms);
+    tcase_add_test(tc, bad_rows_not_restored);
+    tcase_add_test(tc, stale_rooms_closed_at_start);
+    tcase_add_test(tc, second_store_on_a_database_refused);
+    tcase_add_test(tc, copied_into_another_store);
+    if (getenv("CARC_PG_URL") != NULL)
+        suite_add_tcase(s, tc);
     return s;
 }

@@ -1,4 +1,4 @@
-/* test_store_read.c: reading the stored game records back (server/store_read.c),
+/* test_store_read.c: reading the stored game records back (server/store/read.c),
  * in the scratch directory and world of store_util.h: the list of games paged
  * over more than a thousand records and each record by id, directly and as
  * reads on the libuv thread pool (answered on the loop, cancelled, bounded by
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
 
@@ -50,6 +50,36 @@ START_TEST(records_paged_from_disk)
 }
 END_TEST
 
+/* The same pages from PostgreSQL (generate_series for SQLite's recursive CTE). */
+START_TEST(records_paged_pg)
+{
+    char err[512];
+    struct store *s = su_store_open(err, sizeof err);
+    ck_assert_msg(s != NULL, "%s", err);
+    ck_assert_int_eq(store_test_exec(s, "INSERT INTO games SELECT 'G' || i, '{\"n\":' || i || '}',"
+                                        " '[\"A\"]', '[' || i || ']', i, 'finished'"
+                                        " FROM generate_series(1, 1005) AS i"),
+                     0);
+    int code = 0;
+    char *page = store_games_get(s, 1, STORE_FINISHED, &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_msg(strstr(page, "\"total\":1005,\"games\":[{\"id\":\"G1005\"") != NULL, "%s", page);
+    free(page);
+    page = store_games_get(s, 51, STORE_FINISHED, &code);
+    ck_assert_msg(strstr(page, "\"page\":51") && strstr(page, "\"id\":\"G5\"") &&
+                      strstr(page, "\"id\":\"G1\"") && !strstr(page, "\"id\":\"G6\""),
+                  "%s", page);
+    free(page);
+    char *rec = store_game_get(s, "G1", &code);
+    ck_assert_int_eq(code, 200);
+    ck_assert_str_eq(rec, "{\"n\":1}");
+    free(rec);
+    ck_assert_ptr_null(store_game_get(s, "G1006", &code));
+    ck_assert_int_eq(code, 404);
+    store_close(s);
+}
+END_TEST
+
 /* ---- reads on the thread pool ---- */
 
 struct got {
@@ -81,7 +111,7 @@ START_TEST(reads_on_the_thread_pool)
                      0);
     uv_loop_t loop;
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    store_start(su_st, &loop, su_lb, NULL);
+    store_start(su_st, &loop, NULL);
     struct got g = {0}, miss = {0}, list = {0}, gone = {0};
     ck_assert_ptr_nonnull(store_game_read(su_st, "R1", on_got, &g));
     ck_assert_ptr_nonnull(store_game_read(su_st, "R2", on_got, &miss));
@@ -125,5 +155,13 @@ Suite *suite_store_read(void)
     tcase_add_test(tc, records_paged_from_disk);
     tcase_add_test(tc, reads_on_the_thread_pool);
     suite_add_tcase(s, tc);
+    /* The reads through PostgreSQL (make test runs it under tests/pg.sh). */
+    TCase *pg = tcase_create("store_read_pg");
+    tcase_add_checked_fixture(pg, pg_setup, pg_teardown);
+    tcase_set_timeout(pg, 30);
+    tcase_add_test(pg, records_paged_pg);
+    tcase_add_test(pg, reads_on_the_thread_pool);
+    if (getenv("CARC_PG_URL") != NULL)
+        suite_add_tcase(s, pg);
     return s;
 }

@@ -10,6 +10,7 @@ Suite *suite_moves(void);      /* tests/test_moves.c: placements, validation, de
 Suite *suite_perft(void);      /* tests/test_perft.c: placement counts against tests/gen/perft.py */
 Suite *suite_score(void);      /* tests/test_score.c: base scoring rules and worked examples */
 Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apothecaries/tithes */
+Suite *suite_variants(void);   /* tests/test_variants.c: farm scorings, small city (RULES.md 2.8) */
 Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */
 Suite *suite_replay_json(void); /* tests/test_replay_json.c: GET /api/games/{id}/replay documents */
@@ -22,6 +23,7 @@ Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
 Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
 Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
 Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
 Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */

@@ -81,14 +81,20 @@ CLOCK_SETTING = obj({"initial": {"type": "integer", "minimum": 1, "maximum": 259
                      "on_timeout": POLICY}, ["initial", "increment", "on_timeout"])
 ESCAPE = {"oneOf": [{"type": "null"},
                     obj({"x": COORD, "y": COORD, "feature": FEATURE}, ["x", "y", "feature"])]}
+# A room's options (PROTOCOL.md create); the state and the rooms listing give every key.
+OPTION_KEYS = {"farmers": {"type": "boolean"},
+               "siege_escape": {"enum": ["siege-tile", "any-tile"]},
+               "farms": {"enum": ["third", "second", "first"]},
+               "small_city": {"enum": [4, 2]},
+               "seat_order": {"enum": ["seated", "random"]}}
+OPTIONS_DOC = obj(OPTION_KEYS, list(OPTION_KEYS))
 CLIENT = {
     "list": message("client", "list", {}),
     "create": message("client", "create", {
         "name": NAME,
         "seats": {"type": "integer", "minimum": 2, "maximum": 6},
         "sets": {"type": "array", "items": SET, "uniqueItems": True},
-        "options": obj({"farmers": {"type": "boolean"},
-                        "siege_escape": {"enum": ["siege-tile", "any-tile"]}}),
+        "options": obj(OPTION_KEYS),
         "private": {"type": "boolean"},
         "password": {"type": "string", "maxLength": 64, "pattern": NO_CONTROL},
         "clock": {"oneOf": [{"type": "null"}, CLOCK_SETTING]},
@@ -149,9 +155,7 @@ STATE_DOC = obj({
     "phase": {"enum": ["lobby", "playing", "over"]},
     "sets": {"type": "array", "items": SET, "uniqueItems": True, "minItems": 1,
              "prefixItems": [{"const": "base"}]},
-    "options": obj({"farmers": {"type": "boolean"},
-                    "siege_escape": {"enum": ["siege-tile", "any-tile"]}},
-                   ["farmers", "siege_escape"]),
+    "options": OPTIONS_DOC,
     "host": SEAT,
     "seats": {"type": "array", "items": SEAT_DOC, "minItems": 1, "maxItems": 6},
     "clock": {"oneOf": [{"type": "null"}, obj({
@@ -249,8 +253,10 @@ SERVER = {
         "taken": {"type": "integer", "minimum": 0, "maximum": 6},
         "phase": {"enum": ["lobby", "playing", "over"]},
         "sets": {"type": "array", "items": SET, "uniqueItems": True, "minItems": 1},
+        "options": OPTIONS_DOC,
         "password": {"type": "boolean"}, "host": {"type": ["string", "null"]},
-    }, ["room", "seats", "taken", "phase", "sets", "password", "host"])}}, ["rooms"]),
+    }, ["room", "seats", "taken", "phase", "sets", "options", "password", "host"])}},
+        ["rooms"]),
     "joined": message("server", "joined", {"room": ROOM, "seat": SEAT, "token": TOKEN},
                       ["room", "seat"]),
     "watching": message("server", "watching", {"room": ROOM}, ["room"]),

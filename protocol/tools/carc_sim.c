@@ -2,7 +2,7 @@
  *
  * Usage: carc-sim [--games N] [--seed S] [--players P] [--sets a,b,c|all]
  *                 [--no-farmers] [--escape siege-tile|any-tile] [--escapes]
- *                 [--record FILE]
+ *                 [--farms third|second|first] [--small-city 4|2] [--record FILE]
  *
  * Game k (0-based) shuffles its tiles from seed S+k; the players' choices come
  * from one separate PRNG seeded with S, so a run is reproducible. Each turn
@@ -12,7 +12,8 @@
  * escape is legal (random_escape); it is off by default so that the benchmark
  * measures the engine's turn, not the sim's search for knights. The base set is always in play;
  * --sets adds others ("all" for every set). Defaults: 1 game, seed 0, 2 players (6 need
- * inns-cathedrals).
+ * inns-cathedrals). --farms and --small-city choose the rule variants (RULES.md 2.8,
+ * PROTOCOL.md create options), written into the record's options.
  * --record FILE writes the first game as a seed-based record (players P1..Pn).
  *
  * Output: a summary line, then exactly `games/s: <number> tiles/s: <number>`.
@@ -45,6 +46,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: carc-sim [--games N] [--seed S] [--players P] [--sets a,b,c|all]\n"
                     "                [--no-farmers] [--escape siege-tile|any-tile] [--escapes]\n"
+                    "                [--farms third|second|first] [--small-city 4|2]\n"
                     "                [--record FILE]\n"
                     "  Plays N random games (seed S+k for game k) and prints a summary line and\n"
                     "  `games/s: .. tiles/s: ..`. --record writes the first game as a record.\n");
@@ -110,6 +112,15 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->base.escape_rule = CARC_ESCAPE_SIEGE_TILE;
         } else if (strcmp(a, "--escape") == 0 && v != NULL && strcmp(v, "any-tile") == 0) {
             o->base.escape_rule = CARC_ESCAPE_ANY_TILE;
+        } else if (strcmp(a, "--farms") == 0 && v != NULL && strcmp(v, "third") == 0) {
+            o->base.farm_rule = CARC_FARMS_THIRD;
+        } else if (strcmp(a, "--farms") == 0 && v != NULL && strcmp(v, "second") == 0) {
+            o->base.farm_rule = CARC_FARMS_SECOND;
+        } else if (strcmp(a, "--farms") == 0 && v != NULL && strcmp(v, "first") == 0) {
+            o->base.farm_rule = CARC_FARMS_FIRST;
+        } else if (strcmp(a, "--small-city") == 0 && v != NULL &&
+                   (strcmp(v, "4") == 0 || strcmp(v, "2") == 0)) {
+            o->base.small_city = v[0] == '2';
         } else if (strcmp(a, "--record") == 0 && v != NULL) {
             o->record_path = v;
         } else if (strcmp(a, "--escapes") == 0) {

@@ -12,7 +12,7 @@
 #include "log.h"
 #include "sbuf.h"
 #include "sha256.h"
-#include "store.h"
+#include "store/store.h"
 
 void admin_init(struct admin *ad, struct lobby *lb, struct store *st, const char *token,
                 const char *data_dir)

@@ -214,6 +214,9 @@ async function main() {
       }
       await host.uncheck("#create-farmers");
       await host.selectOption("#create-escape", "any-tile");
+      await host.selectOption("#create-farms", "first");
+      await host.selectOption("#create-small-city", "2");
+      await host.selectOption("#create-seat-order", "random");
       await host.check("#create-private");
       await host.fill("#create-password", "s3cret");
       await host.click("#create-btn");
@@ -222,8 +225,11 @@ async function main() {
       const st = await serverState(host, id);
       assert(st.seats.length === 6 && st.sets.length === 6, "seats/sets");
       assert(st.options.farmers === false && st.options.siege_escape === "any-tile", "options");
+      assert(st.options.farms === "first" && st.options.small_city === 2 && st.options.seat_order === "random",
+        "variants " + JSON.stringify(st.options));
       const opts = await host.textContent("#room-options");
       assert(/farmers off/.test(opts) && /any city tile/.test(opts), "options shown: " + opts);
+      assert(/1st-edition farms/.test(opts) && /small city/.test(opts) && /random seat order/.test(opts), "variants shown: " + opts);
       const listed = await (await fetch(srv.url + "/api/rooms")).json();
       assert(!listed.some((r) => r.room === id), "private room listed");
       const guest = await newPage(browser, "guest");

@@ -115,7 +115,9 @@ def main():
             (3, '["base","inns-cathedrals","besiegers"]', "", 40),
             (2, '["base"]', ',"clock":{"initial":5,"increment":0,"on_timeout":"skip"}', 12),
             (2, '["base","apothecaries-tithes","cathars"]',
-             ',"options":{"farmers":false,"siege_escape":"any-tile"}', 40)):
+             ',"options":{"farmers":false,"siege_escape":"any-tile"}', 40),
+            (3, '["base"]', ',"options":{"farms":"first","small_city":2,"seat_order":"random"}',
+             40)):
         lines = ["0" + create % (seats, sets, extra)]
         lines += ["%d" % c + join % n for c, n in ((1, "Bob"), (2, "Cy"))[:seats - 1]]
         lines += ['3{"v":2,"type":"watch","room":"@R"}', '0{"v":2,"type":"start"}']
@@ -128,6 +130,19 @@ def main():
         lines += ['3{"v":2,"type":"sync","seq":3}', '1{"v":2,"type":"history","id":6}',
                   "1~", '1{"v":2,"type":"leave"}', "+"]
         put(room, "\n".join(lines) + "\n")
+
+    # rxguard: a read size, an upgrade request, then masked frames (and, last, an unmasked one).
+    head = (b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+    def frame(n, masked=True):
+        ln = bytes([n]) if n < 126 else bytes([126]) + n.to_bytes(2, "big")
+        return bytes([0x81, (0x80 if masked else 0) | ln[0]]) + ln[1:] + \
+            (b"\x11\x22\x33\x44" if masked else b"") + b"x" * n
+    guard = os.path.join(out, "corpus-rxguard")
+    for step in (0, 1, 7, 64):
+        put(guard, bytes([step]) + head + frame(20) + frame(300) + frame(0))
+        put(guard, bytes([step]) + head + frame(20) + frame(5, masked=False))
 
 
 if __name__ == "__main__":

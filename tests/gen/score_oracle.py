@@ -167,6 +167,8 @@ class Game:
         opts = rec.get("options", {}) or {}
         self.farmers = opts.get("farmers", True)
         self.escape_rule = opts.get("siege_escape", "siege-tile")
+        self.farm_rule = opts.get("farms", "third")      # RULES.md 2.8
+        self.small_city = opts.get("small_city", 4) == 2  # RULES.md 2.8
         self.n = len(rec["players"])
         self.scores = [0] * self.n
         self.herbs = [0] * self.n
@@ -305,6 +307,8 @@ class Game:
             unit = 3 if cath else 2
             if sieg:
                 unit -= 1
+            if self.small_city and ntiles == 2:
+                unit = min(unit, 1)  # 1st edition: a 2-tile city scores 1 a tile (RULES.md 2.8)
             return unit * (ntiles + pen)
         if cath or sieg:
             return 0
@@ -532,6 +536,33 @@ class Game:
         for pr in self.escape_problems(idx % self.n, ep, ef):
             self.warnings.append("move %d: escape: %s" % (idx, pr))
 
+    def final_farms_first(self, groups, complete_city, events):
+        """1st edition (RULES.md 2.8): each completed city gives 4 (8 besieged) to the players
+        with the most farmers over all the farms touching it, each farm counted once."""
+        farms_of = {}  # city root -> the farm roots touching it
+        for r, mem in groups.items():
+            if self.seg_at(*r).kind != "f":
+                continue
+            for (pos, name) in mem:
+                for cn in self.seg_at(pos, name).touches:
+                    farms_of.setdefault(self.find((pos, cn)), set()).add(r)
+        for c, farms in farms_of.items():
+            if not complete_city[c]:
+                continue
+            st = [0] * self.n
+            for f in farms:
+                for i, v in enumerate(self.strength(groups[f])):
+                    st[i] += v
+            win = self.leaders(st)
+            if not win:
+                continue
+            if len(farms) > 1:
+                self.count('farm-first-several-farms')
+            sieg = any(self.seg_at(p, n).siege for p, n in groups[c])
+            for w in win:
+                self.scores[w] += 8 if sieg else 4
+            events.append(("farm-city", c, 8 if sieg else 4, win))
+
     def final(self):
         events = []
         groups = self.groups()
@@ -566,7 +597,10 @@ class Game:
                 pts = self.cloister_count(m[1])
                 self.scores[m[0]] += pts
                 events.append(("cloister", m[1], pts, [m[0]]))
-        if self.farmers:
+        if self.farmers and self.farm_rule == "first":
+            self.final_farms_first(groups, complete_city, events)
+        elif self.farmers:
+            scored = [set() for _ in range(self.n)]  # 2nd edition: cities each player scored
             for r, mem in groups.items():
                 if self.seg_at(*r).kind != "f":
                     continue
@@ -586,8 +620,16 @@ class Game:
                         pts += 6 if sieg else 3
                         if sieg:
                             self.count('farm-besieged-city')
-                for w in win:
-                    self.scores[w] += pts
+                        for w in win:
+                            if self.farm_rule == "second":
+                                if c in scored[w]:
+                                    self.count('farm-city-again')
+                                    continue
+                                scored[w].add(c)
+                                self.scores[w] += 6 if sieg else 3
+                if self.farm_rule != "second":
+                    for w in win:
+                        self.scores[w] += pts
                 events.append(("farm", r, pts, win))
         for i in range(self.n):
             self.scores[i] += 5 * self.herbs[i]
@@ -596,19 +638,21 @@ class Game:
 
 
 # ---- worked examples of RULES.md section 7, checked on bare positions (no placement history)
-def _bare(tiles, n=2, farmers=True):
+def _bare(tiles, n=2, farmers=True, variants=None):
     rec = {"players": [{}] * n, "sets": list(SET_PREFIX.values()), "moves": [],
-           "options": {"farmers": farmers}}
+           "options": dict({"farmers": farmers}, **(variants or {}))}
     g = Game(tiles, rec)
     g.board.clear()
     g.parent.clear()
     return g
 
 
-def _example(tiles, placed, meeples, last=None, final=False, last_meeple=None, mover=0):
+def _example(tiles, placed, meeples, last=None, final=False, last_meeple=None, mover=0,
+             variants=None):
     """placed: [(x, y, tile, rot_deg)]; meeples: [(player, x, y, feature, strength)];
-    last: (x, y, tile, rot_deg) played as a move by player 0. Returns the scores."""
-    g = _bare(tiles)
+    last: (x, y, tile, rot_deg) played as a move by player 0; variants: record options
+    (farms, small_city). Returns the scores."""
+    g = _bare(tiles, variants=variants)
     for x, y, tid, rot in placed:
         g.place(tid, x, y, rot // 90)
     for p, x, y, f, st in meeples:
@@ -668,6 +712,38 @@ def selftest(tiles):
                               last_meeple={"feature": "c1", "kind": "normal"}), [4, 10]),
         ("A1-apoth", _example(tiles, [(0, -1, "BA.E", 180)], [], (0, 0, "AT.01", 0),
                               last_meeple={"feature": "c1", "kind": "normal"}, final=True), [19, 0]),
+    ]
+    # the rule variants of RULES.md 2.8, examples V01-V05 of section 7
+    def v01(cap, farms):
+        return _example(tiles, [(1, 0, "BA.F", 0), (0, 0, cap, 90), (2, 0, "BA.E", 270)],
+                        [(0, 1, 0, "f1", 1), (0, 0, 0, "f1", 1), (1, 2, 0, "f1", 1)], final=True,
+                        variants={"farms": farms})
+
+    def v03(farms):
+        return _example(tiles, [(0, 0, "BA.E", 0), (1, 0, "BA.E", 90), (2, 0, "BA.E", 270),
+                                (0, -1, "BA.E", 180)],
+                        [(0, 0, 0, "f1", 1), (1, 2, 0, "f1", 1), (0, 0, -1, "f1", 1)], final=True,
+                        variants={"farms": farms})
+
+    def v04(cap, small):
+        return _example(tiles, [(0, 0, cap, 0)], [], (0, -1, "BA.E", 180),
+                        last_meeple={"feature": "c1", "kind": "normal"}, mover=1,
+                        variants={"small_city": 2 if small else 4})
+    cases += [
+        ("V01-3rd", v01("BA.E", "third"), [6, 3]),
+        ("V01-2nd", v01("BA.E", "second"), [3, 3]),
+        ("V01-1st", v01("BA.E", "first"), [4, 0]),
+        ("V02-3rd", v01("CA.01", "third"), [12, 6]),
+        ("V02-2nd", v01("CA.01", "second"), [6, 6]),
+        ("V02-1st", v01("CA.01", "first"), [8, 0]),
+        ("V03-3rd", v03("third"), [9, 3]),
+        ("V03-2nd", v03("second"), [6, 3]),
+        ("V03-1st", v03("first"), [8, 4]),
+        ("V04", v04("BA.E", False), [0, 4]),
+        ("V04-small", v04("BA.E", True), [0, 2]),
+        ("V04-siege", v04("CA.01", True), [0, 2]),
+        ("V05-small", _example(tiles, [(0, 0, "BA.E", 90), (1, 0, "BA.G", 0)], [(0, 0, 0, "c1", 1)],
+                               (2, 0, "BA.E", 270), variants={"small_city": 2}), [6, 0]),
     ]
     # herb tie, mover outside the tie (3 players)
     g = _bare(tiles, 3)

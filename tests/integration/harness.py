@@ -243,6 +243,19 @@ def _die_with_parent():
         pass
 
 
+# The storage backend of the carcds the harness starts: None for SQLite in the data directory
+# (the default), or a function data_dir -> libpq connection string (tests/integration/pg_util.py:
+# one PostgreSQL database per data directory), set by the *_pg test modules.
+PG_URL_FOR = None
+
+
+def storage_flags(data_dir):
+    """The flags that put a carcd on data_dir's storage (none for SQLite)."""
+    if PG_URL_FOR is None:
+        return []
+    return ["--storage", "postgres", "--postgres-url", PG_URL_FOR(data_dir)]
+
+
 class Server:
     """carcd on 127.0.0.1, port 0, a fresh data directory. config: settings for its config
     file (`key = value` lines); extra: more command-line arguments; data_dir: use (and keep)
@@ -279,6 +292,7 @@ class Server:
             self.tmp = tempfile.TemporaryDirectory(prefix="carcd-it-")
         data = self.data_dir or self.tmp.name
         args = [CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", data]
+        args += storage_flags(data)
         if self.config:
             cfg = os.path.join(data, "carcd.conf")
             with open(cfg, "w") as f:

@@ -26,11 +26,11 @@ except ImportError as e:  # websocket, jsonschema, jsonpatch: deploy/deps.sh ins
 
 MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conformance", "test_turns", "test_pybot", "test_http", "test_hostile",
            "test_coverage",
-           "test_crash",
-           "test_storage",
+           "test_crash", "test_crash_pg",
+           "test_storage", "test_storage_pg",
            "test_logs", "test_proxy",
            "test_metrics", "test_admin",
-           "test_deploy",
+           "test_deploy", "test_variants",
            "test_fair"]
 
 

@@ -124,7 +124,9 @@ class FullGames(unittest.TestCase):
         final, moves, _ = self.play_game(["Ann", "Bob", "Cid"], h.ALL_SETS,
                                          options={"farmers": False, "siege_escape": "any-tile"},
                                          seed=5)
-        self.assertEqual(final["options"], {"farmers": False, "siege_escape": "any-tile"})
+        self.assertEqual(final["options"], {"farmers": False, "siege_escape": "any-tile",
+                                            "farms": "third", "small_city": 4,
+                                            "seat_order": "seated"})
 
 
 class Bots(unittest.TestCase):

@@ -59,7 +59,7 @@ def file_size_limit(n):
 def run_carcd(data_dir, *extra, timeout=10):
     """carcd that is expected to exit by itself: (returncode, stdout, stderr)."""
     p = subprocess.run([h.CARCD, "--listen", "127.0.0.1", "--port", "0", "--data-dir", data_dir]
-                       + list(extra), cwd=h.ROOT, stdin=subprocess.DEVNULL,
+                       + h.storage_flags(data_dir) + list(extra), cwd=h.ROOT, stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=timeout,
                        preexec_fn=h._die_with_parent)
     h.log_keep("carcd-run", p.stdout + p.stderr)  # for run.py's check of secrets in logs
@@ -158,6 +158,12 @@ class Storage(unittest.TestCase):
             s.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
         h.log("  %s: %.1f s" % (self.id().rsplit(".", 1)[-1], time.monotonic() - self.t0))
+
+    def sql(self, statement):
+        """Run statement on the stored database (test_storage_pg: on PostgreSQL)."""
+        con = sqlite3.connect(os.path.join(self.dir, "carcd.db"), isolation_level=None)
+        con.execute(statement)
+        con.close()
 
     def start(self, *extra, config=FAST):
         srv = h.Server(config=config, data_dir=self.dir, extra=extra).start()
@@ -405,9 +411,7 @@ class Storage(unittest.TestCase):
         time.sleep(1.5)
         while not 0.6 <= time.time() % 1 <= 0.8:
             time.sleep(0.01)
-        con = sqlite3.connect(os.path.join(self.dir, "carcd.db"), isolation_level=None)
-        con.execute("UPDATE rooms SET updated = ?", (int(time.time() * 1000) - 1500,))
-        con.close()
+        self.sql("UPDATE rooms SET updated = %d" % (int(time.time() * 1000) - 1500))
         srv = self.start("--stale-room", "1")
         self.assertTrue(any("abandoned" in line for line in srv.lines), srv.log(20))
         r = g.resume(srv)

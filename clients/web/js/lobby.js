@@ -1,7 +1,7 @@
 // lobby.js: the lobby view: public rooms (polled), finished games, create a room (sets,
 // options, time control), join by code or from the list.
 import { Replay } from "./replay.js";
-import { TIMEOUT_RULES } from "./words.js";
+import { TIMEOUT_RULES, variantTexts } from "./words.js";
 import { $, app, hooks, showError, showReplyError } from "./app.js";
 
 export const SET_NAMES = {
@@ -50,7 +50,8 @@ async function loadRooms() {
   for (const r of rooms) {
     const tr = document.createElement("tr");
     tr.dataset.room = r.room;
-    for (const c of [r.room, r.host || "", `${r.taken} / ${r.seats}`, r.phase, r.sets.map((s) => SET_NAMES[s] || s).join(", "), r.password ? "yes" : "no"]) {
+    const rules = variantTexts(r.options).join(", ") || "current";
+    for (const c of [r.room, r.host || "", `${r.taken} / ${r.seats}`, r.phase, r.sets.map((s) => SET_NAMES[s] || s).join(", "), rules, r.password ? "yes" : "no"]) {
       const td = document.createElement("td");
       td.textContent = c;
       tr.append(td);
@@ -111,7 +112,11 @@ $("create-form").addEventListener("submit", async (e) => {
   for (const c of document.querySelectorAll('#create-form input[name="set"]:checked')) if (c.value !== "base") sets.push(c.value);
   const msg = {
     type: "create", name, seats: Number($("create-seats").value), sets,
-    options: { farmers: $("create-farmers").checked, siege_escape: $("create-escape").value },
+    options: {
+      farmers: $("create-farmers").checked, siege_escape: $("create-escape").value,
+      farms: $("create-farms").value, small_city: Number($("create-small-city").value),
+      seat_order: $("create-seat-order").value,
+    },
     private: $("create-private").checked,
   };
   if ($("create-password").value) msg.password = $("create-password").value;

@@ -4,7 +4,7 @@
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
-import { botLevelName, clockText, describe } from "./words.js";
+import { botLevelName, clockText, describe, variantTexts } from "./words.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import {
@@ -343,6 +343,7 @@ function renderRoomCard() {
   if (d.sets.some((s) => s === "besiegers" || s === "cathars" || s === "siege")) {
     opts.push(d.options.siege_escape === "any-tile" ? "escape next to any city tile" : "escape next to a siege tile");
   }
+  opts.push(...variantTexts(d.options));
   if (d.clock) opts.push(clockText(d.clock));
   $("room-options").textContent = opts.join(" · ");
   const taken = d.seats.filter((s) => s.taken).length;

@@ -5,7 +5,7 @@
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
-import { botLevelName, describe } from "./words.js";
+import { botLevelName, describe, variantTexts } from "./words.js";
 import { placeWords } from "./names.js";
 import { verifyDraw } from "./fair.js";
 
@@ -135,7 +135,8 @@ export class Replay {
     };
     this.labels = rec.players.map((n, i) => n + marks(i));
     const closed = rec.closed ? ` · abandoned (${rec.closed})` : "";
-    $("replay-info").textContent = `${this.labels.join(", ")} · ${rec.sets.join(", ")} · ${rec.moves.length} moves${closed}`;
+    const rules = variantTexts(rec.options).map((t) => ` · ${t}`).join("");
+    $("replay-info").textContent = `${this.labels.join(", ")} · ${rec.sets.join(", ")}${rules} · ${rec.moves.length} moves${closed}`;
     $("replay-slider").max = this.last();
     const scores = $("replay-scores");
     scores.replaceChildren();

@@ -79,6 +79,11 @@ export function scoreSentence(ev, who) {
   const w = ev.scorers.length ? names(ev.scorers.map(who)) : "Nobody";
   const f = FEATURE_WORD[ev.feature] || ev.feature;
   let what;
+  if (ev.feature === "farm" && /^c/.test(ev.segment || "")) {
+    // 1st-edition farm scoring (options.farms "first"): one event per player, naming a city
+    const b = ev.besieged ? ` (${ev.besieged} besieged)` : "";
+    return `${w} had the most farmers around ${ev.cities} completed cit${ev.cities === 1 ? "y" : "ies"}${b}: ${pts(ev.delta ? ev.delta[ev.scorers[0]] : ev.points)}.`;
+  }
   if (ev.feature === "farm") {
     what = `a farm next to ${ev.cities} completed cit${ev.cities === 1 ? "y" : "ies"}`;
     if (ev.besieged) what += ` (${ev.besieged} besieged)`;
@@ -97,7 +102,12 @@ export function scoreSentence(ev, who) {
   if (ev.herbs_to !== undefined && ev.herbs) extras.push(`${who(ev.herbs_to)} takes ${ev.herbs} herb token${ev.herbs === 1 ? "" : "s"}`);
   const verb = ev.final ? (ev.feature === "farm" ? "scored" : "scored the unfinished") : ev.feature === "farm" ? "scored" : "completed";
   const each = ev.scorers.length > 1 ? " each" : "";
-  const pointsText = ev.scorers.length ? `: ${pts(ev.delta ? ev.delta[ev.scorers[0]] : ev.points)}${each}` : " (no meeple there, no points)";
+  // 2nd-edition farms (options.farms "second"): a city already scored through another farm is not
+  // scored again, so tied scorers may get different points
+  const uneven = ev.delta && ev.scorers.some((s) => ev.delta[s] !== ev.delta[ev.scorers[0]]);
+  const pointsText = !ev.scorers.length ? " (no meeple there, no points)"
+    : uneven ? `: ${ev.scorers.map((s) => `${who(s)} ${pts(ev.delta[s])}`).join(", ")}`
+    : `: ${pts(ev.delta ? ev.delta[ev.scorers[0]] : ev.points)}${each}`;
   const x = extras.length ? ` (${extras.join(", ")})` : "";
   if (ev.final && ev.feature !== "farm") return `${w} ${verb} ${what.replace(/^an? /, "")}${x}${pointsText}.`;
   return `${w} ${verb} ${what}${x}${pointsText}.`;
@@ -192,6 +202,18 @@ export function clockText(c) {
   if (!c) return "no clock";
   const rule = TIMEOUT_RULES.find((r) => r.value === c.on_timeout);
   return `clock ${durationText(c.initial)} + ${durationText(c.increment)} a move; out of time: ${rule ? rule.text.toLowerCase() : c.on_timeout}`;
+}
+
+// The rule variants of a room's options (RULES.md 2.8) that differ from the current rules, as
+// phrases: [] for a room with the current rules and the seated order.
+export function variantTexts(o) {
+  const out = [];
+  if (!o) return out;
+  if (o.farms === "second") out.push("2nd-edition farms (a city once per player)");
+  if (o.farms === "first") out.push("1st-edition farms (4 a city to the most farmers)");
+  if (o.small_city === 2) out.push("1st-edition small city (2 points)");
+  if (o.seat_order === "random") out.push("random seat order");
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-/* store_read.c: reads for HTTP (store.h): the list of records and one
- * record, from the database, on libuv's thread pool through the read-only
- * connection. One read runs at a time (they are short, indexed queries, and
+/* store/read.c: reads for HTTP (store.h): the list of records and one
+ * record, from the database, on libuv's thread pool through the backend's
+ * reader connection. One read runs at a time (they are short, indexed queries, and
  * the thread pool's other threads stay free for the commits); the others wait
  * in a FIFO of at most STORE_READS_MAX, so a burst of requests cannot grow
  * memory or starve the writer. */
@@ -27,121 +27,14 @@ struct store_read {
     char *json;
 };
 
-/* ---- a growing text ---- */
-
-struct text {
-    char *s;
-    size_t n, cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t len)
-{
-    if (t->n + len + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap < t->n + len + 1)
-            cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (p == NULL)
-            srv_oom("store read");
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->n, s, len);
-    t->n += len;
-    t->s[t->n] = '\0';
-}
-
-static void text_str(struct text *t, const char *s)
-{
-    text_add(t, s, strlen(s));
-}
-
-/* ---- the queries (any thread; only db is touched) ---- */
-
-static char *games_get(sqlite3 *db, int page, const char *status, int *code)
-{
-    sqlite3_stmt *count = NULL, *q = NULL;
-    struct text t = {0};
-    *code = 503;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM games WHERE status = ?", -1, &count, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "SELECT room, finished, players, scores FROM games WHERE status = ?"
-                           " ORDER BY finished DESC, room DESC LIMIT ? OFFSET ?",
-                           -1, &q, NULL) != SQLITE_OK)
-        goto out;
-    sqlite3_bind_text(count, 1, status, -1, SQLITE_STATIC);
-    if (sqlite3_step(count) != SQLITE_ROW)
-        goto out;
-    long long total = sqlite3_column_int64(count, 0);
-    char buf[256];
-    snprintf(buf, sizeof buf, "{\"page\":%d,\"per_page\":%d,\"total\":%lld,\"games\":[", page,
-             STORE_PAGE, total);
-    text_str(&t, buf);
-    sqlite3_bind_text(q, 1, status, -1, SQLITE_STATIC);
-    sqlite3_bind_int(q, 2, STORE_PAGE);
-    sqlite3_bind_int64(q, 3, (sqlite3_int64)(page - 1) * STORE_PAGE);
-    int rc, k = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        size_t n = 0;
-        n += (size_t)snprintf(buf, sizeof buf, "%s{\"id\":", k++ ? "," : "");
-        store__json_str(buf, sizeof buf, &n, (const char *)sqlite3_column_text(q, 0));
-        n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"status\":\"%s\",\"finished\":%lld",
-                              status, (long long)sqlite3_column_int64(q, 1));
-        text_add(&t, buf, n);
-        /* players and scores are stored as JSON arrays written by the store. */
-        text_str(&t, ",\"players\":");
-        text_str(&t, (const char *)sqlite3_column_text(q, 2));
-        text_str(&t, ",\"scores\":");
-        text_str(&t, (const char *)sqlite3_column_text(q, 3));
-        text_str(&t, "}");
-    }
-    if (rc != SQLITE_DONE)
-        goto out;
-    text_str(&t, "]}");
-    *code = 200;
-out:
-    if (*code != 200) {
-        log_error("storage: cannot list games: %s", sqlite3_errmsg(db));
-        free(t.s);
-        t.s = NULL;
-    }
-    sqlite3_finalize(count);
-    sqlite3_finalize(q);
-    return t.s;
-}
-
-static char *game_get(sqlite3 *db, const char *id, int *code)
-{
-    sqlite3_stmt *q = NULL;
-    char *out = NULL;
-    *code = 503;
-    if (sqlite3_prepare_v2(db, "SELECT record FROM games WHERE room = ?", -1, &q, NULL) ==
-        SQLITE_OK) {
-        sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(q);
-        if (rc == SQLITE_ROW) {
-            out = store__strdup((const char *)sqlite3_column_text(q, 0));
-            *code = 200;
-        } else if (rc == SQLITE_DONE) {
-            *code = 404;
-        }
-    }
-    if (*code == 503)
-        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
-                  "storage: cannot read the game: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(q);
-    return out;
-}
-
 char *store_games_get(struct store *st, int page, const char *status, int *code)
 {
-    return games_get(st->rdb, page < 1 ? 1 : page, status, code);
+    return st->be->games_get(st, page < 1 ? 1 : page, status, code);
 }
 
 char *store_game_get(struct store *st, const char *id, int *code)
 {
-    return game_get(st->rdb, id, code);
+    return st->be->game_get(st, id, code);
 }
 
 /* ---- the queue ---- */
@@ -152,9 +45,9 @@ static void read_work(uv_work_t *w)
 {
     struct store_read *rq = w->data;
     if (rq->kind == READ_LIST)
-        rq->json = games_get(rq->st->rdb, rq->page, rq->status, &rq->code);
+        rq->json = rq->st->be->games_get(rq->st, rq->page, rq->status, &rq->code);
     else
-        rq->json = game_get(rq->st->rdb, rq->id, &rq->code);
+        rq->json = rq->st->be->game_get(rq->st, rq->id, &rq->code);
 }
 
 static void read_after(uv_work_t *w, int status)

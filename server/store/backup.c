@@ -1,4 +1,4 @@
-/* store_backup.c: online backups (store.h "online backups"): SQLite's backup
+/* store/backup.c: online backups of the SQLite backend (store.h "online backups"): SQLite's backup
  * API on a connection of its own, so that it never waits for, nor holds up,
  * the writer's batches for longer than one step's read. */
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "log.h"
 #include "sbuf.h"
-#include "store_int.h"
+#include "sqlite_int.h"
 
 /* Pages copied per step: a step holds a read transaction of the source,
  * which keeps checkpoints from going past it, so it stays short. */
@@ -33,18 +33,18 @@ int store_backup_file(const char *src_db, const char *dst, long long *bytes, cha
     sqlite3_backup *b = NULL;
     int rc = sqlite3_open_v2(src_db, &src, SQLITE_OPEN_READONLY, NULL);
     if (rc != SQLITE_OK) {
-        store__db_error(err, errlen, src_db, "cannot open it", src);
+        sq__db_error(err, errlen, src_db, "cannot open it", src);
         goto fail;
     }
     sqlite3_busy_timeout(src, 5000);
     rc = sqlite3_open_v2(part, &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
-        store__db_error(err, errlen, part, "cannot create it", out);
+        sq__db_error(err, errlen, part, "cannot create it", out);
         goto fail;
     }
     b = sqlite3_backup_init(out, "main", src, "main");
     if (b == NULL) {
-        store__db_error(err, errlen, part, "cannot start the backup", out);
+        sq__db_error(err, errlen, part, "cannot start the backup", out);
         goto fail;
     }
     int waited = 0;
@@ -67,8 +67,8 @@ int store_backup_file(const char *src_db, const char *dst, long long *bytes, cha
     b = NULL;
     /* The copy is a WAL database like its source: checkpoint it into the
      * main file and leave WAL mode, so that dst is one self-contained file. */
-    if (store__exec(out, "PRAGMA journal_mode = DELETE") != 0) {
-        store__db_error(err, errlen, part, "cannot finish the copy", out);
+    if (sq__exec(out, "PRAGMA journal_mode = DELETE") != 0) {
+        sq__db_error(err, errlen, part, "cannot finish the copy", out);
         goto fail;
     }
     sqlite3_close(out);
@@ -158,12 +158,12 @@ static void backup_done(uv_work_t *w, int status)
 struct store_backup *store_backup_start(struct store *st, const char *dir, store_backup_cb cb,
                                         void *arg)
 {
-    if (st == NULL || st->loop == NULL)
+    if (st == NULL || st->loop == NULL || st->be->file == NULL)
         return NULL;
     struct store_backup *b = calloc(1, sizeof *b);
     if (b == NULL)
         srv_oom("backup");
-    snprintf(b->src, sizeof b->src, "%s", st->path);
+    snprintf(b->src, sizeof b->src, "%s", st->be->file(st));
     snprintf(b->dir, sizeof b->dir, "%s", dir);
     b->cb = cb;
     b->arg = arg;

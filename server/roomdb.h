@@ -1,0 +1,35 @@
+/* roomdb.h: the rooms' side of storage (store/store.h). The store writes
+ * and reads plain data and never calls the rooms or the lobby; this file
+ * turns a room into that data (the hooks' fill), finds the room again when a
+ * batch is done (done -> room_store_done), and turns rows read back at start
+ * into rooms of the lobby. It owns nothing: the rooms stay the lobby's. */
+#ifndef CARCD_ROOMDB_H
+#define CARCD_ROOMDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lobby;
+struct room;
+struct store;
+
+/* Give st the hooks that reach lb's rooms (lobby_store_set calls it). */
+void roomdb_attach(struct lobby *lb, struct store *st);
+
+/* r changed (r->store not NULL): it joins the batch being filled. Returns
+ * that batch's number (what r's sends wait for). */
+unsigned long roomdb_dirty(struct room *r);
+/* r is being freed: it leaves the batch being filled. gone: also write that
+ * it is over (1: lobby room abandoned, rows deleted; 2: closed after
+ * room-ttl; a game that had started is kept as a record, "abandoned"). */
+void roomdb_forget(struct room *r, int gone);
+/* r is being freed because closed (`closed`: "admin"): a lobby room's rows
+ * are deleted, a room whose game started is marked closed and a running game
+ * is kept as a record with status "abandoned" and that "closed". */
+void roomdb_close(struct room *r, const char *closed);
+/* Start-up: store_restore into lb (lb->store): every unfinished room comes
+ * back, rebuilt from its seed and moves. The number of rooms restored, or -1
+ * with err. */
+int roomdb_restore(struct lobby *lb, int stale_s, uint64_t now_ms, char *err, size_t errlen);
+
+#endif

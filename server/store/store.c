@@ -1,0 +1,448 @@
+/* store/store.c: the batch being filled on the loop and the batch cycle,
+ * for every backend (store.h, store_int.h). The rows come from the owner of
+ * the keys (hooks.fill) on the loop; they are written by the backend's
+ * batch_write on the thread pool. */
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "loopstat.h"
+#include "metrics/metrics.h"
+#include "sbuf.h"
+#include "store_int.h"
+
+uint64_t store_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+char *store_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d == NULL)
+        srv_oom("store");
+    memcpy(d, s, n);
+    return d;
+}
+
+struct batch *store__batch_new(struct store *st, unsigned long gen)
+{
+    struct batch *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        srv_oom("store batch");
+    b->st = st;
+    b->gen = gen;
+    b->fence = st->fence;
+    b->chat_tail = &b->chat;
+    b->work.data = b;
+    return b;
+}
+
+struct store_room *store__batch_add(struct batch *b)
+{
+    if (b->n == b->cap) {
+        int cap = b->cap ? b->cap * 2 : 16;
+        struct store_room *r = realloc(b->rooms, (size_t)cap * sizeof *r);
+        if (r == NULL)
+            srv_oom("store batch");
+        b->rooms = r;
+        b->cap = cap;
+    }
+    struct store_room *e = &b->rooms[b->n++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+void store__row_clear(struct store_room *e)
+{
+    for (int k = 0; k < e->move_to - e->move_from && e->moves != NULL; k++)
+        free(e->moves[k]);
+    free(e->moves);
+    free(e->record);
+    free(e->players);
+    free(e->scores);
+    e->moves = NULL;
+    e->record = e->players = e->scores = NULL;
+}
+
+void store__batch_free(struct batch *b)
+{
+    for (int i = 0; i < b->n; i++)
+        store__row_clear(&b->rooms[i]);
+    free(b->rooms);
+    while (b->chat != NULL) {
+        struct sb_chat *c = b->chat;
+        b->chat = c->next;
+        free(c->text);
+        free(c);
+    }
+    free(b);
+}
+
+struct store *store__new(const struct store_backend *be, void *impl)
+{
+    struct store *st = calloc(1, sizeof *st);
+    if (st == NULL)
+        srv_oom("store");
+    st->be = be;
+    st->impl = impl;
+    st->fill_gen = 1;
+    st->fill = store__batch_new(st, st->fill_gen);
+    return st;
+}
+
+int store__batch_write(struct store *st, struct batch *b)
+{
+    b->why[0] = '\0';
+    if (st->test_fail > 0) {
+        snprintf(b->why, sizeof b->why, "a test failure");
+        return -1;
+    }
+    return st->be->batch_write(st, b);
+}
+
+/* ---- text bits ---- */
+
+void store__text_add(struct store_text *t, const char *s, size_t len)
+{
+    if (t->n + len + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        while (cap < t->n + len + 1)
+            cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (p == NULL)
+            srv_oom("store text");
+        t->s = p;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, s, len);
+    t->n += len;
+    t->s[t->n] = '\0';
+}
+
+void store__text_str(struct store_text *t, const char *s)
+{
+    store__text_add(t, s, strlen(s));
+}
+
+void store_json_str(char *out, size_t size, size_t *n, const char *s)
+{
+    if (*n + 1 < size)
+        out[(*n)++] = '"';
+    for (; *s != '\0' && *n + 8 < size; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            out[(*n)++] = '\\';
+            out[(*n)++] = (char)ch;
+        } else if (ch < 0x20) {
+            *n += (size_t)snprintf(out + *n, size - *n, "\\u%04x", ch);
+        } else {
+            out[(*n)++] = (char)ch;
+        }
+    }
+    if (*n + 1 < size)
+        out[(*n)++] = '"';
+    out[*n] = '\0';
+}
+
+/* ---- the batch being filled ---- */
+
+unsigned long store_mark(struct store *st, void *key)
+{
+    if (st->ndirty == st->dirty_cap) {
+        int cap = st->dirty_cap ? st->dirty_cap * 2 : 64;
+        void **d = realloc(st->dirty, (size_t)cap * sizeof *d);
+        if (d == NULL)
+            srv_oom("store");
+        st->dirty = d;
+        st->dirty_cap = cap;
+    }
+    st->dirty[st->ndirty++] = key;
+    return st->fill_gen;
+}
+
+void store_unmark(struct store *st, void *key)
+{
+    for (int i = 0; i < st->ndirty; i++)
+        if (st->dirty[i] == key) {
+            memmove(st->dirty + i, st->dirty + i + 1, (size_t)(st->ndirty - i - 1) * sizeof key);
+            st->ndirty--;
+            return;
+        }
+}
+
+struct store_room *store_row_add(struct store *st)
+{
+    return store__batch_add(st->fill);
+}
+
+void store_fence_set(struct store *st, uint64_t fence)
+{
+    st->fence = fence;
+    st->fill->fence = fence;
+}
+
+unsigned long store_fill_gen(const struct store *st)
+{
+    return st->fill_gen;
+}
+
+unsigned long store_done_gen(const struct store *st)
+{
+    return st->done_gen;
+}
+
+int store_failing(const struct store *st)
+{
+    return st->failing;
+}
+
+unsigned long store_batches(const struct store *st)
+{
+    return st->batches;
+}
+
+void store_hooks_set(struct store *st, const struct store_hooks *hooks)
+{
+    st->hooks = *hooks;
+}
+
+const char *store_backend_name(const struct store *st)
+{
+    return st->be->name;
+}
+
+void store_chat(struct store *st, const char *room, int seat, const char *name, const char *text,
+                uint64_t now_ms)
+{
+    struct sb_chat *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        srv_oom("store chat");
+    snprintf(c->room, sizeof c->room, "%s", room);
+    c->seat = seat;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->text = store_strdup(text);
+    c->time = now_ms ? now_ms : store_wall_ms();
+    *st->fill->chat_tail = c;
+    st->fill->chat_tail = &c->next;
+}
+
+/* ---- the batch cycle ---- */
+
+/* A failed batch's chat lines and closed rooms belong to no room that could
+ * write them again (rooms that still exist roll back and are marked anew):
+ * they go to the front of the batch being filled, in their order, so that
+ * nothing is dropped. */
+static void batch_carry(struct store *st, struct batch *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        struct store_room *e = &b->rooms[i];
+        if (e->gone == STORE_WRITE)
+            continue;
+        struct store_room *n = store__batch_add(st->fill);
+        *n = *e;
+        e->moves = NULL;
+        e->move_from = e->move_to = 0;
+        e->record = e->players = e->scores = NULL;
+    }
+    if (b->chat != NULL) {
+        struct sb_chat *last = b->chat;
+        while (last->next != NULL)
+            last = last->next;
+        last->next = st->fill->chat;
+        if (st->fill->chat == NULL)
+            st->fill->chat_tail = &last->next;
+        st->fill->chat = b->chat;
+        b->chat = NULL;
+    }
+}
+
+static void batch_finish(struct store *st, struct batch *b)
+{
+    st->done_gen = b->gen;
+    st->inflight = 0;
+    st->batches++;
+    metrics_commit_observe(b->commit_ns, b->ok);
+    if (!b->ok && !st->failing)
+        log_error("storage: a commit failed (%s); moves are refused until it works again",
+                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
+    if (b->ok && st->failing)
+        log_warn("storage: commits work again");
+    st->failing = !b->ok;
+    if (!b->ok)
+        batch_carry(st, b);
+    for (int i = 0; i < b->n; i++) {
+        struct store_room *e = &b->rooms[i];
+        if (e->gone == STORE_WRITE && st->hooks.done != NULL)
+            st->hooks.done(st->hooks.arg, e->id, b->gen, b->ok, e->move_to);
+    }
+    store__batch_free(b);
+}
+
+/* Turn the marked keys into the batch being filled and detach it. */
+static struct batch *batch_take(struct store *st)
+{
+    if (st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL)
+        return NULL;
+    /* fill may mark nothing new: the list is taken first. */
+    for (int i = 0; i < st->ndirty; i++)
+        st->hooks.fill(st->hooks.arg, st->dirty[i]);
+    st->ndirty = 0;
+    struct batch *b = st->fill;
+    st->fill_gen++;
+    st->fill = store__batch_new(st, st->fill_gen);
+    return b;
+}
+
+static void on_work(uv_work_t *w)
+{
+    struct batch *b = w->data;
+    uint64_t t0 = uv_hrtime();
+    b->ok = store__batch_write(b->st, b) == 0;
+    b->commit_ns = uv_hrtime() - t0;
+}
+
+static void on_release(uv_work_t *w)
+{
+    struct store *st = w->data;
+    if (st->be->release != NULL)
+        st->be->release(st);
+}
+
+static void on_after_release(uv_work_t *w, int status)
+{
+    (void)status;
+    struct store *st = w->data;
+    st->release_busy = 0;
+    st->release_done(st->release_arg);
+}
+
+void store_cache_release(struct store *st, void (*done)(void *), void *arg)
+{
+    if (st == NULL || !st->started || st->release_busy || st->be->release == NULL) {
+        done(arg);
+        return;
+    }
+    st->release.data = st;
+    st->release_done = done;
+    st->release_arg = arg;
+    if (uv_queue_work(st->loop, &st->release, on_release, on_after_release) == 0)
+        st->release_busy = 1;
+    else
+        done(arg);
+}
+
+/* What the store costs the loop is measured apart from the commit itself,
+ * which runs on the thread pool: building a batch and telling its rooms. */
+static void on_after_work(uv_work_t *w, int status)
+{
+    struct batch *b = w->data;
+    if (status != 0)
+        b->ok = 0;
+    struct store *st = b->st;
+    if (st->test_fail > 0)
+        st->test_fail--;
+    uint64_t t0 = uv_hrtime(), commit_ns = b->commit_ns;
+    batch_finish(st, b);
+    if (st->started && st->be->after_batch != NULL)
+        st->be->after_batch(st);
+    if (st->stats != NULL) {
+        loopstat_hist_add(&st->stats->store_loop, uv_hrtime() - t0);
+        loopstat_hist_add(&st->stats->store_commit, commit_ns);
+    }
+}
+
+static void submit(struct store *st)
+{
+    if (st->inflight)
+        return;
+    uint64_t t0 = uv_hrtime();
+    struct batch *b = batch_take(st);
+    if (b == NULL)
+        return;
+    if (st->stats != NULL)
+        loopstat_hist_add(&st->stats->store_loop, uv_hrtime() - t0);
+    st->inflight = 1;
+    if (uv_queue_work(st->loop, &b->work, on_work, on_after_work) != 0) {
+        b->ok = 0;
+        batch_finish(st, b);
+    }
+}
+
+static void on_check(uv_check_t *h)
+{
+    struct store *st = h->data;
+    if (!st->failing)
+        submit(st);
+}
+
+void store_retry(struct store *st)
+{
+    if (st != NULL && st->failing && st->started)
+        submit(st);
+}
+
+void store_start(struct store *st, struct uv_loop_s *loop, struct loopstat *stats)
+{
+    st->loop = loop;
+    st->stats = stats;
+    uv_check_init(loop, &st->check);
+    st->check.data = st;
+    uv_check_start(&st->check, on_check);
+    st->started = 1;
+}
+
+void store_stop(struct store *st)
+{
+    if (st != NULL && st->started) {
+        uv_close((uv_handle_t *)&st->check, NULL);
+        st->started = 0;
+        store__reads_stop(st);
+    }
+}
+
+int store_flush(struct store *st)
+{
+    struct batch *b = batch_take(st);
+    if (b == NULL)
+        return 0;
+    b->ok = store__batch_write(st, b) == 0;
+    if (st->test_fail > 0)
+        st->test_fail--;
+    int ok = b->ok;
+    batch_finish(st, b);
+    return ok ? 0 : -1;
+}
+
+void store_close(struct store *st)
+{
+    if (st == NULL)
+        return;
+    store__reads_stop(st);
+    st->be->close(st);
+    store__batch_free(st->fill);
+    free(st->dirty);
+    free(st);
+}
+
+void store_test_fail(struct store *st, int n)
+{
+    st->test_fail = n;
+}
+
+int store_test_exec(struct store *st, const char *sql)
+{
+    return st->be->exec(st, sql);
+}
+
+int store_fsync_set(struct store *st, int on, char *err, size_t errlen)
+{
+    return st->be->fsync_set(st, on, err, errlen);
+}

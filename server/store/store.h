@@ -1,0 +1,285 @@
+/* store/store.h: durability, one interface below the rooms, two backends.
+ *
+ *   sqlite.c    (the default) one SQLite file, <data-dir>/carcd.db, in WAL mode
+ *   postgres.c  a PostgreSQL database (libpq), for hosts who run several nodes
+ *
+ * The store knows nothing of rooms or the lobby: it writes plain data
+ * (struct store_room: a room's row, its seats, its new moves as record JSON
+ * text, the record of a game that ended) and hands back plain data. The game
+ * layer (server/roomdb.c) builds that data and finds its rooms again.
+ *
+ * Write before tell: a room that changed is marked (store_mark, with a key
+ * the store never looks into) and holds what it would send. Once per loop turn
+ * a uv_check_t handle asks the owner of every marked key to add its rows to
+ * the batch being filled (hooks.fill), and runs that batch as ONE transaction
+ * on libuv's thread pool; one batch is in flight at a time (group commit).
+ * Back on the loop, hooks.done runs for each room entry of the batch, with
+ * the batch's number and whether it was committed: the room then releases
+ * what it held, or rolls back to its committed moves. While commits fail
+ * (store_failing) the rooms refuse moves; store_retry submits again.
+ *
+ * A NULL store everywhere means memory only: rooms send at once.
+ *
+ * Schema (version STORE_SCHEMA, in a table schema_version in both backends;
+ * SQLite also keeps PRAGMA user_version): rooms, seats, moves, chat, games;
+ * see sqlite.c. Seat tokens and room passwords are stored as SHA-256 hex
+ * digests, never as text. rooms.fence is the writer's fencing number
+ * (store_fence_set, 0 today): the place of the number a node's lease will
+ * carry (scale-out). */
+#ifndef CARCD_STORE_H
+#define CARCD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fair.h"
+#include "game.h"
+#include "msg.h"
+#include "sha256.h"
+
+#define STORE_SCHEMA 4
+/* rooms.fair: the secret, then a comma and an entropy (or nothing) per seat (fair/fair_room.h) */
+#define STORE_FAIR_TEXT (CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 8)
+#define STORE_FILE "carcd.db"
+#define STORE_LOCK "carcd.lock" /* flock'd while a carcd uses the directory */
+#define STORE_PAGE 20           /* games per page of GET /api/games */
+#define STORE_READS_MAX 64      /* HTTP reads waiting for the disk; more are refused */
+#define STORE_BUSY_MS 5000      /* default of store_open's busy_ms */
+#define STORE_CKPT_PAGES 1000   /* WAL pages that start a checkpoint beside the commits */
+#define STORE_WAIT_S 30         /* default: seconds PostgreSQL may be down at start */
+
+/* A game's status as a record: it ended, or its room was closed (room-ttl,
+ * stale-room) before it ended. */
+#define STORE_FINISHED "finished"
+#define STORE_ABANDONED "abandoned"
+
+struct store;
+struct loopstat;
+struct uv_loop_s;
+
+/* ---- the plain data of a room ---- */
+
+struct store_seat {
+    int idx;
+    char name[PROTO_NAME_MAX];
+    char hash[SHA256_HEX];
+    int bot, autoplay, forfeited, timeouts; /* as in a room's seat (room.h) */
+    long long clock_ms;
+};
+
+enum store_gone {
+    STORE_WRITE = 0,  /* write the room */
+    STORE_DELETE = 1, /* a lobby room nobody holds: delete its rows */
+    STORE_CLOSE = 2,  /* closed (room-ttl, admin, stale-room): marked closed; with a record */
+};
+
+/* One room of a batch, or one room read back by store_restore. Strings and
+ * arrays are malloc'd and owned by the entry (the store frees them once
+ * written; a restore's entries are freed after the hook returns). */
+struct store_room {
+    char id[PROTO_ROOM_MAX];
+    int gone; /* enum store_gone */
+    int sets, no_farmers, escape_rule, nseats, priv, host, phase;
+    char pw[SHA256_HEX];
+    uint64_t seed;
+    uint8_t deck[CARC_MAX_TILES];
+    int deck_len;
+    long long seq;
+    uint64_t created, updated;
+    int clock_initial, clock_increment, clock_policy; /* struct proto_clock */
+    int variants;               /* farm_rule | small_city << 2 | seat_random << 3 (sqlite.c) */
+    char fair[STORE_FAIR_TEXT]; /* rooms.fair: the fair draw's secret and entropies, or "" */
+    int nseat;
+    struct store_seat seats[CARC_MAX_PLAYERS];
+    int move_from, move_to;
+    char **moves;           /* move_to - move_from record moves as JSON text */
+    char *record;           /* a game that ended or was abandoned: its record */
+    char *players, *scores; /* with the record: JSON arrays */
+    const char *status;     /* with the record: STORE_FINISHED or STORE_ABANDONED (static) */
+};
+
+/* What the owner of the rooms gives the store (store_hooks_set). */
+struct store_hooks {
+    /* On the loop, while a batch is built: add key's rows (store_row_add). */
+    void (*fill)(void *arg, void *key);
+    /* On the loop, for each STORE_WRITE entry of batch gen once it is done:
+     * ok 1 committed, 0 failed; moves = the entry's move_to. */
+    void (*done)(void *arg, const char *id, unsigned long gen, int ok, int moves);
+    void *arg;
+};
+
+/* ---- opening ---- */
+
+/* Open (create, migrate) dir/carcd.db. Returns NULL with a sentence in err
+ * when the directory cannot be written or another carcd uses it, the file is
+ * not a database, fails quick_check or is locked by another program, or its
+ * schema is newer than this binary's. busy_ms: how long a statement waits
+ * for another program's lock before it fails (STORE_BUSY_MS by default). */
+struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen);
+
+/* The SQLite database file path itself (created when missing), without the
+ * data directory's lock: for copying from a file a serving carcd may be
+ * writing (WAL mode: a reader neither waits for it nor holds it up) or into a
+ * new one. NULL with err as store_open. */
+struct store *store_open_file(const char *path, char *err, size_t errlen);
+
+/* Connect to PostgreSQL (url: a libpq connection string or URI), create or
+ * migrate the schema, and take the database's carcd lock (an advisory lock:
+ * one carcd writes a database at a time). A database that does not answer is
+ * tried again with backoff for wait_s seconds (this blocks: call it before
+ * serving). NULL with a sentence in err (never the password of url). */
+struct store *store_open_postgres(const char *url, int wait_s, char *err, size_t errlen);
+
+/* "sqlite" or "postgres". */
+const char *store_backend_name(const struct store *st);
+
+/* 1 (the default): every commit is durable before the batch counts as done
+ * (SQLite synchronous = FULL; PostgreSQL synchronous_commit = on). 0: SQLite
+ * synchronous = NORMAL (survives a crash of carcd, not of the machine),
+ * PostgreSQL synchronous_commit = off. 0, or -1 with err. */
+int store_fsync_set(struct store *st, int on, char *err, size_t errlen);
+
+/* Let go of caches (SQLite: the writer's page cache) on the thread pool,
+ * then call done(arg) on the loop (server/memtrim.h). With a NULL store, one
+ * not started, or one already releasing, done runs at once. */
+void store_cache_release(struct store *st, void (*done)(void *), void *arg);
+
+/* ---- start-up ---- */
+
+struct store_restore_hooks {
+    /* A closed room whose game started but has no record yet: set e->record,
+     * players, scores and status (malloc'd; the store writes and frees them)
+     * and return 0, or -1 when it cannot be rebuilt (left as it is). */
+    int (*abandoned)(void *arg, struct store_room *e);
+    /* A room to serve again; -1: it could not be rebuilt (logged, skipped). */
+    int (*room)(void *arg, const struct store_room *e);
+    void *arg;
+};
+
+/* Rooms untouched for stale_s seconds are closed first (0 = never): a lobby
+ * room is deleted, a game is closed and, through hooks->abandoned, kept as a
+ * record "abandoned". Then every unfinished room not closed goes to
+ * hooks->room, oldest first, with all its seats and moves. Synchronous: call
+ * before serving. The number of rooms given to hooks->room that took them,
+ * or -1 with err. now_ms: wall clock. */
+int store_restore(struct store *st, int stale_s, uint64_t now_ms,
+                  const struct store_restore_hooks *hooks, char *err, size_t errlen);
+
+/* ---- the batch cycle ---- */
+
+/* Where fill and done go; before store_start or store_flush. */
+void store_hooks_set(struct store *st, const struct store_hooks *hooks);
+/* Run batches on loop (a uv_check_t and the thread pool). stats (may be
+ * NULL) gets the loop time of each batch and each commit's time. */
+void store_start(struct store *st, struct uv_loop_s *loop, struct loopstat *stats);
+/* Close the loop handle (from inside the loop). A batch in flight completes;
+ * queued reads are answered 503. */
+void store_stop(struct store *st);
+/* Write what is still marked now, on this thread (after uv_run returned, and
+ * in tests). Returns 0 or -1 when the commit failed. */
+int store_flush(struct store *st);
+/* Close the database; st may be NULL. */
+void store_close(struct store *st);
+
+/* key changed: hooks.fill(key) will run for the batch being filled. The
+ * caller marks a key at most once until its fill runs (it keeps a flag).
+ * Returns that batch's number (what the key's sends wait for). */
+unsigned long store_mark(struct store *st, void *key);
+/* The fencing number written into every room row (rooms.fence) from the
+ * batch being filled on; 0 until a lease gives one (scale-out: the database
+ * will refuse a write whose number is older than the row's). */
+void store_fence_set(struct store *st, uint64_t fence);
+/* The number of the batch being filled. */
+unsigned long store_fill_gen(const struct store *st);
+/* key is going away: it leaves the batch being filled (its fill will not run). */
+void store_unmark(struct store *st, void *key);
+/* A new zeroed entry of the batch being filled (from hooks.fill, or for a
+ * room that is going: gone set by the caller). Never NULL. */
+struct store_room *store_row_add(struct store *st);
+/* Number of the last batch committed (or failed). */
+unsigned long store_done_gen(const struct store *st);
+/* A chat line of room id, written with the next batch. */
+void store_chat(struct store *st, const char *room, int seat, const char *name, const char *text,
+                uint64_t now_ms);
+/* The last commit failed: moves are refused (storage_error). */
+int store_failing(const struct store *st);
+/* While failing: submit what is marked (a retry); call about once a second.
+ * The backend reconnects with its own backoff. */
+void store_retry(struct store *st);
+
+/* Wall clock, ms since 1970. */
+uint64_t store_wall_ms(void);
+/* strdup that aborts when out of memory. */
+char *store_strdup(const char *s);
+/* Append s as a JSON string to out (size bytes, *n used, NUL kept). */
+void store_json_str(char *out, size_t size, size_t *n, const char *s);
+
+/* ---- reads for HTTP (read.c), on the thread pool ----
+ * cb runs on the loop with status 200 and the JSON text (malloc'd, the
+ * callee's), 404 (no such game) or 503 (the database could not be read) and
+ * json NULL. A read returns NULL, without calling cb, when STORE_READS_MAX
+ * reads already wait (the caller answers 503). */
+struct store_read;
+typedef void (*store_read_cb)(void *arg, int status, char *json);
+
+/* GET /api/games?page=N[&status=abandoned]: newest first, STORE_PAGE a page:
+ * {"page","per_page","total","games":[{"id","status","finished","players","scores"}]}. */
+struct store_read *store_games_read(struct store *st, int page, const char *status,
+                                    store_read_cb cb, void *arg);
+/* GET /api/games/{id}: the record of a game that ended or was abandoned. */
+struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg);
+/* The asker is gone: cb will not be called. */
+void store_read_cancel(struct store_read *rq);
+
+/* The same reads done at once on this thread (tests, tools): malloc'd JSON
+ * or NULL with *status 404 or 503. */
+char *store_games_get(struct store *st, int page, const char *status, int *code);
+char *store_game_get(struct store *st, const char *id, int *code);
+
+/* ---- online backups (backup.c; SQLite only) ----
+ * A consistent copy of the database with SQLite's online backup API, taken
+ * on a connection of its own while carcd writes: each step copies pages in
+ * a read transaction and starts again when a commit changed the source, so
+ * the copy is the database as of one commit. Written to dst.part, then
+ * renamed to dst: dst is whole or absent. PostgreSQL is backed up with its
+ * own tools (pg_dump, base backups): store_backup_start answers -1. */
+
+/* Copy the database file src_db to dst on this thread (carcd --backup). 0
+ * with the copy's size in *bytes, or -1 with a sentence in err. */
+int store_backup_file(const char *src_db, const char *dst, long long *bytes, char *err,
+                      size_t errlen);
+
+/* The admin backup: a copy of st's database into dir/backups/carcd-YYYYmmdd-HHMMSS.db
+ * (-2, -3... when that name is taken), on the thread pool. cb runs on the
+ * loop with 0, the path and the size, or -1 and a sentence. NULL (cb never
+ * called) when the store has no loop yet. store_backup_cancel: the asker
+ * is gone, cb is not called (the copy still completes). */
+struct store_backup;
+typedef void (*store_backup_cb)(void *arg, int status, const char *path, long long bytes,
+                                const char *err);
+struct store_backup *store_backup_start(struct store *st, const char *dir, store_backup_cb cb,
+                                        void *arg);
+void store_backup_cancel(struct store_backup *b);
+
+/* ---- copying between backends (copy.c: carcd --export-db / --import-db) ----
+ * Every room (closed ones too, with their seats and moves), every record and
+ * every chat line of from is written to to in one transaction of to, on this
+ * thread. from is read in one read transaction, so a live database (a
+ * serving carcd's SQLite file) is copied as of one commit. Rooms and records
+ * of to with the same ids are replaced; chat lines are appended. Neither store
+ * may be started. 0 with the counts, or -1 with err (to is then unchanged). */
+int store_copy(struct store *from, struct store *to, long *rooms, long *games, char *err,
+               size_t errlen);
+
+/* Tests: the next n commits fail as if the disk did. */
+void store_test_fail(struct store *st, int n);
+/* Tests: run sql on the writer connection (fixtures such as an older
+ * schema). 0 or -1. */
+int store_test_exec(struct store *st, const char *sql);
+
+/* Batches committed so far (for logs and tests). */
+unsigned long store_batches(const struct store *st);
+/* Pages in the write-ahead log after the last commit (SQLite; tests). */
+int store_wal_pages(const struct store *st);
+
+#endif

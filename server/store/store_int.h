@@ -1,0 +1,140 @@
+/* store/store_int.h: what the storage files share. Not for the rest of the
+ * server: store.h is the interface. Only sqlite.c, sqlite_rows.c and
+ * backup.c include sqlite3.h; only postgres.c includes libpq-fe.h.
+ *
+ *   store.c        the batch being filled on the loop, the batch cycle (any backend)
+ *   read.c         the queue of HTTP reads on the thread pool (any backend)
+ *   restore.c      start-up: stale rooms closed, rooms handed back (any backend)
+ *   copy.c         every row of one store written into another
+ *   sqlite.c       SQLite: open, check, migrate, close; one batch in one transaction
+ *   sqlite_rows.c  SQLite: the reads (records, restore rows, copy)
+ *   backup.c       SQLite: online backups (carcd --backup, POST /admin/backup)
+ *   postgres.c     PostgreSQL: the same with libpq, on the thread pool
+ *
+ * The backends sit behind struct store_backend, the way libuv's platforms sit
+ * behind one header: the batch cycle, the read queue and restore's logic are
+ * written once. Every function of the table runs on one thread at a time for
+ * a given connection: the writer (batches, restore, copy) and the reader
+ * (HTTP reads) are separate connections. */
+#ifndef CARCD_STORE_INT_H
+#define CARCD_STORE_INT_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "store/store.h"
+
+struct loopstat;
+
+/* A chat line of a batch. */
+struct sb_chat {
+    struct sb_chat *next;
+    char room[PROTO_ROOM_MAX];
+    int seat;
+    char name[PROTO_NAME_MAX];
+    char *text;
+    uint64_t time;
+};
+
+/* gone values past enum store_gone, used by copy.c only. */
+enum {
+    STORE_RECORD = 3, /* only the record (games row) of e */
+    STORE_CLOSED = 4, /* the room as STORE_WRITE, but marked closed */
+};
+
+struct batch {
+    uv_work_t work;
+    struct store *st;
+    unsigned long gen;
+    uint64_t fence; /* the store's fencing number when the batch was begun */
+    struct store_room *rooms;
+    int n, cap;
+    struct sb_chat *chat, **chat_tail;
+    int ok;
+    char why[160];      /* failed: the database's message */
+    uint64_t commit_ns; /* time spent writing, on the thread pool */
+};
+
+/* Which rows store_backend.rows reads. */
+enum store_rows {
+    ROWS_OPEN,      /* rooms not closed and not over, oldest first (restore) */
+    ROWS_ABANDONED, /* closed rooms of a started game without a record (restore) */
+    ROWS_ALL, /* every room, closed and over ones too (copy); closed rooms: gone STORE_CLOSED */
+};
+/* A row read back: 0 goes on, -1 stops the read (which then returns -1). */
+typedef int (*store_row_cb)(void *arg, struct store_room *e);
+typedef int (*store_chat_cb)(void *arg, struct sb_chat *c);
+
+struct store_backend {
+    const char *name;
+    /* Write b in one transaction: 0, or -1 with b->why. Thread pool (or the
+     * caller's thread: flush, restore, copy); touches only b and the writer. */
+    int (*batch_write)(struct store *st, struct batch *b);
+    /* The reads of read.c, on the reader connection. */
+    char *(*games_get)(struct store *st, int page, const char *status, int *code);
+    char *(*game_get)(struct store *st, const char *id, int *code);
+    /* Start-up and copy, on the writer, on the caller's thread. */
+    int (*stale_close)(struct store *st, long long before_ms, char *err, size_t errlen);
+    int (*rows)(struct store *st, int which, store_row_cb cb, void *arg, char *err, size_t errlen);
+    /* Copy: every record (as STORE_RECORD entries) and every chat line. */
+    int (*records)(struct store *st, store_row_cb cb, void *arg, char *err, size_t errlen);
+    int (*chats)(struct store *st, store_chat_cb cb, void *arg, char *err, size_t errlen);
+    /* On the loop after each batch (SQLite: a checkpoint beside the commits); may be NULL. */
+    void (*after_batch)(struct store *st);
+    /* Thread pool: caches let go; may be NULL. */
+    void (*release)(struct store *st);
+    int (*fsync_set)(struct store *st, int on, char *err, size_t errlen);
+    int (*exec)(struct store *st, const char *sql);
+    /* The database file (backups), or NULL when the backend has none. */
+    const char *(*file)(const struct store *st);
+    void (*close)(struct store *st);
+};
+
+struct store {
+    const struct store_backend *be;
+    void *impl; /* the backend's connections (struct sq, struct pg) */
+    uv_loop_t *loop;
+    uv_check_t check;
+    int started;
+    struct store_hooks hooks;
+    void **dirty; /* keys marked since the last batch was built */
+    int ndirty, dirty_cap;
+    struct batch *fill; /* the batch being filled */
+    unsigned long fill_gen, done_gen;
+    uint64_t fence; /* store_fence_set */
+    int inflight, failing;
+    uv_work_t release; /* store_cache_release */
+    int release_busy;
+    void (*release_done)(void *);
+    void *release_arg;
+    unsigned long batches;
+    struct loopstat *stats; /* NULL: not measured */
+    int test_fail;          /* tests: fail the next commits */
+    /* Reads (read.c): one on the thread pool, the others queued FIFO. */
+    struct store_read *rq_head, *rq_tail;
+    int rq_len, rq_busy;
+};
+
+/* store.c: a new store around a backend's connections (fill batch ready). */
+struct store *store__new(const struct store_backend *be, void *impl);
+/* A new batch (number gen) and freeing one; an entry's strings freed. */
+struct batch *store__batch_new(struct store *st, unsigned long gen);
+void store__batch_free(struct batch *b);
+void store__row_clear(struct store_room *e);
+/* A new zeroed room entry of b. */
+struct store_room *store__batch_add(struct batch *b);
+/* Write b through the backend (the test failures counted). */
+int store__batch_write(struct store *st, struct batch *b);
+
+/* A growing text (reads' JSON answers); out of memory aborts. */
+struct store_text {
+    char *s;
+    size_t n, cap;
+};
+void store__text_add(struct store_text *t, const char *s, size_t len);
+void store__text_str(struct store_text *t, const char *s);
+
+/* read.c: the queued reads answered 503 (store_stop, store_close). */
+void store__reads_stop(struct store *st);
+
+#endif
