@@ -69,10 +69,10 @@ SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))
 LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
 CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
-SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib libpq)
-SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib libpq)
+SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags libuv libwebsockets sqlite3 zlib libpq hiredis)
+SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs libuv libwebsockets sqlite3 zlib libpq hiredis)
 # The test runner links libcarcd.a, whose storage (server/store.c) needs these.
-CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq)
+CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq hiredis)
 # `make run RUN_ARGS="--port 0 --data-dir /tmp/carcd"` passes flags to carcd; `make run PORT=8081`
 # is short for RUN_ARGS="--port 8081".
 RUN_ARGS ?=

@@ -8,6 +8,7 @@
 #              and libwebsockets.h by at most one file there (the network adapter);
 #              uv.h also by tests/, whose server tests drive a real loop.
 #   libpq-fe.h included only under server/store/ (the PostgreSQL backend).
+#   hiredis    included only under server/cluster/ (the Redis client, cluster/redis.c).
 #   server/store/ (storage, below the rooms) includes none of the game and network layers
 #              (room.h, roomdb.h, lobby.h, session.h, turn.h, bots.h, api.h, net.h, admin/...);
 #              metrics/metrics.h, log.h, loopstat.h and sbuf.h are allowed: plain leaves that
@@ -116,6 +117,11 @@ if [ ${#files[@]} -gt 0 ]; then
                 room.h | roomdb.h | lobby.h | session.h | turn.h | bots.h | api.h | net.h | \
                     net_rx.h | webroot.h | admin/* | proxy/* | ../*)
                     fail "$file" "$line" "server/store/ lies below the rooms and may not include \"$name\"" ;;
+            esac ;;
+        esac
+        case "$name" in hiredis/* | hiredis.h)
+            case "$file" in server/cluster/*) ;;
+                *) fail "$file" "$line" "only server/cluster/ may include $name" ;;
             esac ;;
         esac
         case "$name" in uv/*)

@@ -12,6 +12,8 @@ packages=(
     libjansson-dev                      # protocol/
     libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libsqlite3-dev zlib1g-dev   # server/
     libpq-dev                           # server/store/postgres.c (storage = postgres)
+    libhiredis-dev                      # server/cluster/redis.c: leases and the room directory
+    redis-server                        # tests/test_cluster.c, test-cluster: a real Redis
     postgresql                          # tests/pg.sh, tests/integration/pg_util.py: a real PostgreSQL
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     nginx openssl                       # tests/integration/test_proxy.py: TLS reverse proxy in front of carcd

@@ -32,7 +32,8 @@ Suite *suite_rxguard(void);     /* tests/test_rxguard.c: unmasked frames, early 
 Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
 Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
-Suite *suite_fair(void); /* tests/test_fair.c: the fair draw: commitment, seed, verification */
+Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
+Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 
 #include <stddef.h>
 #include <stdio.h>
