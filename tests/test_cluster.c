@@ -196,6 +196,12 @@ START_TEST(redis_paused_times_out)
                   (unsigned long long)waited);
     ck_assert_int_eq(u.down, 1);
     ck_assert(!redis_up(r));
+    /* the kernel still accepts connections for the paused server: not up
+     * until it answers */
+    int before_pause = u.up;
+    ru_loop_for(&loop, 500);
+    ck_assert_int_eq(u.up, before_pause);
+    ck_assert(!redis_up(r));
     ru_resume(&srv);
     int before = u.up;
     for (int i = 0; i < 600 && u.up == before; i++)

@@ -34,6 +34,7 @@ Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON,
 Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
+Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /* cluster/redis.c: the Redis client of redis.h (hiredis 0.14 on the loop).
  *
  * States: IDLE (before redis_start), WAIT (backoff before the next try),
- * RESOLVING (uv_getaddrinfo), CONNECTING (socket, then AUTH and SELECT),
+ * RESOLVING (uv_getaddrinfo), CONNECTING (socket, then AUTH, SELECT and a
+ * PING, all answered within connect_ms),
  * UP, CLOSING. One uv_timer_t serves the backoff and the connect deadline;
  * another checks, while connected, the age of the oldest command (Redis
  * answers a connection's commands in order, so the head of the FIFO is the
@@ -527,8 +528,14 @@ static void on_connect(const redisAsyncContext *ac, int status)
         if (send_argv(r, NULL, NULL, 2, a, NULL) == 0)
             r->setup_left++;
     }
-    if (r->setup_left == 0)
-        setup_done(r);
+    /* Up only once Redis answers: a paused server still accepts connections
+     * (the kernel does), and a client that counted that as up would send
+     * into the void until each command's deadline. */
+    const char *ping[] = {"PING"};
+    if (send_argv(r, NULL, NULL, 1, ping, NULL) == 0)
+        r->setup_left++;
+    else
+        drop(r, REDIS_E_DOWN);
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)

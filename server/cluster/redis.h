@@ -68,7 +68,7 @@ struct redis_reply {
 typedef void (*redis_cb)(void *arg, int status, const struct redis_reply *rep);
 
 /* The connection coming up (up 1: connected, authenticated, database
- * selected) or going down (up 0). Called on the loop. */
+ * selected, and a PING answered) or going down (up 0). Called on the loop. */
 typedef void (*redis_state_cb)(void *arg, int up);
 
 struct redis_opts {
