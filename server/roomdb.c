@@ -113,8 +113,11 @@ static void on_fill(void *arg, void *key)
 static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
 {
     struct room *r = lobby_room_find(arg, id);
+    /* STORE_FENCED (another node owns the room now) counts as a failure
+     * until a node can hand a room over (issue 17, docs/cluster-plan.md):
+     * nothing sets a room's fence yet. */
     if (r != NULL)
-        room_store_done(r, gen, ok, moves);
+        room_store_done(r, gen, ok == 1, moves);
 }
 
 void roomdb_attach(struct lobby *lb, struct store *st)

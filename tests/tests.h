@@ -35,6 +35,7 @@ Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, 
 Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
+Suite *suite_fence_pg(void); /* tests/test_fence.c: stale writers refused (PostgreSQL) */
 
 #include <stddef.h>
 #include <stdio.h>

@@ -244,6 +244,10 @@ struct pipe {
     int ok;
     char *why;
     size_t size;
+    /* The entry whose fenced flag a statement's empty result sets (the
+     * rooms upsert, which returns no row when its fence check failed), per
+     * statement since the last sync; NULL for the others. */
+    struct store_room *tags[PG_CHUNK + 1];
 };
 
 static void pipe_fail(struct pipe *pp, const char *msg)
@@ -270,6 +274,8 @@ static void pipe_sync(struct pipe *pp)
         while ((res = PQgetResult(pp->c)) != NULL) {
             any = 1;
             ExecStatusType s = PQresultStatus(res);
+            if (s == PGRES_TUPLES_OK && pp->tags[i] != NULL && PQntuples(res) == 0)
+                pp->tags[i]->fenced = 1;
             if (s == PGRES_FATAL_ERROR)
                 pipe_fail(pp, PQresultErrorMessage(res));
             else if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
@@ -289,8 +295,9 @@ static void pipe_sync(struct pipe *pp)
     pp->sent = 0;
 }
 
-static void pipe_count(struct pipe *pp)
+static void pipe_count(struct pipe *pp, struct store_room *tag)
 {
+    pp->tags[pp->sent] = tag;
     if (++pp->sent >= PG_CHUNK)
         pipe_sync(pp);
 }
@@ -299,7 +306,8 @@ static void pipe_count(struct pipe *pp)
  * statement prepared once per session: a batch runs the same few statements
  * hundreds of times, and parsing and planning each would cost the server more
  * than running it. A failed batch resets the session, and with it this list. */
-static void pipe_send(struct pipe *pp, const char *sql, int n, const char *const *vals)
+static void pipe_send_tagged(struct pipe *pp, const char *sql, int n, const char *const *vals,
+                             struct store_room *tag)
 {
     if (!pp->ok)
         return;
@@ -315,7 +323,7 @@ static void pipe_send(struct pipe *pp, const char *sql, int n, const char *const
             return;
         }
         pc->prep[pc->nprep++] = sql;
-        pipe_count(pp);
+        pipe_count(pp, NULL);
     }
     int rc = k < pc->nprep ? PQsendQueryPrepared(pp->c, name, n, vals, NULL, NULL, 0)
                            : PQsendQueryParams(pp->c, sql, n, NULL, vals, NULL, NULL, 0);
@@ -323,23 +331,45 @@ static void pipe_send(struct pipe *pp, const char *sql, int n, const char *const
         pipe_fail(pp, PQerrorMessage(pp->c));
         return;
     }
-    pipe_count(pp);
+    pipe_count(pp, tag);
 }
 
-static void send_game(struct pipe *pp, const struct store_room *e)
+static void pipe_send(struct pipe *pp, const char *sql, int n, const char *const *vals)
+{
+    pipe_send_tagged(pp, sql, n, vals, NULL);
+}
+
+/* Fencing (struct store_room's fence): a room's statements run only while no
+ * row of the room carries a newer number than the writer's ($F; 0 = no
+ * check). After the rooms upsert, whose own WHERE refuses an older number,
+ * this holds exactly when the upsert applied, so a refused room's seats,
+ * moves and record are left as the newer owner wrote them. */
+#define FENCE_OK(F)                                                                                \
+    "(" F "::bigint = 0 OR NOT EXISTS (SELECT 1 FROM rooms WHERE id = $1 AND fence > " F           \
+    "::bigint))"
+
+static void send_game(struct pipe *pp, const struct store_room *e, uint64_t fence)
 {
     if (e->record == NULL)
         return;
-    char fin[24];
-    const char *v[] = {e->id, e->record, e->players, e->scores, I(fin, e->updated), e->status};
+    char fin[24], f[24];
+    const char *v[] = {e->id,
+                       e->record,
+                       e->players,
+                       e->scores,
+                       I(fin, e->updated),
+                       e->status,
+                       I(f, (long long)fence)};
     pipe_send(pp,
               "INSERT INTO games(room, record, players, scores, finished, status)"
-              " VALUES($1,$2,$3,$4,$5,$6) ON CONFLICT (room) DO UPDATE SET record = $2,"
-              " players = $3, scores = $4, finished = $5, status = $6",
-              6, v);
+              " SELECT $1, $2, $3, $4, $5::bigint, $6 WHERE " FENCE_OK(
+                  "$7") " ON CONFLICT (room) DO UPDATE SET record = excluded.record,"
+                        " players = excluded.players, scores = excluded.scores,"
+                        " finished = excluded.finished, status = excluded.status",
+              7, v);
 }
 
-static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fence)
+static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
 {
     char n[18][24], deck[2 * CARC_MAX_TILES + 3];
     static const char hex[] = "0123456789abcdef";
@@ -371,21 +401,25 @@ static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fenc
                        I(n[15], (long long)fence),
                        I(n[16], e->variants),
                        e->fair};
-    /* fence: the writer's fencing number (store_fence_set); where a lease's
-     * check will go (ON CONFLICT ... WHERE rooms.fence <= $19). */
-    pipe_send(pp,
-              "INSERT INTO rooms(id, sets, no_farmers, escape_rule, seats, private, password_hash,"
-              " host, phase, seed, deck, seq, created, updated, closed, clock_initial,"
-              " clock_increment, clock_policy, fence, variants, fair)"
-              " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
-              " ON CONFLICT (id) DO UPDATE SET sets = $2, no_farmers = $3, escape_rule = $4,"
-              " seats = $5, private = $6, password_hash = $7, host = $8, phase = $9, seed = $10,"
-              " deck = $11, seq = $12, created = $13, updated = $14, closed = $15,"
-              " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19,"
-              " variants = $20, fair = $21",
-              21, v);
-    const char *id[] = {e->id};
-    pipe_send(pp, "DELETE FROM seats WHERE room = $1", 1, id);
+    /* fence: the writer's fencing number; a row with a newer one is not
+     * touched, and the empty RETURNING marks the entry fenced. */
+    pipe_send_tagged(
+        pp,
+        "INSERT INTO rooms(id, sets, no_farmers, escape_rule, seats, private, password_hash,"
+        " host, phase, seed, deck, seq, created, updated, closed, clock_initial,"
+        " clock_increment, clock_policy, fence, variants, fair)"
+        " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
+        " ON CONFLICT (id) DO UPDATE SET sets = $2, no_farmers = $3, escape_rule = $4,"
+        " seats = $5, private = $6, password_hash = $7, host = $8, phase = $9, seed = $10,"
+        " deck = $11, seq = $12, created = $13, updated = $14, closed = $15,"
+        " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19,"
+        " variants = $20, fair = $21"
+        " WHERE $19::bigint = 0 OR rooms.fence <= $19::bigint RETURNING id",
+        21, v, e);
+    char f[24];
+    I(f, (long long)fence);
+    const char *id[] = {e->id, f};
+    pipe_send(pp, "DELETE FROM seats WHERE room = $1 AND " FENCE_OK("$2"), 2, id);
     /* Every seat in one statement, as a JSON array: the names are the
      * players' own text, which JSON carries as it is. */
     if (e->nseat > 0) {
@@ -404,27 +438,27 @@ static void send_room(struct pipe *pp, const struct store_room *e, uint64_t fenc
                                   t->clock_ms);
         }
         snprintf(js + m, sizeof js - m, "]");
-        const char *sv[] = {e->id, js};
+        const char *sv[] = {e->id, js, f};
         pipe_send(pp,
                   "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited,"
                   " timeouts, clock_ms) SELECT $1, (s->>'idx')::int, s->>'name', s->>'hash',"
                   " (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
                   " (s->>'timeouts')::int, (s->>'clock_ms')::bigint"
-                  " FROM json_array_elements($2::json) AS s",
-                  2, sv);
+                  " FROM json_array_elements($2::json) AS s WHERE " FENCE_OK("$3"),
+                  3, sv);
     }
     /* Rows past what the room holds were written by a commit whose answer
      * was lost (the room rolled back): they were never told, so they go. */
-    const char *cut[] = {e->id, I(n[0], e->move_to)};
-    pipe_send(pp, "DELETE FROM moves WHERE room = $1 AND idx >= $2", 2, cut);
+    const char *cut[] = {e->id, I(n[0], e->move_to), f};
+    pipe_send(pp, "DELETE FROM moves WHERE room = $1 AND idx >= $2 AND " FENCE_OK("$3"), 3, cut);
     for (int k = e->move_from; k < e->move_to; k++) {
-        const char *mv[] = {e->id, I(n[0], k), e->moves[k - e->move_from]};
+        const char *mv[] = {e->id, I(n[0], k), e->moves[k - e->move_from], f};
         pipe_send(pp,
-                  "INSERT INTO moves(room, idx, move) VALUES($1,$2,$3)"
-                  " ON CONFLICT (room, idx) DO UPDATE SET move = $3",
-                  3, mv);
+                  "INSERT INTO moves(room, idx, move) SELECT $1, $2::int, $3 WHERE " FENCE_OK(
+                      "$4") " ON CONFLICT (room, idx) DO UPDATE SET move = excluded.move",
+                  4, mv);
     }
-    send_game(pp, e);
+    send_game(pp, e, fence);
 }
 
 static int pg_batch_write(struct store *st, struct batch *b)
@@ -432,34 +466,39 @@ static int pg_batch_write(struct store *st, struct batch *b)
     struct pg *p = PG(st);
     if (pg__ready(p, &p->w, b->why, sizeof b->why) != 0)
         return -1;
-    struct pipe pp = {&p->w, p->w.c, 0, 1, b->why, sizeof b->why};
+    struct pipe pp = {.pc = &p->w, .c = p->w.c, .ok = 1, .why = b->why, .size = sizeof b->why};
     if (PQenterPipelineMode(pp.c) != 1) {
         pipe_fail(&pp, PQerrorMessage(pp.c));
         return -1;
     }
     pipe_send(&pp, "BEGIN", 0, NULL);
-    char n[2][24];
+    char n[2][24], f[24];
     for (int i = 0; i < b->n && pp.ok; i++) {
-        const struct store_room *e = &b->rooms[i];
-        const char *id[] = {e->id};
+        struct store_room *e = &b->rooms[i];
+        uint64_t fence = e->fence ? e->fence : b->fence;
+        const char *id[] = {e->id, I(f, (long long)fence)};
         switch (e->gone) {
         case STORE_RECORD:
-            send_game(&pp, e);
+            send_game(&pp, e, 0);
             break;
         case STORE_DELETE:
-            pipe_send(&pp, "DELETE FROM rooms WHERE id = $1", 1, id);
-            pipe_send(&pp, "DELETE FROM seats WHERE room = $1", 1, id);
-            pipe_send(&pp, "DELETE FROM moves WHERE room = $1", 1, id);
-            pipe_send(&pp, "DELETE FROM chat WHERE room = $1", 1, id);
+            /* the room's row last: the others' check reads it */
+            pipe_send(&pp, "DELETE FROM seats WHERE room = $1 AND " FENCE_OK("$2"), 2, id);
+            pipe_send(&pp, "DELETE FROM moves WHERE room = $1 AND " FENCE_OK("$2"), 2, id);
+            pipe_send(&pp, "DELETE FROM chat WHERE room = $1 AND " FENCE_OK("$2"), 2, id);
+            pipe_send(&pp, "DELETE FROM rooms WHERE id = $1 AND " FENCE_OK("$2"), 2, id);
             break;
         case STORE_CLOSE: {
-            const char *v[] = {I(n[0], e->updated), e->id};
-            pipe_send(&pp, "UPDATE rooms SET closed = 1, updated = $1 WHERE id = $2", 2, v);
-            send_game(&pp, e);
+            const char *v[] = {e->id, I(n[0], e->updated), f};
+            pipe_send(&pp,
+                      "UPDATE rooms SET closed = 1, updated = $2::bigint WHERE id = $1 AND "
+                      "($3::bigint = 0 OR fence <= $3::bigint)",
+                      3, v);
+            send_game(&pp, e, fence);
             break;
         }
         default:
-            send_room(&pp, e, b->fence);
+            send_room(&pp, e, fence);
         }
     }
     for (struct sb_chat *c = b->chat; c != NULL && pp.ok; c = c->next) {

@@ -221,7 +221,7 @@ static int sq_batch_write(struct store *st, struct batch *b)
         sqlite3_bind_int(room, 16, e->clock_initial);
         sqlite3_bind_int(room, 17, e->clock_increment);
         sqlite3_bind_int(room, 18, e->clock_policy);
-        sqlite3_bind_int64(room, 19, (sqlite3_int64)b->fence);
+        sqlite3_bind_int64(room, 19, (sqlite3_int64)(e->fence ? e->fence : b->fence));
         sqlite3_bind_int(room, 20, e->variants);
         sqlite3_bind_text(room, 21, e->fair, -1, SQLITE_STATIC);
         if (step_done(room))

@@ -248,6 +248,7 @@ static void batch_carry(struct store *st, struct batch *b)
             continue;
         struct store_room *n = store__batch_add(st->fill);
         *n = *e;
+        n->fenced = 0;
         e->moves = NULL;
         e->move_from = e->move_to = 0;
         e->record = e->players = e->scores = NULL;
@@ -280,8 +281,14 @@ static void batch_finish(struct store *st, struct batch *b)
         batch_carry(st, b);
     for (int i = 0; i < b->n; i++) {
         struct store_room *e = &b->rooms[i];
+        if (b->ok && e->fenced)
+            log_event(LOG_WARN, &(struct log_fields){.room = e->id, .code = "fenced"},
+                      "storage: the database refused this node's write of the room (fence"
+                      " %llu): another node wrote it with a newer number",
+                      (unsigned long long)(e->fence ? e->fence : b->fence));
         if (e->gone == STORE_WRITE && st->hooks.done != NULL)
-            st->hooks.done(st->hooks.arg, e->id, b->gen, b->ok, e->move_to);
+            st->hooks.done(st->hooks.arg, e->id, b->gen, b->ok && e->fenced ? STORE_FENCED : b->ok,
+                           e->move_to);
     }
     store__batch_free(b);
 }

@@ -23,9 +23,10 @@
  * Schema (version STORE_SCHEMA, in a table schema_version in both backends;
  * SQLite also keeps PRAGMA user_version): rooms, seats, moves, chat, games;
  * see sqlite.c. Seat tokens and room passwords are stored as SHA-256 hex
- * digests, never as text. rooms.fence is the writer's fencing number
- * (store_fence_set, 0 today): the place of the number a node's lease will
- * carry (scale-out). */
+ * digests, never as text. rooms.fence is the writer's fencing number: the
+ * entry's (a node's lease on the room, cluster/lease.h) or the store's
+ * (store_fence_set); PostgreSQL writes a room only if its row's number is not
+ * newer (see struct store_room's fence). */
 #ifndef CARCD_STORE_H
 #define CARCD_STORE_H
 
@@ -96,14 +97,27 @@ struct store_room {
     char *record;           /* a game that ended or was abandoned: its record */
     char *players, *scores; /* with the record: JSON arrays */
     const char *status;     /* with the record: STORE_FINISHED or STORE_ABANDONED (static) */
+    /* The fencing number of this write: the room's lease's (scale-out), or 0
+     * for the store's (store_fence_set). PostgreSQL refuses a write whose
+     * number is older than the row's: the entry is then left out of the
+     * commit (the batch's other rooms are not) and its done hook gets
+     * STORE_FENCED. 0 on both sides: no check (one node, the advisory lock). */
+    uint64_t fence;
+    int fenced; /* set by the backend: the database refused it (fence) */
 };
+
+/* hooks.done's ok for a room whose write the database refused because
+ * another node wrote the room with a newer fencing number: that node owns
+ * the room now; this one must give it up, not retry. */
+#define STORE_FENCED (-1)
 
 /* What the owner of the rooms gives the store (store_hooks_set). */
 struct store_hooks {
     /* On the loop, while a batch is built: add key's rows (store_row_add). */
     void (*fill)(void *arg, void *key);
     /* On the loop, for each STORE_WRITE entry of batch gen once it is done:
-     * ok 1 committed, 0 failed; moves = the entry's move_to. */
+     * ok 1 committed, 0 failed, STORE_FENCED refused (a newer owner);
+     * moves = the entry's move_to. */
     void (*done)(void *arg, const char *id, unsigned long gen, int ok, int moves);
     void *arg;
 };
