@@ -12,7 +12,19 @@
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
  * visible ASCII but '#' (a comment in a config file), never echoed in an
  * error. */
-enum kind { K_INT, K_STR, K_LEVEL, K_ONOFF, K_FORMAT, K_PROXIES, K_SECRET, K_STORAGE, K_URL };
+enum kind {
+    K_INT,
+    K_STR,
+    K_LEVEL,
+    K_ONOFF,
+    K_FORMAT,
+    K_PROXIES,
+    K_SECRET,
+    K_STORAGE,
+    K_URL,
+    K_NODE,  /* a node id: 1 to size-1 of [A-Za-z0-9_-] */
+    K_REDIS, /* a redis:// URL; may hold a password: never echoed */
+};
 
 struct key {
     const char *name;
@@ -116,6 +128,14 @@ static const struct key keys[] = {
      " (unset: 404 there)"},
     {"admin-token", K_SECRET, OFF(admin_token), sizeof(((struct carcd_config *)0)->admin_token), 0,
      0, "the admin API's bearer token (/admin/...); empty: the admin API is refused (empty)"},
+    {"node-id", K_NODE, OFF(node_id), sizeof(((struct carcd_config *)0)->node_id), 0, 0,
+     "planned (scale-out): this node's id in a cluster, 1 to 32 of A-Z a-z 0-9 - _ (none: one"
+     " node alone)"},
+    {"redis-url", K_REDIS, OFF(redis_url), sizeof(((struct carcd_config *)0)->redis_url), 0, 0,
+     "planned (scale-out): redis://[[user]:password@]host[:port][/db] of the cluster's Redis"
+     " (none); never logged"},
+    {"lease-ttl", K_INT, OFF(lease_ttl_ms), 0, 100, 600000,
+     "planned (scale-out): milliseconds a room's lease outlives its node's last renewal (5000)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -159,6 +179,7 @@ void config_defaults(struct carcd_config *c)
     c->storage = 1;
     c->stale_room = 7 * 24 * 3600;
     c->storage_busy_ms = STORE_BUSY_MS;
+    c->lease_ttl_ms = 5000;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
@@ -214,6 +235,29 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
     case K_URL: /* may hold a password: never echoed */
         if (value[0] == '\0' || strlen(value) >= k->size) {
             snprintf(err, errlen, "%s: value must be 1 to %zu bytes", key, k->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    case K_NODE: {
+        size_t n = strlen(value);
+        int ok = n >= 1 && n < k->size;
+        for (size_t i = 0; ok && i < n; i++) {
+            char ch = value[i];
+            ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '-' || ch == '_';
+        }
+        if (!ok) {
+            snprintf(err, errlen, "%s: must be 1 to %zu of A-Z a-z 0-9 - _", key, k->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    }
+    case K_REDIS: /* may hold a password: never echoed */
+        if (strncmp(value, "redis://", 8) != 0 || strlen(value) >= k->size) {
+            snprintf(err, errlen, "%s: must be a redis:// URL of at most %zu bytes", key,
+                     k->size - 1);
             return -1;
         }
         strcpy(field, value);

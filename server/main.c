@@ -285,6 +285,17 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* Scale-out is being built (issue 17, docs/cluster-plan.md): its
+     * settings are checked, but a node does not join a cluster yet. Refused
+     * rather than ignored, so nobody believes their rooms are failed over. */
+    if (sv.cfg.node_id[0] != '\0' || sv.cfg.redis_url[0] != '\0') {
+        if (sv.cfg.node_id[0] == '\0' || sv.cfg.redis_url[0] == '\0' || sv.cfg.storage != 2)
+            log_error("a cluster node needs node-id, redis-url and storage = postgres together");
+        else
+            log_error("node-id and redis-url are planned (scale-out, issue 17) and not served by"
+                      " this build yet; unset them to run one node");
+        return 2;
+    }
     if (uv_loop_init(&sv.loop) != 0) {
         log_error("cannot start the event loop");
         return 1;

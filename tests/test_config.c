@@ -92,12 +92,40 @@ START_TEST(config_storage)
 }
 END_TEST
 
+/* Scale-out's settings (planned): a node id's letters, a redis:// URL never
+ * echoed back, the lease's ttl. */
+START_TEST(config_cluster)
+{
+    struct carcd_config c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_str_eq(c.node_id, "");
+    ck_assert_str_eq(c.redis_url, "");
+    ck_assert_int_eq(c.lease_ttl_ms, 5000);
+    ck_assert_int_eq(config_set(&c, "node-id", "node-1_a", err, sizeof err), 0);
+    ck_assert_str_eq(c.node_id, "node-1_a");
+    const char *bad[] = {"", "a:b", "a b", "n/1", "0123456789012345678901234567890123", NULL};
+    for (int i = 0; bad[i] != NULL; i++)
+        ck_assert_msg(config_set(&c, "node-id", bad[i], err, sizeof err) == -1, "%s", bad[i]);
+    ck_assert_str_eq(c.node_id, "node-1_a");
+    ck_assert_int_eq(
+        config_set(&c, "redis-url", "redis://:hunter4-secret@r:6379/0", err, sizeof err), 0);
+    ck_assert_int_eq(config_set(&c, "redis-url", "http://:hunter5-secret@r", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "hunter5") == NULL, "%s", err);
+    ck_assert_str_eq(c.redis_url, "redis://:hunter4-secret@r:6379/0");
+    ck_assert_int_eq(config_set(&c, "lease-ttl", "99", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "lease-ttl", "3000", err, sizeof err), 0);
+    ck_assert_int_eq(c.lease_ttl_ms, 3000);
+}
+END_TEST
+
 Suite *suite_config(void)
 {
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, config_parse);
     tcase_add_test(tc, config_storage);
+    tcase_add_test(tc, config_cluster);
     suite_add_tcase(s, tc);
     return s;
 }
