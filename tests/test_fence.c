@@ -208,6 +208,47 @@ START_TEST(fence_zero_and_store_default)
 }
 END_TEST
 
+/* Two cluster nodes share the database (a carcd alone, or a second node with
+ * the same id, is refused); the node that lost a room to the other cannot
+ * write it any more: the issue's paused owner, over two real connections. */
+START_TEST(fence_two_nodes)
+{
+    store_close(st); /* the fixture's store: a carcd alone */
+    st = NULL;
+    char err[512];
+    struct store *a = store_open_postgres_node(su_pg, "node-a", 5, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    struct store *b = store_open_postgres_node(su_pg, "node-b", 5, err, sizeof err);
+    ck_assert_msg(b != NULL, "%s", err);
+    ck_assert_ptr_null(store_open_postgres_node(su_pg, "node-a", 0, err, sizeof err));
+    ck_assert_msg(strstr(err, "node-id node-a") != NULL, "%s", err);
+    ck_assert_ptr_null(store_open_postgres(su_pg, 0, err, sizeof err));
+    store_hooks_set(a, &(struct store_hooks){NULL, on_done, NULL});
+    store_hooks_set(b, &(struct store_hooks){NULL, on_done, NULL});
+    room_add(a, "F1", 1, 2, "a"); /* a has the lease, fence 1 */
+    ck_assert_int_eq(store_flush(a), 0);
+    ck_assert_int_eq(done_of("F1"), 1);
+    ndone = 0;
+    room_add(b, "F1", 2, 3, "b"); /* a paused; b took the lease, fence 2 */
+    ck_assert_int_eq(store_flush(b), 0);
+    ck_assert_int_eq(done_of("F1"), 1);
+    ndone = 0;
+    room_add(a, "F1", 1, 4, "a"); /* a wakes and writes a move */
+    room_add(a, "F3", 5, 1, "a"); /* one of a's own rooms in the same batch */
+    ck_assert_int_eq(store_flush(a), 0);
+    ck_assert_int_eq(done_of("F1"), STORE_FENCED);
+    ck_assert_int_eq(done_of("F3"), 1);
+    expect("SELECT fence || ' ' || seq FROM rooms WHERE id = 'F1'", "2 3");
+    expect("SELECT count(*) FROM moves WHERE room = 'F1' AND move LIKE '%\\\"a\\\"%'", "0");
+    expect("SELECT count(*) FROM moves WHERE room = 'F3'", "1");
+    store_close(a);
+    store_close(b);
+    /* with the nodes gone, a carcd alone may open it again */
+    st = store_open_postgres(su_pg, 5, err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+}
+END_TEST
+
 Suite *suite_fence_pg(void)
 {
     Suite *s = suite_create("fence_pg");
@@ -217,6 +258,7 @@ Suite *suite_fence_pg(void)
     tcase_add_test(tc, fence_newer_owner_wins);
     tcase_add_test(tc, fence_stale_close_and_delete);
     tcase_add_test(tc, fence_zero_and_store_default);
+    tcase_add_test(tc, fence_two_nodes);
     if (getenv("CARC_PG_URL") != NULL)
         suite_add_tcase(s, tc);
     return s;

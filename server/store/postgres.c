@@ -120,23 +120,45 @@ static int session_setup(struct pg *p, struct pg_conn *pc, char *why, size_t siz
                 why, size) != 0)
         return -1;
     /* The lock of a carcd that just died (or closed) goes when its session
-     * ends, a moment after its socket closed: asked again for a while. */
+     * ends, a moment after its socket closed: asked again for a while. A
+     * cluster node shares carcd's lock with the other nodes (so a carcd alone,
+     * which takes it exclusively, and a cluster exclude each other; fencing
+     * keeps the nodes' rooms apart) and takes one of its node id's alone. */
     PGresult *res = NULL;
-    int got = 0;
+    int got = 0, shared = 0;
     for (int i = 0; i < 15 && !got; i++) {
         if (i > 0) {
             PQclear(res);
             struct timespec ts = {0, 100 * 1000000L};
             nanosleep(&ts, NULL);
         }
-        res = PQexec(pc->c, "SELECT pg_try_advisory_lock(" PG_LOCK_KEY ")");
+        if (p->node[0] != '\0') {
+            const char *v[] = {p->node};
+            res = PQexecParams(pc->c,
+                               "SELECT pg_try_advisory_lock_shared(" PG_LOCK_KEY "),"
+                               " pg_try_advisory_lock(" PG_LOCK_KEY "::int, hashtext($1))",
+                               1, NULL, v, NULL, NULL, 0);
+        } else
+            res = PQexec(pc->c, "SELECT pg_try_advisory_lock(" PG_LOCK_KEY ")");
         if (PQresultStatus(res) != PGRES_TUPLES_OK)
             break;
-        got = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        shared = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        got = shared && (p->node[0] == '\0' || strcmp(PQgetvalue(res, 0, 1), "t") == 0);
+        if (!got && p->node[0] != '\0') {
+            char ignore[64];
+            pg__run(pc->c, "SELECT pg_advisory_unlock_all()", ignore, sizeof ignore);
+        }
     }
     if (PQresultStatus(res) != PGRES_TUPLES_OK)
         snprintf(why, size, "cannot take carcd's lock: %s", PQresultErrorMessage(res));
-    else if (!got) {
+    else if (!got && p->node[0] != '\0') {
+        if (shared)
+            snprintf(why, size, "another carcd with node-id %s uses this database; stop it first",
+                     p->node);
+        else
+            snprintf(why, size,
+                     "a carcd that is not a cluster node uses this database; stop it first");
+    } else if (!got) {
         /* Who holds it: each carcd names its sessions carcd-PID. */
         PGresult *who =
             pg__query(pc->c,
@@ -643,9 +665,21 @@ fail:
 
 struct store *store_open_postgres(const char *url, int wait_s, char *err, size_t errlen)
 {
+    return store_open_postgres_node(url, NULL, wait_s, err, errlen);
+}
+
+struct store *store_open_postgres_node(const char *url, const char *node, int wait_s, char *err,
+                                       size_t errlen)
+{
+    if (node != NULL && (node[0] == '\0' || strlen(node) >= sizeof((struct pg *)0)->node)) {
+        snprintf(err, errlen, "a node id is 1 to %zu bytes", sizeof((struct pg *)0)->node - 1);
+        return NULL;
+    }
     struct pg *p = calloc(1, sizeof *p);
     if (p == NULL)
         srv_oom("store");
+    if (node != NULL)
+        snprintf(p->node, sizeof p->node, "%s", node);
     p->url = store_strdup(url);
     p->sync_commit = 1;
     p->w.writer = 1;

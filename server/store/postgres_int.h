@@ -30,6 +30,7 @@ struct pg {
     struct pg_conn w, r; /* the writer (batches, start-up, copy), the reader (HTTP reads) */
     int sync_commit;     /* storage-fsync */
     char *url;           /* may hold a password: never logged */
+    char node[40];       /* "": one carcd alone (the exclusive lock); else a cluster node's id */
 };
 
 #define PG(st) ((struct pg *)(st)->impl)

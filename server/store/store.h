@@ -144,6 +144,14 @@ struct store *store_open_file(const char *path, char *err, size_t errlen);
  * serving). NULL with a sentence in err (never the password of url). */
 struct store *store_open_postgres(const char *url, int wait_s, char *err, size_t errlen);
 
+/* The same for a cluster node (scale-out; node: its id, 1 to 39 bytes): the
+ * nodes share the database, each writing the rooms whose leases it holds
+ * with their fencing numbers (struct store_room's fence); a carcd alone
+ * (store_open_postgres) and a cluster exclude each other, and so do two
+ * nodes with one id. NULL with err as store_open_postgres. */
+struct store *store_open_postgres_node(const char *url, const char *node, int wait_s, char *err,
+                                       size_t errlen);
+
 /* "sqlite" or "postgres". */
 const char *store_backend_name(const struct store *st);
 
