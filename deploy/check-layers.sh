@@ -9,7 +9,7 @@
 #              uv.h also by tests/, whose server tests drive a real loop.
 #   libpq-fe.h included only under server/store/ (the PostgreSQL backend).
 #   server/store/ (storage, below the rooms) includes none of the game and network layers
-#              (room.h, roomdb.h, lobby.h, session.h, turn.h, bots.h, api.h, net.h, admin/...);
+#              (room.h, roomdb.h, lobby.h, session.h, turn.h, bots.h, api.h, net/..., admin/...);
 #              metrics/metrics.h, log.h, loopstat.h and sbuf.h are allowed: plain leaves that
 #              include only standard headers (and uv.h) and call nothing back. And no call
 #              into rooms or the lobby: `grep "room_\|lobby_"` over server/store/ finds nothing.
@@ -113,8 +113,8 @@ if [ ${#files[@]} -gt 0 ]; then
         esac
         case "$file" in server/store/*)
             case "$name" in
-                room.h | roomdb.h | lobby.h | session.h | turn.h | bots.h | api.h | net.h | \
-                    net_rx.h | webroot.h | admin/* | proxy/* | ../*)
+                room.h | roomdb.h | lobby.h | session.h | turn.h | bots.h | api.h | net/* | \
+                    webroot.h | admin/* | proxy/* | ../*)
                     fail "$file" "$line" "server/store/ lies below the rooms and may not include \"$name\"" ;;
             esac ;;
         esac
