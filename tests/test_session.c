@@ -76,7 +76,7 @@ START_TEST(message_too_big)
 END_TEST
 
 /* Frames the lobby does not see as messages (binary ones, fragments) pay the
- * same buckets through session_rx_charge (net.c): the rate's burst, then
+ * same buckets through session_rx_charge (net/net.c): the rate's burst, then
  * rate_limited, then the flood close. */
 START_TEST(frames_pay_the_buckets)
 {
