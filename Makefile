@@ -58,12 +58,14 @@ TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
 
 # ---------------------------------------------------------------------------------------------
 # Server (libuv, libwebsockets): server/*.c -> $(BUILD)/carcd.
-#   server/main.c and server/net.c are the process and the network adapter (the one file that
-#   includes libwebsockets.h); every other server/*.c is the transport-free core (lobby, rooms,
-#   sessions, HTTP routes, config), archived as $(BUILD)/libcarcd.a and linked into both carcd
-#   and the test runner (tests/test_room.c and test_session.c drive the lobby without sockets).
+#   server/main.c is the process and server/net/*.c the network adapter (the only files that
+#   include libwebsockets.h; net/net_rx.c defines recv(2), which must be in the executable for
+#   the dynamic linker to bind lws's calls to it, not in an archive); every other server/*.c is
+#   the transport-free core (lobby, rooms, sessions, HTTP routes, config), archived as
+#   $(BUILD)/libcarcd.a and linked into both carcd and the test runner (tests/test_room.c and
+#   test_session.c drive the lobby without sockets).
 SERVER_SRC      := $(wildcard server/*.c server/*/*.c)
-SERVER_PROC_SRC := $(filter server/main.c server/net.c server/net_rx.c,$(SERVER_SRC))
+SERVER_PROC_SRC := $(filter server/main.c server/net/%.c,$(SERVER_SRC))
 SERVER_CORE_SRC := $(filter-out $(SERVER_PROC_SRC),$(SERVER_SRC))
 SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))

@@ -279,7 +279,7 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         return 0;
     }
     case K_PROXIES: {
-        struct proxy_list l; /* checked here, parsed again where it is used (net.c) */
+        struct proxy_list l; /* checked here, parsed again where it is used (net/net.c) */
         if (strlen(value) >= k->size) {
             snprintf(err, errlen, "%s: value must be at most %zu bytes", key, k->size - 1);
             return -1;

@@ -20,7 +20,7 @@
 #include "loopstat.h"
 #include "memtrim.h"
 #include "metrics/metrics.h"
-#include "net.h"
+#include "net/net.h"
 #include "roomdb.h"
 #include "store/store.h"
 #include "turn.h"

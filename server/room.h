@@ -8,7 +8,7 @@
  * sessions (session.h).
  *
  * The room_* actions are called by the lobby's command table after it has
- * checked who sent the message and the room's phase (lobby.c); they do not
+ * checked who sent the message and the room's phase (lobby_cmd.c); they do not
  * check those again. Each returns 0 (replies queued), or a negative CARC_E_*
  * code with err filled, in which case nothing changed and nothing was queued:
  * the caller answers with an `error`. Passwords and tokens given are buffers

@@ -3,7 +3,7 @@
  * RFC 6455 5.1: a server must close the connection when a client frame is
  * not masked. lws 4.1.6 (Debian 12) accepts such frames and hides the mask
  * bit from its callbacks (later lws refuse them), so carcd watches the raw
- * bytes the way lws reads them (server/net_rx.c) and runs them through this
+ * bytes the way lws reads them (server/net/net_rx.c) and runs them through this
  * scanner, a plain-data state machine that only skips over payloads: it
  * never copies or changes a byte, and lws still parses everything itself.
  *

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define SBUF_PRE 16 /* >= LWS_PRE of libwebsockets 4.1 on 64-bit; net.c checks it */
+#define SBUF_PRE 16 /* >= LWS_PRE of libwebsockets 4.1 on 64-bit; net/net.c checks it */
 
 struct sbuf {
     unsigned refs;

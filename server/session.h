@@ -1,5 +1,5 @@
 /* session.h: one client connection as the lobby and rooms see it, whatever
- * carries it (a websocket in net.c, a fake in tests).
+ * carries it (a websocket in net/net.c, a fake in tests).
  *
  * A session owns a bounded queue of outbound messages (shared buffers, see
  * sbuf.h), the reassembly buffer of the inbound message, its rate buckets and
@@ -120,7 +120,7 @@ typedef int (*session_write_fn)(void *conn, struct sbuf *b);
  * Returns 1 when messages remain queued, 0 when the queue is empty, -1 when
  * write failed (the message it refused stays queued). Does not touch
  * s->unsent: the transport measures it after the burst when the kernel is
- * full (net.c). */
+ * full (net/net.c). */
 int session_flush(struct session *s, session_write_fn write);
 
 /* Ask the transport to close s with code and reason (<= 63 bytes). The first

@@ -1,5 +1,5 @@
 /* test_protocol.c: protocol v1 (protocol/msg.c, state.c, patch.c, client.c,
- * tiles_json.c).
+ * client_encode.c, tiles_json.c).
  *
  * Data-driven decoding: tests/data/protocol/valid/NAME.json must decode, encode
  * back (proto_client_encode) as the canonical text in NAME.expect, and decode

@@ -1,10 +1,10 @@
-/* test_room.c: the lobby and rooms of carcd (server/lobby.c, room.c) driven
- * without sockets through the fake clients of room_util.h: a full game seen by
- * players and a spectator, every error code of the lobby and of a move, seats,
- * leaving and the host, the room list, resume/sync/takeover and the history
- * kept for it, chat, and the room ids and seat tokens (server/rand.c).
- * Session limits are in test_session.c, HTTP routes in test_api.c, the config
- * parser in test_config.c. */
+/* test_room.c: the lobby and rooms of carcd (server/lobby.c, lobby_cmd.c,
+ * room.c) driven without sockets through the fake clients of room_util.h: a
+ * full game seen by players and a spectator, every error code of the lobby and
+ * of a move, seats, leaving and the host, the room list, resume/sync/takeover
+ * and the history kept for it, chat, and the room ids and seat tokens
+ * (server/rand.c). Session limits are in test_session.c, HTTP routes in
+ * test_api.c, the config parser in test_config.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* test_session.c: a connection's limits (server/session.c, and the lobby
- * that enforces them in server/lobby.c) through the fake clients of
- * room_util.h: the message rate and flood buckets, the message size and
- * frame reassembly, the outbound queue, the idle timeout and room TTL,
- * connections per address, and the close codes of a shutdown. */
+/* test_session.c: a connection's limits (server/session.c, and the lobby that
+ * enforces them in server/lobby.c and lobby_cmd.c) through the fake clients of
+ * room_util.h: the message rate and flood buckets, the message size and frame
+ * reassembly, the outbound queue, the idle timeout and room TTL, connections
+ * per address, and the close codes of a shutdown. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +76,7 @@ START_TEST(message_too_big)
 END_TEST
 
 /* Frames the lobby does not see as messages (binary ones, fragments) pay the
- * same buckets through session_rx_charge (net.c): the rate's burst, then
+ * same buckets through session_rx_charge (net/net.c): the rate's burst, then
  * rate_limited, then the flood close. */
 START_TEST(frames_pay_the_buckets)
 {

@@ -957,6 +957,10 @@ Suite *suite_store(void)
 Suite *suite_store_pg(void)
 {
     Suite *s = suite_create("store_pg");
+    /* Without a database the suite stays empty: a test case made and not added
+     * would be leaked (LeakSanitizer, make test-asan). */
+    if (getenv("CARC_PG_URL") == NULL)
+        return s;
     TCase *tc = tcase_create("store_pg");
     tcase_add_checked_fixture(tc, pg_setup, pg_teardown);
     tcase_set_timeout(tc, 30);
@@ -972,7 +976,6 @@ Suite *suite_store_pg(void)
     tcase_add_test(tc, stale_rooms_closed_at_start);
     tcase_add_test(tc, second_store_on_a_database_refused);
     tcase_add_test(tc, copied_into_another_store);
-    if (getenv("CARC_PG_URL") != NULL)
-        suite_add_tcase(s, tc);
+    suite_add_tcase(s, tc);
     return s;
 }

@@ -35,6 +35,7 @@
 #include "event_json.h"
 #include "record_json.h"
 #include "state.h"
+#include "tool_io.h"
 
 #define EX_BAD 2
 #define EX_USAGE 64
@@ -74,38 +75,6 @@ static void fail(int move, const char *field, int code, const char *text)
     else
         fprintf(stderr, "carc-replay: %s: %s\n", carc_err_name(code), text);
     exit(EX_BAD);
-}
-
-/* Whole input into a malloc'd buffer, at most cap + 1 bytes (so the loader
- * sees and reports an oversized record). */
-static char *read_all(FILE *f, size_t cap, size_t *len)
-{
-    size_t size = 0, used = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (used == size) {
-            size = size == 0 ? 65536 : size * 2;
-            char *nb = realloc(buf, size);
-            if (nb == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t want = size - used;
-        if (used + want > cap + 1)
-            want = cap + 1 - used;
-        size_t got = fread(buf + used, 1, want, f);
-        used += got;
-        if (got < want || used > cap)
-            break;
-    }
-    if (ferror(f)) {
-        free(buf);
-        return NULL;
-    }
-    *len = used;
-    return buf;
 }
 
 /* --legal: the line of move i, before it is played. */
@@ -199,7 +168,7 @@ int main(int argc, char **argv)
     if (f == NULL)
         fail(-1, NULL, CARC_E_IO, "cannot open the record file");
     size_t len = 0;
-    char *text = read_all(f, PROTO_RECORD_MAX_BYTES, &len);
+    char *text = tool_input_read(f, PROTO_RECORD_MAX_BYTES, &len);
     if (f != stdin)
         fclose(f);
     if (text == NULL)

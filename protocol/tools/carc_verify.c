@@ -16,42 +16,13 @@
 
 #include "fair.h"
 #include "record_json.h"
+#include "tool_io.h"
 
 #define EX_USAGE 64
 
 /* The game is large (board and union-find arrays): keep it off the stack. */
 static struct carc_game game;
 static struct carc_record rec;
-
-static char *read_all(FILE *f, size_t cap, size_t *len)
-{
-    size_t size = 0, used = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (used == size) {
-            size = size == 0 ? 65536 : size * 2;
-            char *nb = realloc(buf, size);
-            if (nb == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t want = size - used;
-        if (used + want > cap + 1)
-            want = cap + 1 - used;
-        size_t got = fread(buf + used, 1, want, f);
-        used += got;
-        if (got < want || used > cap)
-            break;
-    }
-    if (ferror(f)) {
-        free(buf);
-        return NULL;
-    }
-    *len = used;
-    return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -69,7 +40,7 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t len = 0;
-    char *text = read_all(f, PROTO_RECORD_MAX_BYTES, &len);
+    char *text = tool_input_read(f, PROTO_RECORD_MAX_BYTES, &len);
     if (f != stdin)
         fclose(f);
     if (text == NULL) {

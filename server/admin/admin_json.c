@@ -8,6 +8,7 @@
 #include "admin/admin_int.h"
 #include "log.h"
 #include "sbuf.h"
+#include "store/store.h"
 
 void admin__json_init(struct admin_json *j)
 {
@@ -56,22 +57,11 @@ void admin__json_fmt(struct admin_json *j, const char *fmt, ...)
 
 void admin__json_str(struct admin_json *j, const char *s)
 {
-    reserve(j, strlen(s) * 6 + 2);
-    char *o = j->buf + j->len;
-    *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-        if (*p == '"' || *p == '\\') {
-            *o++ = '\\';
-            *o++ = (char)*p;
-        } else if (*p < 0x20 || *p == 0x7f) {
-            o += sprintf(o, "\\u%04x", *p);
-        } else {
-            *o++ = (char)*p;
-        }
-    }
-    *o++ = '"';
-    *o = '\0';
-    j->len = (size_t)(o - j->buf);
+    /* store_json_str's escaping (the records' too); room for the worst case,
+     * every byte a \u00XX, and the slack it keeps. */
+    size_t room = strlen(s) * 6 + 10;
+    reserve(j, room);
+    store_json_str(j->buf, j->len + room + 1, &j->len, s);
 }
 
 char *admin__json_take(struct admin_json *j)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/soak.sh BUILD ROOMS RATE: `make soak` (not in CI, about 15 minutes).
 #
-# One carcd (storage on, room-ttl 5 s, in a temporary data directory), then:
+# One carcd (storage on, room-ttl 5 s, in a temporary data directory, with the malloc setting of
+# deploy/carcd.service), then:
 #   1. a warm-up of 10 rooms played to the end, and 75 s without clients: the server has
 #      started its thread pool, its storage has its first pages, the per-address entries of the
 #      warm-up (kept a minute after an address's last create) are gone and memtrim has given
@@ -26,7 +27,8 @@ cleanup() {
 trap cleanup EXIT
 
 mkfifo "$tmp/out"
-"$build/carcd" --port 0 --data-dir "$tmp/data" --room-ttl 5 >"$tmp/out" 2>"$tmp/carcd.log" &
+# As deploy/carcd.service runs it (server/README.md "Memory").
+GLIBC_TUNABLES=glibc.malloc.tcache_count=1 "$build/carcd" --port 0 --data-dir "$tmp/data" --room-ttl 5 >"$tmp/out" 2>"$tmp/carcd.log" &
 pid=$!
 exec 3<"$tmp/out"
 read -r line <&3 || { cat "$tmp/carcd.log" >&2; exit 1; }

@@ -145,14 +145,23 @@ class Unit(unittest.TestCase):
         os.mkdir(data, 0o700)
         trace = os.path.join(self.tmp.name, "trace")
         user = []
+        binary = release_carcd(self.tmp.name)
+        web = os.path.join(h.ROOT, "clients", "web")
         if os.geteuid() == 0:  # root (CI): run carcd as nobody, as the unit does not run as root
             os.chown(data, 65534, 65534)
             os.chmod(self.tmp.name, 0o755)
             user = ["-u", "nobody"]
+            # The checkout may sit in a folder only root can enter (CI clones into mktemp -d):
+            # nobody gets its own copies of the binary and the web root, as an install would.
+            shutil.copy(binary, os.path.join(self.tmp.name, "carcd-bin"))
+            binary = os.path.join(self.tmp.name, "carcd-bin")
+            os.chmod(binary, 0o755)
+            shutil.copytree(web, os.path.join(self.tmp.name, "web"))
+            web = os.path.join(self.tmp.name, "web")
         wrapper = os.path.join(self.tmp.name, "carcd")
         with open(wrapper, "w") as f:
             f.write("#!/bin/sh\nexec strace -f -qq -e signal=none -o %s %s %s \"$@\"\n"
-                    % (trace, " ".join(user), release_carcd(self.tmp.name)))
+                    % (trace, " ".join(user), binary))
         os.chmod(wrapper, 0o755)
         real = h.CARCD
         h.CARCD = wrapper
@@ -160,7 +169,6 @@ class Unit(unittest.TestCase):
             # The first run leaves a game half played; the second restores it at start (the
             # game dealt again, its moves replayed), then plays another one to its end.
             for run_no in range(2):
-                web = os.path.join(h.ROOT, "clients", "web")
                 srv = h.Server(data_dir=data, extra=["--web-root", web])
                 srv.start(timeout=30)
                 try:

@@ -469,7 +469,7 @@ class Hostile(unittest.TestCase):
     def test_unmasked_frame_is_refused(self):
         """RFC 6455 5.1: a server closes on an unmasked client frame, whatever its opcode or
         length, first or after masked ones, whole or in pieces. lws 4.1.6 does not check it; carcd
-        does (server/net_rx.h) and answers nothing the frame asked."""
+        does (server/net/net_rx.h) and answers nothing the frame asked."""
         def unmasked(payload, opcode=1):
             n = len(payload)
             head = bytes([0x80 | opcode])

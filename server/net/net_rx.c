@@ -12,7 +12,7 @@
 
 struct slot {
     struct rxguard g;
-    void *ctx;   /* net.c's connection, once a websocket */
+    void *ctx;   /* net.c's struct conn, once a websocket */
     int watched; /* net_rx_accept was called and net_rx_forget not yet */
 };
 

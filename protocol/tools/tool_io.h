@@ -1,0 +1,13 @@
+/* tool_io.h: what the command-line tools share to read their input. */
+#ifndef CARC_TOOL_IO_H
+#define CARC_TOOL_IO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The whole of f in a malloc'd buffer (the caller frees it), at most cap + 1
+ * bytes, so that a loader sees and reports an oversized record; its length in
+ * *len. NULL when memory runs out or f has a read error. */
+char *tool_input_read(FILE *f, size_t cap, size_t *len);
+
+#endif
