@@ -24,8 +24,8 @@ struct proto_client_doc {
 };
 
 static const char *const server_types[PROTO_S_COUNT] = {
-    NULL,  "welcome", "rooms", "joined", "watching", "left",   "state", "delta",
-    "ack", "chat",    "pong",  "error",  "history",  "synced", "legal", "notice",
+    NULL,   "welcome", "rooms", "joined",  "watching", "left",  "state",  "delta",    "ack",
+    "chat", "pong",    "error", "history", "synced",   "legal", "notice", "redirect",
 };
 
 const char *proto_server_type_name(int type)
@@ -100,6 +100,15 @@ static int copy_int(const json_t *o, const char *key, long long *out)
     return 0;
 }
 
+/* Like copy_text, but a value that does not fit is -1 (a cut path would lead elsewhere). */
+static int copy_whole(const json_t *o, const char *key, char *out, size_t size)
+{
+    const json_t *v = json_object_get(o, key);
+    if (v != NULL && json_is_string(v) && json_string_length(v) >= size)
+        return -1;
+    return copy_text(o, key, out, size);
+}
+
 static int copy_small(const json_t *o, const char *key, int *out)
 {
     long long n = *out;
@@ -118,6 +127,7 @@ static void event_init(struct proto_client_event *ev)
     ev->message_bytes = ev->messages_per_second = ev->chat_bytes = -1;
     ev->nrooms = -1;
     ev->nevents = -1;
+    ev->retry_ms = -1;
 }
 
 static void read_ref(const json_t *root, struct proto_client_event *ev)
@@ -175,6 +185,14 @@ static int handle_root(struct proto_client_doc *d, const json_t *root,
         bad |= copy_text(root, "room", ev->room, sizeof ev->room);
         bad |= copy_small(root, "seat", &ev->seat);
         bad |= copy_text(root, "token", ev->token, sizeof ev->token);
+        break;
+    case PROTO_S_REDIRECT:
+        bad |= copy_text(root, "room", ev->room, sizeof ev->room);
+        bad |= copy_whole(root, "node", ev->node, sizeof ev->node);
+        bad |= copy_whole(root, "path", ev->path, sizeof ev->path);
+        bad |= copy_small(root, "retry_ms", &ev->retry_ms);
+        if (!bad && ev->path[0] != '/')
+            return CARC_E_INVAL;
         break;
     case PROTO_S_CHAT:
         bad |= copy_small(root, "seat", &ev->seat);

@@ -49,12 +49,16 @@ enum proto_server_type {
     PROTO_S_CHAT,
     PROTO_S_PONG,
     PROTO_S_ERROR,
-    PROTO_S_HISTORY, /* ref only: read the turns and chat from the text */
-    PROTO_S_SYNCED,  /* seq: a catch-up by deltas is complete */
-    PROTO_S_LEGAL,   /* seq: the mover's legal list (kept by the doc holder) */
-    PROTO_S_NOTICE,  /* the administrator's words: read text (and room) from the message */
+    PROTO_S_HISTORY,  /* ref only: read the turns and chat from the text */
+    PROTO_S_SYNCED,   /* seq: a catch-up by deltas is complete */
+    PROTO_S_LEGAL,    /* seq: the mover's legal list (kept by the doc holder) */
+    PROTO_S_NOTICE,   /* the administrator's words: read text (and room) from the message */
+    PROTO_S_REDIRECT, /* ref: the room lives on another node: room, node, path, retry_ms */
     PROTO_S_COUNT
 };
+
+#define PROTO_CLIENT_NODE_MAX 33  /* a node id ([A-Za-z0-9_-]{1,32}), NUL included */
+#define PROTO_CLIENT_PATH_MAX 128 /* a redirect's path ("/n/NODE/ws"), NUL included */
 
 /* Wire name of a server message type ("delta"), or NULL. */
 const char *proto_server_type_name(int type);
@@ -70,7 +74,7 @@ struct proto_client_event {
     int code;           /* CARC_E_* for the wire code (carc_err_from_name), 0 when unknown */
     char code_name[32]; /* the wire code as sent */
     char message[160];
-    /* joined, watching; chat: seat (-1 for a spectator), name and text */
+    /* joined, watching, redirect; chat: seat (-1 for a spectator), name and text */
     char room[PROTO_ROOM_MAX];
     int seat;
     char token[PROTO_TOKEN_MAX]; /* joined after taking a seat; "" on resume */
@@ -78,6 +82,12 @@ struct proto_client_event {
     char text[PROTO_CHAT_MAX + 1];
     /* welcome */
     int message_bytes, messages_per_second, chat_bytes;
+    /* redirect (PROTOCOL.md "Redirects between nodes"): the owner's node id, its WebSocket
+       path on the same host and port (always starts with '/'; a longer one is refused), and
+       the wait before trying again through the base URL (-1 when absent) */
+    char node[PROTO_CLIENT_NODE_MAX];
+    char path[PROTO_CLIENT_PATH_MAX];
+    int retry_ms;
     /* rooms: how many (read them with proto_client_rooms) */
     int nrooms;
     /* state, delta */

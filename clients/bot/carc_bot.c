@@ -1,4 +1,4 @@
-/* carc-bot: an example bot that plays carcd's protocol v1 over a WebSocket.
+/* carc-bot: an example bot that plays carcd's protocol v2 over a WebSocket.
  *
  *   carc-bot --url ws://127.0.0.1:8080/ws --room ID [--name Bot]
  *   carc-bot --url ws://127.0.0.1:8080/ws --create [--seats 2] [--sets base,...] [--start-when N]
@@ -12,7 +12,11 @@
  * over determinized playouts, --budget playouts). As host it starts the game
  * when --start-when seats (default all) are taken. It prints the room id (`room ID`), then `final
  * scores: ...`, and exits 0 when the game is over; 1 on errors, 2 on usage. All JSON goes through
- * protocol/client.h. */
+ * protocol/client.h.
+ *
+ * Behind a cluster of carcd nodes (route.h) it follows a `redirect` to the room's node, and
+ * when a connection ends with 1001, 4003 or no close frame it reconnects to --url (never to a
+ * redirected path) and resumes its seat with its token and last seq. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +25,11 @@
 #include "botlib.h"
 #include "client.h"
 #include "game.h"
+#include "route.h"
 #include "ws.h"
 
 #define MAX_LEGAL 1024 /* CARC_MAX_FRONTIER positions x 4 rotations */
+#define MAX_RESUMES 20 /* reconnections in one game before giving up */
 
 struct bot {
     struct ws_conn ws;
@@ -39,6 +45,10 @@ struct bot {
     int play_id;         /* id of our last play */
     int refused;         /* plays refused in a row */
     int quiet;
+    struct route route; /* the base URL and how redirects are followed (route.h) */
+    char room[PROTO_ROOM_MAX];
+    char token[PROTO_TOKEN_MAX]; /* our seat's, for `resume` after a reconnect */
+    int resumes;
 };
 
 static void usage(FILE *out)
@@ -144,6 +154,58 @@ static int act(struct bot *b)
     return bot_send_take(&b->ws, msg) < 0 ? -1 : 0;
 }
 
+/* Connect through b->route, send msg and handle its answer: `joined` (the
+ * first one is printed as `room ID`), or an error (printed). Returns 0 when
+ * seated, -1 otherwise. */
+static int enter(struct bot *b, const char *msg)
+{
+    struct proto_client_event ev;
+    if (route_enter(&b->route, &b->ws, msg, &ev) < 0) {
+        fprintf(stderr, "carc-bot: %s\n", b->ws.err);
+        return -1;
+    }
+    if (ev.type != PROTO_S_JOINED) {
+        fprintf(stderr, "carc-bot: error %s: %s (ref %s)\n", ev.code_name, ev.message, ev.ref);
+        ws_close(&b->ws, 1000);
+        return -1;
+    }
+    if (ev.token[0] != '\0')
+        snprintf(b->token, sizeof b->token, "%s", ev.token);
+    if (b->room[0] == '\0') {
+        snprintf(b->room, sizeof b->room, "%s", ev.room);
+        proto_client_seat_set(b->doc, ev.seat);
+        printf("room %s\n", ev.room);
+        if (!b->quiet)
+            printf("seat %d\n", ev.seat);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* After the connection ended: when its close code says so (route_should_resume),
+ * `resume` our seat through the base URL with the last seq we hold, which
+ * brings the missing deltas (or a state) and our `legal` if it is our turn.
+ * A play the old connection carried may be lost: act again once caught up.
+ * Returns 0 when seated again, -1 to give up. */
+static int reconnect(struct bot *b)
+{
+    int code = b->ws.close_code;
+    ws_close(&b->ws, 0);
+    if (b->token[0] == '\0' || !route_should_resume(code) || ++b->resumes > MAX_RESUMES)
+        return -1;
+    char *msg =
+        proto_client_encode_resume(b->room, b->token, proto_client_doc_seq(b->doc), "\"resume\"");
+    if (msg == NULL)
+        return -1;
+    if (!b->quiet)
+        fprintf(stderr, "carc-bot: resuming room %s (close code %d)\n", b->room, code);
+    b->route.retry_base = 1;
+    int rc = enter(b, msg);
+    free(msg);
+    b->acted_seq = -1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *url = NULL, *room = NULL, *name = "Bot", *sets_arg = "base", *password = NULL;
@@ -218,10 +280,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "carc-bot: out of memory\n");
         return 1;
     }
-    if (ws_connect(&b.ws, url, NULL) < 0) {
-        fprintf(stderr, "carc-bot: %s\n", b.ws.err);
-        return 1;
-    }
     char *hello;
     if (create) {
         hello = proto_client_encode_create(name, seats, sets | 1u, "\"hello\"");
@@ -235,10 +293,11 @@ int main(int argc, char **argv)
     } else {
         hello = proto_client_encode_join(room, name, "\"hello\"");
     }
-    if (bot_send_take(&b.ws, hello) < 0) {
-        fprintf(stderr, "carc-bot: %s\n", b.ws.err);
+    b.route = (struct route){.base = url, .log = b.quiet ? NULL : stderr, .who = "carc-bot"};
+    int er = hello != NULL ? enter(&b, hello) : -1;
+    free(hello);
+    if (er < 0)
         return 1;
-    }
     int status = 1;
     for (;;) {
         const char *text;
@@ -251,7 +310,9 @@ int main(int argc, char **argv)
         if (rc < 0) {
             fprintf(stderr, "carc-bot: connection ended (%s, close code %d)\n",
                     rc == WS_CLOSED ? "closed" : b.ws.err, b.ws.close_code);
-            break;
+            if (reconnect(&b) < 0)
+                break;
+            continue;
         }
         struct proto_client_event ev;
         int hr = proto_client_handle(b.doc, text, len, &ev);
@@ -259,17 +320,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "carc-bot: unreadable message (%s): %.200s\n", carc_err_name(hr), text);
             continue;
         }
-        if (ev.type == PROTO_S_JOINED) {
-            proto_client_seat_set(b.doc, ev.seat);
-            printf("room %s\n", ev.room);
-            if (!b.quiet)
-                printf("seat %d\n", ev.seat);
-            fflush(stdout);
-            continue;
-        }
         if (ev.type == PROTO_S_ERROR) {
             fprintf(stderr, "carc-bot: error %s: %s (ref %s)\n", ev.code_name, ev.message, ev.ref);
-            if (strcmp(ev.ref, "\"hello\"") == 0 || strcmp(ev.ref, "\"start\"") == 0)
+            if (strcmp(ev.ref, "\"hello\"") == 0 || strcmp(ev.ref, "\"start\"") == 0 ||
+                strcmp(ev.ref, "\"resume\"") == 0)
                 break;
             if (ev.ref_num == b.play_id && ++b.refused < 20) {
                 b.acted_seq = -1; /* try again, at random this time */

@@ -30,7 +30,13 @@
  * (after the games every client leaves; the server's RSS then, against its
  * RSS before the first room). Exit 0 when every game finished, 1 when a
  * room failed or the time ran out, 2 on usage. Only loopback addresses are
- * accepted. */
+ * accepted.
+ *
+ * Against a cluster of carcd nodes (--url of its proxy), every connection
+ * starts at --url: a join answered with `redirect` follows it to the room's
+ * node, and a seat whose connection ends with 1001, 4003 or no close frame is
+ * resumed through --url (route.h); a `redirects: N, resumes: M` line then
+ * follows moves/s. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,19 +52,22 @@
 #include "load_idle.h"
 #include "load_legal.h"
 #include "load_proc.h"
+#include "route.h"
 #include "ws.h"
 
 #define SEATS 6
 #define RING 16 /* moves in flight per room (one at a time in practice) */
 #define MAX_LEGAL 1024
+#define MAX_RESUMES 60 /* reconnections of one room's clients before the room fails */
 
 struct room;
 
 struct lclient {
     struct ws_conn ws;
     struct room *room;
-    int idx;       /* seat */
-    long long seq; /* last delta seq seen */
+    int idx;                     /* seat */
+    long long seq;               /* last delta seq seen */
+    char token[PROTO_TOKEN_MAX]; /* the seat's, for `resume` (route.h) */
 };
 
 struct pending {
@@ -74,7 +83,8 @@ struct room {
     char id[PROTO_ROOM_MAX];
     long long acted_seq;
     struct pending ring[RING];
-    int moves, refused, done, failed, started;
+    int moves, refused, done, failed, started, resumes;
+    char src[32]; /* the local address its clients bind, "" for any */
     uint64_t rng;
     uint64_t next_ns; /* with --rate: not before this time */
 };
@@ -96,6 +106,11 @@ static uint64_t report_t0, report_next;
 static pid_t server_pid = -1;
 static long rss_peak, fds_peak;
 static long total_moves, total_errors;
+/* A cluster of nodes behind a proxy (route.h): the base URL every connection starts at, the
+ * redirects followed to a room's node and the seats resumed after 1001, 4003 or a drop. */
+static const char *base_url;
+static long total_redirects, total_resumes;
+static uint64_t run_deadline; /* the end of --seconds of play; a resume does not wait past it */
 static struct proto_client_legal legal_scratch[MAX_LEGAL];
 
 static void usage(FILE *out)
@@ -192,10 +207,47 @@ static int wait_for(struct lclient *c, int want, struct proto_client_event *ev)
     }
 }
 
-static int room_setup(struct room *r, int ri, const char *url, int spread)
+/* Connect c through the base URL and send msg (redirects followed): its answer
+ * into *ev. Returns 0 with c connected, or -1 (printed). */
+static int client_enter(struct lclient *c, const char *msg, int retry_base,
+                        struct proto_client_event *ev)
 {
-    char src[32];
-    snprintf(src, sizeof src, "127.0.%d.%d", 1 + ri / 250, 2 + ri % 250);
+    struct room *r = c->room;
+    struct route rt = {.base = base_url,
+                       .source = r->src[0] ? r->src : NULL,
+                       .retry_base = retry_base,
+                       .log = stderr,
+                       .who = "carc-load"};
+    if (run_deadline > 0) {
+        uint64_t now = bot_now_ns();
+        if (now >= run_deadline) {
+            fprintf(stderr, "carc-load: room %s seat %d: out of time\n", r->id, c->idx);
+            return -1;
+        }
+        uint64_t left_ms = (run_deadline - now) / 1000000u;
+        rt.patience_ms = left_ms < ROUTE_PATIENCE_MS ? (int)left_ms + 1 : ROUTE_PATIENCE_MS;
+    }
+    int rc = route_enter(&rt, &c->ws, msg, ev);
+    total_redirects += rt.redirects;
+    if (rc < 0) {
+        fprintf(stderr, "carc-load: room %s seat %d: %s\n", r->id, c->idx, c->ws.err);
+        return -1;
+    }
+    if (ev->type == PROTO_S_ERROR) {
+        fprintf(stderr, "carc-load: room %s seat %d: error %s: %s\n", r->id, c->idx, ev->code_name,
+                ev->message);
+        ws_close(&c->ws, 1000);
+        return -1;
+    }
+    if (ev->token[0] != '\0')
+        snprintf(c->token, sizeof c->token, "%s", ev->token);
+    return 0;
+}
+
+static int room_setup(struct room *r, int ri, int spread)
+{
+    if (spread)
+        snprintf(r->src, sizeof r->src, "127.0.%d.%d", 1 + ri / 250, 2 + ri % 250);
     r->doc = proto_client_doc_new();
     r->acted_seq = -1;
     r->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)ri * 0x100000001B3ull);
@@ -207,10 +259,6 @@ static int room_setup(struct room *r, int ri, const char *url, int spread)
         c->room = r;
         c->idx = i;
         c->seq = -1;
-        if (ws_connect(&c->ws, url, spread ? src : NULL) < 0) {
-            fprintf(stderr, "carc-load: room %d: connect: %s\n", ri, c->ws.err);
-            return -1;
-        }
         char name[16];
         snprintf(name, sizeof name, "P%d", i);
         struct proto_client_event ev;
@@ -218,7 +266,9 @@ static int room_setup(struct room *r, int ri, const char *url, int spread)
             i == 0 ? proto_client_encode_create(
                          name, SEATS, (1u << CARC_SET_BASE) | (1u << CARC_SET_INNS_CATHEDRALS), "1")
                    : proto_client_encode_join(r->id, name, "1");
-        if (bot_send_take(&c->ws, msg) < 0 || wait_for(c, PROTO_S_JOINED, &ev) < 0)
+        int rc = msg != NULL ? client_enter(c, msg, 0, &ev) : -1;
+        free(msg);
+        if (rc < 0)
             return -1;
         if (ev.seat != i) {
             fprintf(stderr, "carc-load: room %s: expected seat %d, got %d\n", r->id, i, ev.seat);
@@ -384,18 +434,47 @@ static int client_readable(struct lclient *c)
     }
 }
 
+/* After c's connection ended in a game: `resume` its seat through the base URL
+ * (route.h) when the close code says so, with the last seq it saw. Blocking: the
+ * other rooms wait meanwhile (a node's failover is not what the figures measure).
+ * A play the old connection carried may be lost, so the room may move again.
+ * Returns 0 with c connected again, -1 when it may not or could not. */
+static int client_resume(struct lclient *c, int code)
+{
+    struct room *r = c->room;
+    if (c->token[0] == '\0' || !route_should_resume(code) || ++r->resumes > MAX_RESUMES)
+        return -1;
+    long long seq = c->idx == 0 ? proto_client_doc_seq(r->doc) : c->seq;
+    char *msg = proto_client_encode_resume(r->id, c->token, seq, "1");
+    struct proto_client_event ev;
+    int rc = msg != NULL ? client_enter(c, msg, 1, &ev) : -1;
+    free(msg);
+    if (rc < 0 || ws_set_nonblocking(&c->ws) < 0)
+        return -1;
+    total_resumes++;
+    r->acted_seq = -1;
+    return 0;
+}
+
 static void client_service(int ep, struct lclient *c)
 {
-    if (c->ws.fd < 0 || client_readable(c) == 0)
-        return;
-    struct room *r = c->room;
-    if (!r->done) {
+    while (c->ws.fd >= 0 && client_readable(c) != 0) {
+        struct room *r = c->room;
+        int code = c->ws.close_code;
+        epoll_ctl(ep, EPOLL_CTL_DEL, c->ws.fd, NULL);
+        ws_close(&c->ws, 0);
+        if (r->done)
+            return;
         fprintf(stderr, "carc-load: room %s seat %d: connection ended (close %d)\n", r->id, c->idx,
-                c->ws.close_code);
-        r->failed = r->done = 1;
+                code);
+        if (client_resume(c, code) < 0) {
+            r->failed = r->done = 1;
+            return;
+        }
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_ADD, c->ws.fd, &e);
+        /* then what the new connection brought with its answer */
     }
-    epoll_ctl(ep, EPOLL_CTL_DEL, c->ws.fd, NULL);
-    ws_close(&c->ws, 0);
 }
 
 /* One epoll_wait (at most timeout_ms) and the work it reports. */
@@ -559,6 +638,7 @@ int main(int argc, char **argv)
     }
     if (strncmp(url, "ws://127.", 9) != 0)
         spread = 0;
+    base_url = url;
     if (idle > 0) { /* instead of the rooms */
         int rc = load_idle_run(url, pid, idle, spread);
         load_server_stop();
@@ -576,7 +656,7 @@ int main(int argc, char **argv)
     uint64_t t_setup = bot_now_ns();
     int status = 0;
     for (int i = 0; i < nrooms; i++) {
-        if (room_setup(&rooms[i], i, url, spread) < 0) {
+        if (room_setup(&rooms[i], i, spread) < 0) {
             status = 1;
             nrooms = i;
             break;
@@ -599,6 +679,7 @@ int main(int argc, char **argv)
         if (bot_send_take(&rooms[i].c[0].ws, proto_client_encode_simple(PROTO_T_START, NULL)) < 0)
             rooms[i].failed = rooms[i].done = 1;
     uint64_t t0 = bot_now_ns();
+    run_deadline = t0 + (uint64_t)(seconds * 1e9);
     report_t0 = t0;
     report_next = t0;
     double cpu0 = pid > 0 ? load_cpu_s(pid) : -1, self0 = load_cpu_s(getpid());
@@ -631,6 +712,8 @@ int main(int argc, char **argv)
     printf("games_finished: %d of %d (failed %d)\n", finished, nrooms, failed);
     printf("moves: %ld in %.2f s, refused: %ld\n", total_moves, play_s, total_errors);
     printf("moves/s: %.0f\n", play_s > 0 ? (double)total_moves / play_s : 0.0);
+    if (total_redirects > 0 || total_resumes > 0) /* only behind a cluster's proxy */
+        printf("redirects: %ld, resumes: %ld\n", total_redirects, total_resumes);
     /* Who limits the figure above: this process has one core too. A server at
      * well under one core is not the limit, and its CPU per move says what a
      * core of it could carry. */

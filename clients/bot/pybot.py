@@ -34,6 +34,11 @@ meeple; after 10 refusals in a row it gives up. When the connection drops it rec
 sends `resume` with its seat token and last seq, then a `ping`: the `pong` comes after the
 missing deltas (and the `legal`, on its turn), so then its document is current and it plays if
 it is its turn.
+Behind a cluster of carcd nodes (PROTOCOL.md "Redirects between nodes") a `redirect` answering
+its create, join or resume is followed: a connection to the redirect's `path` on the --url's host
+and port, its welcome, and the same message again; at most 3 redirects in a row, after which
+(or when that path does not answer) it waits `retry_ms` and starts again from --url. Every
+reconnect goes to --url, never to a redirected path.
 When the phase is `over` it prints `final scores: Ann 61, Bot 74 (we are seat 1)` and exits 0.
 Exit status: 0 game over, 1 error, 2 usage. See GUIDE.md for a game on the wire.
 """
@@ -44,12 +49,16 @@ import json
 import random
 import sys
 import time
+import urllib.parse
 
 import websocket
 
 VERSION = 2        # the protocol version every message carries
 MAX_REFUSED = 10   # plays refused in a row before giving up
 IDLE_S = 600       # nothing heard for this long: give up
+CONNECT_S = 10     # the longest wait for a connection and its welcome
+MAX_HOPS = 3       # redirects followed in a row (PROTOCOL.md "Redirects between nodes")
+REDIRECT_S = 30    # redirected for this long without an answer: give up
 
 
 class PatchError(Exception):
@@ -185,6 +194,9 @@ class Bot:
         self.legal = None         # the last `legal` message (our seat's list for a turn)
         self.next_id = 0
         self.hello_id = None      # the create / join / resume message
+        self.hello = None         # (type, fields) of that message, sent again after a redirect
+        self.hops = 0             # redirects followed in a row
+        self.redirect_since = None  # when the first of them came
         self.start_id = None
         self.play_id = None       # our last play
         self.pending = False      # our play is unanswered (no ack or error yet)
@@ -237,11 +249,49 @@ class Bot:
                 self.trace.flush()
             return json.loads(text)
 
-    def connect(self):
-        self.ws = websocket.create_connection(self.a.url, timeout=IDLE_S)
+    def connect(self, url=None):
+        """A connection to url (default --url, the base every reconnect uses) and its welcome."""
+        self.ws = websocket.create_connection(url or self.a.url, timeout=CONNECT_S)
+        self.ws.settimeout(IDLE_S)
         welcome = self.recv()
         if welcome is None or welcome.get("type") != "welcome":
-            raise SystemExit(fail("expected welcome, got %r" % (welcome,)))
+            raise websocket.WebSocketException("expected welcome, got %r" % (welcome,))
+
+    def send_hello(self, mtype, **fields):
+        """Send create, join or resume, kept to be sent again where a redirect leads."""
+        self.hello = (mtype, fields)
+        self.hello_id = self.send(mtype, **fields)
+
+    def follow(self, m):
+        """A `redirect` answering our hello: the room lives on node m["node"]. Open m["path"] on
+        the host and port of --url, and send the hello again there; after MAX_HOPS in a row, or
+        when the path does not answer (its node just died), wait retry_ms and start again from
+        --url."""
+        if self.redirect_since is None:
+            self.redirect_since = time.monotonic()
+        retry = min(max((m.get("retry_ms") or 1000) / 1000.0, 0.1), 10.0)
+        self.ws.close()
+        url = None
+        self.hops += 1
+        if self.hops <= MAX_HOPS and str(m.get("path", "")).startswith("/"):
+            base = urllib.parse.urlsplit(self.a.url)
+            url = urllib.parse.urlunsplit((base.scheme, base.netloc, m["path"], "", ""))
+            self.say("room %s is on node %s: %s" % (m.get("room"), m.get("node"), url))
+        while True:
+            if url is None:  # again from the base URL, with a fresh count of hops
+                if time.monotonic() - self.redirect_since > REDIRECT_S:
+                    raise SystemExit(fail("no node answered for room %s in %d s"
+                                          % (m.get("room"), REDIRECT_S)))
+                self.say("again from %s in %.1f s" % (self.a.url, retry))
+                time.sleep(retry)
+                self.hops = 0
+            try:
+                self.connect(url)
+                break
+            except (websocket.WebSocketException, OSError) as e:
+                self.say("%s: %s" % (url or self.a.url, e))
+            url = None
+        self.send_hello(self.hello[0], **self.hello[1])
 
     # -- the game
 
@@ -319,6 +369,11 @@ class Bot:
     def handle(self, m):
         """One server message. Returns True when the game is over."""
         t = m.get("type")
+        if t == "redirect" and m.get("ref") == self.hello_id and self.hello is not None:
+            self.follow(m)
+            return False
+        if t in ("joined", "error"):
+            self.hops, self.redirect_since = 0, None
         if t == "joined":
             first = self.seat is None
             self.room, self.seat = m["room"], m["seat"]
@@ -381,10 +436,10 @@ class Bot:
         self.connect()
         if self.a.create:
             sets = [s for s in self.a.sets.split(",") if s]
-            self.hello_id = self.send("create", name=self.a.name, seats=self.a.seats, sets=sets)
+            self.send_hello("create", name=self.a.name, seats=self.a.seats, sets=sets)
         else:
             extra = {"password": self.a.password} if self.a.password else {}
-            self.hello_id = self.send("join", room=self.room, name=self.a.name, **extra)
+            self.send_hello("join", room=self.room, name=self.a.name, **extra)
         while True:
             m = self.recv()
             if m is None:
@@ -396,7 +451,9 @@ class Bot:
                 return 0
 
     def reconnect(self):
-        """After a drop: a new connection and `resume` with our token. False: give up."""
+        """After a drop (close 1001 or 4003 from a node of a cluster, a network error, ...): a new
+        connection to --url, never to a redirected path, and `resume` with our token. False: give
+        up."""
         if self.token is None or self.close_code == 4000 or self.resumes >= self.a.reconnect:
             print("pybot: connection ended (close code %s)" % self.close_code, file=sys.stderr)
             return False
@@ -413,7 +470,7 @@ class Bot:
             fields = {"room": self.room, "token": self.token}
             if self.seq is not None and self.doc is not None:
                 fields["seq"] = self.seq
-            self.hello_id = self.send("resume", **fields)
+            self.send_hello("resume", **fields)
             self.resuming = True
             return True
         return False

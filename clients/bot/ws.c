@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-#define WS_HEAD_MAX 8192 /* bytes of the handshake response */
+#define WS_HEAD_MAX 8192      /* bytes of the handshake response */
+#define WS_HANDSHAKE_MS 10000 /* the longest wait for the handshake's answer */
 
 static int fail(struct ws_conn *c, const char *fmt, ...)
 {
@@ -179,6 +180,18 @@ int ws_url_split(const char *url, char *host, size_t hostlen, char *port, size_t
     return 0;
 }
 
+int ws_url_with_path(const char *url, const char *path, char *out, size_t outlen)
+{
+    char host[256], port[16], old[512];
+    if (path == NULL || path[0] != '/' ||
+        ws_url_split(url, host, sizeof host, port, sizeof port, old, sizeof old) < 0)
+        return -1;
+    int ipv6 = strchr(host, ':') != NULL;
+    int n = snprintf(out, outlen, "ws://%s%s%s:%s%s", ipv6 ? "[" : "", host, ipv6 ? "]" : "", port,
+                     path);
+    return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
 static int write_all(struct ws_conn *c, const unsigned char *p, size_t n)
 {
     while (n > 0) {
@@ -280,6 +293,16 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         if (reserve((void **)&c->in, &c->icap, c->ilen + 1025) < 0 || c->ilen > WS_HEAD_MAX) {
             ws_close(c, 0);
             return fail(c, "handshake response too long");
+        }
+        /* A proxy may hold the request while the node behind it is stopped: give up
+         * rather than wait for ever (a client then tries again, PROTOCOL.md). */
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        int pr = poll(&pf, 1, WS_HANDSHAKE_MS);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0) {
+            ws_close(c, 0);
+            return fail(c, "handshake: no answer in %d ms", WS_HANDSHAKE_MS);
         }
         ssize_t r = recv(c->fd, c->in + c->ilen, 1024, 0);
         if (r < 0 && errno == EINTR)

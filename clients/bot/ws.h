@@ -38,7 +38,8 @@ struct ws_conn {
     char err[128];
 };
 
-/* Connect to ws://HOST:PORT/PATH and complete the handshake. source (may be
+/* Connect to ws://HOST:PORT/PATH and complete the handshake (its answer waited
+ * for 10 s at most). source (may be
  * NULL) is a local address to bind first ("127.0.0.2"), for spreading many
  * loopback connections over addresses. Returns WS_OK, or WS_ERROR with c->err
  * set (c is then closed). */
@@ -49,6 +50,11 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source);
  * not of that form or a part does not fit. */
 int ws_url_split(const char *url, char *host, size_t hostlen, char *port, size_t portlen,
                  char *path, size_t pathlen);
+
+/* The URL of path on url's host and port (ws://HOST:PORT + path): where a
+ * `redirect` leads (PROTOCOL.md "Redirects between nodes"). path must start
+ * with '/'. Returns 0, or -1 when url or path is malformed or out is too short. */
+int ws_url_with_path(const char *url, const char *path, char *out, size_t outlen);
 
 /* Make the socket non-blocking (for poll/epoll loops). Returns WS_OK or WS_ERROR. */
 int ws_set_nonblocking(struct ws_conn *c);

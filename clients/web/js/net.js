@@ -83,34 +83,67 @@ function removeAt(doc, parts) {
   return doc;
 }
 
+// The page's own WebSocket URL: "ws" next to the page, as its scripts and styles are (a page
+// from / talks to /ws; one from /n/NODE/, a node's prefix behind the cluster's proxy, to
+// /n/NODE/ws). Every connect and reconnect goes here, never to a redirected path.
+export function baseUrl(loc) {
+  const u = new URL("ws", loc.href);
+  u.protocol = loc.protocol === "https:" ? "wss:" : "ws:";
+  u.search = "";
+  u.hash = "";
+  return u.href;
+}
+
+// Redirects (PROTOCOL.md "Redirects between nodes"): at most this many in a row, then wait
+// retry_ms and start again from the base URL; after REDIRECT_GIVE_UP_MS of it the request
+// resolves with an `offline` error.
+const MAX_HOPS = 3;
+const REDIRECT_GIVE_UP_MS = 60000;
+
 // The WebSocket connection. Handlers: onStatus(text, ok), onOpen(), onMessage(msg).
+// A `redirect` answering a request (join, watch, resume: the room lives on another node) is
+// followed here, unseen by the app: a connection to the redirect's path on the same host, and
+// after its welcome the same message again; the request's promise resolves with the final
+// reply. onOpen is called only for a connection to the base URL that no redirect opened, so a
+// reconnect re-enters the room through the base URL (and is redirected again if need be).
 export class Connection {
   constructor(handlers) {
     this.h = handlers;
     this.ws = null;
     this.nextId = 1;
-    this.pending = new Map(); // id -> {resolve, type}
+    this.pending = new Map(); // id -> {resolve, out}
     this.backoff = 500;
     this.closedByUs = false;
     this.timer = null;
+    this.base = baseUrl(location);
   }
 
   url() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return proto + "//" + location.host + "/ws";
+    return this.base;
   }
 
   connect() {
+    this.dial(this.base, null);
+  }
+
+  // Opens a connection to url. carry, when set, is a request being redirected
+  // ({id, out, hops, since, retryMs}): on this connection's welcome it is sent again instead of
+  // calling onOpen; if the connection fails before its welcome, the redirect is retried later.
+  dial(url, carry) {
     clearTimeout(this.timer);
-    this.h.onStatus("connecting", "Connecting…");
+    if (!carry) this.h.onStatus("connecting", "Connecting…");
     let ws;
     try {
-      ws = new WebSocket(this.url(), "carcd");
+      ws = new WebSocket(url, "carcd");
     } catch (e) {
-      this.retry();
+      if (carry) this.redirectLater(carry);
+      else this.retry();
       return;
     }
+    const old = this.ws;
     this.ws = ws;
+    if (old) old.close(1000); // its onclose sees it is no longer this.ws
+    let welcomed = false;
     ws.onopen = () => {
       this.backoff = 500;
       this.h.onStatus("online", "Connected");
@@ -123,7 +156,14 @@ export class Connection {
         return;
       }
       if (msg.type === "welcome") {
-        this.h.onOpen(msg);
+        welcomed = true;
+        if (carry) this.resend(carry);
+        else this.h.onOpen(msg);
+        return;
+      }
+      if (msg.type === "redirect" && msg.ref !== undefined && this.pending.has(msg.ref)) {
+        const c = carry && carry.id === msg.ref ? carry : { id: msg.ref, hops: 0, since: Date.now() };
+        this.follow(c, msg);
         return;
       }
       if (msg.ref !== undefined && this.pending.has(msg.ref)) {
@@ -139,6 +179,11 @@ export class Connection {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      if (carry && !welcomed && this.pending.has(carry.id)) {
+        // the redirect's path did not answer (its node just died: the proxy says 503)
+        this.redirectLater(carry);
+        return;
+      }
       for (const p of this.pending.values()) p.resolve({ type: "error", code: "closed", message: "connection closed" });
       this.pending.clear();
       if (ev.code === 4000) {
@@ -150,6 +195,54 @@ export class Connection {
       this.retry();
     };
     ws.onerror = () => {};
+  }
+
+  // A `redirect` for request c: its node's path on this host, unless that was the MAX_HOPS-th
+  // in a row. Other requests still waiting on the connection we leave get a `closed` error.
+  follow(c, msg) {
+    c.retryMs = Math.min(Math.max(Number(msg.retry_ms) || 1000, 100), 10000);
+    for (const [id, p] of this.pending) {
+      if (id !== c.id) {
+        this.pending.delete(id);
+        p.resolve({ type: "error", code: "closed", message: "connection closed" });
+      }
+    }
+    c.hops++;
+    if (c.hops > MAX_HOPS || typeof msg.path !== "string" || msg.path[0] !== "/") {
+      this.redirectLater(c);
+      return;
+    }
+    this.h.onStatus("connecting", "Moving to another server…");
+    const u = new URL(this.base);
+    u.pathname = msg.path;
+    this.dial(u.href, c);
+  }
+
+  // After retryMs, the request again through the base URL (the room's owner may have changed),
+  // with a fresh count of hops; or, after REDIRECT_GIVE_UP_MS of redirects, an `offline` error.
+  redirectLater(c) {
+    const p = this.pending.get(c.id);
+    if (!p) return;
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.close(1000);
+    }
+    if (Date.now() - c.since > REDIRECT_GIVE_UP_MS) {
+      this.pending.delete(c.id);
+      p.resolve({ type: "error", code: "offline", message: "the room's server does not answer" });
+      this.retry();
+      return;
+    }
+    this.h.onStatus("connecting", "Moving to another server…");
+    c.hops = 0;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.dial(this.base, c), c.retryMs || 1000);
+  }
+
+  resend(c) {
+    const p = this.pending.get(c.id);
+    if (p && this.open) this.ws.send(JSON.stringify(p.out));
   }
 
   retry() {
@@ -173,7 +266,7 @@ export class Connection {
         resolve({ type: "error", code: "offline", message: "not connected to the server" });
         return;
       }
-      this.pending.set(id, { resolve });
+      this.pending.set(id, { resolve, out });
       this.ws.send(JSON.stringify(out));
       if (waitMs !== undefined) {
         setTimeout(() => {
