@@ -1,6 +1,7 @@
 // net.js: the protocol v2 connection (PROTOCOL.md) and RFC 6902 JSON Patch.
 // One Connection per page. It reconnects with backoff and calls onOpen again, so the app can
-// `resume` its seat (or `watch` again) with the last seq it applied.
+// `resume` its seat (or `watch` again) with the last seq it applied. Behind a cluster of nodes
+// it follows `redirect` answers itself, and every reconnect goes to the page's own base URL.
 
 // Every message we send carries it; the server refuses any other (error bad_version).
 export const PROTOCOL_VERSION = 2;
@@ -127,7 +128,7 @@ export class Connection {
   }
 
   // Opens a connection to url. carry, when set, is a request being redirected
-  // ({id, out, hops, since, retryMs}): on this connection's welcome it is sent again instead of
+  // ({id, hops, since, retryMs}; its message is pending.get(id).out): on this connection's welcome it is sent again instead of
   // calling onOpen; if the connection fails before its welcome, the redirect is retried later.
   dial(url, carry) {
     clearTimeout(this.timer);
@@ -191,7 +192,8 @@ export class Connection {
         return;
       }
       if (this.closedByUs) return;
-      this.h.onStatus("offline", "Disconnected (" + ev.code + "), reconnecting…");
+      if (ev.code === 4003) this.h.onStatus("connecting", "Moving to another server…"); // the node gave the room up
+      else this.h.onStatus("offline", "Disconnected (" + ev.code + "), reconnecting…");
       this.retry();
     };
     ws.onerror = () => {};
