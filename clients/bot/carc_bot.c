@@ -44,6 +44,9 @@ struct bot {
     long long acted_seq; /* the doc seq we last played for */
     int play_id;         /* id of our last play */
     int refused;         /* plays refused in a row */
+    int pending;         /* our last play is unanswered (no ack or error yet): a delta that
+                            comes meanwhile (a seat connecting) is not a new turn */
+    int resuming;        /* resumed: wait for the pong that follows the catch-up */
     int quiet;
     struct route route; /* the base URL and how redirects are followed (route.h) */
     char room[PROTO_ROOM_MAX];
@@ -142,7 +145,8 @@ static int act(struct bot *b)
     long long seq = proto_client_doc_seq(b->doc);
     /* The turn starts with our `legal` message (PROTOCOL.md), which follows
      * the delta or state that gave it. */
-    if (!proto_client_my_turn(b->doc) || !proto_client_legal_ready(b->doc) || seq == b->acted_seq)
+    if (!proto_client_my_turn(b->doc) || !proto_client_legal_ready(b->doc) || seq == b->acted_seq ||
+        b->pending || b->resuming)
         return 0;
     char id[32];
     snprintf(id, sizeof id, "%d", ++b->play_id);
@@ -151,6 +155,7 @@ static int act(struct bot *b)
     if (msg == NULL)
         msg = bot_random_play(b->doc, &b->rng, b->legal, MAX_LEGAL, id);
     b->acted_seq = seq;
+    b->pending = 1;
     return bot_send_take(&b->ws, msg) < 0 ? -1 : 0;
 }
 
@@ -185,7 +190,9 @@ static int enter(struct bot *b, const char *msg)
 /* After the connection ended: when its close code says so (route_should_resume),
  * `resume` our seat through the base URL with the last seq we hold, which
  * brings the missing deltas (or a state) and our `legal` if it is our turn.
- * A play the old connection carried may be lost: act again once caught up.
+ * A play the old connection carried may be lost: act again once caught up,
+ * which the `pong` of a ping sent after the resume says (it comes after them:
+ * acting on the first of them could repeat a play that was made).
  * Returns 0 when seated again, -1 to give up. */
 static int reconnect(struct bot *b)
 {
@@ -203,6 +210,11 @@ static int reconnect(struct bot *b)
     int rc = enter(b, msg);
     free(msg);
     b->acted_seq = -1;
+    b->pending = 0;
+    b->resuming = 1;
+    if (rc == 0 &&
+        bot_send_take(&b->ws, proto_client_encode_simple(PROTO_T_PING, "\"caught\"")) < 0)
+        rc = -1;
     return rc;
 }
 
@@ -325,6 +337,8 @@ int main(int argc, char **argv)
             if (strcmp(ev.ref, "\"hello\"") == 0 || strcmp(ev.ref, "\"start\"") == 0 ||
                 strcmp(ev.ref, "\"resume\"") == 0)
                 break;
+            if (ev.ref_num == b.play_id)
+                b.pending = 0;
             if (ev.ref_num == b.play_id && ++b.refused < 20) {
                 b.acted_seq = -1; /* try again, at random this time */
                 if (act(&b) < 0)
@@ -337,9 +351,16 @@ int main(int argc, char **argv)
             bot_send_take(&b.ws, proto_client_encode_sync(seq >= 0 ? seq : 0, NULL));
             continue;
         }
-        if (ev.type == PROTO_S_ACK)
-            b.refused = 0;
-        if (!ev.applied && ev.type != PROTO_S_LEGAL)
+        int answer = 0; /* our play's ack, or the pong after a resume: act now */
+        if (ev.type == PROTO_S_ACK && ev.ref_num == b.play_id) {
+            b.refused = b.pending = 0;
+            answer = 1;
+        }
+        if (ev.type == PROTO_S_PONG && strcmp(ev.ref, "\"caught\"") == 0) {
+            b.resuming = 0;
+            answer = 1;
+        }
+        if (!ev.applied && ev.type != PROTO_S_LEGAL && !answer)
             continue;
         int r = act(&b);
         if (r < 0) {

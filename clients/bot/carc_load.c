@@ -216,7 +216,7 @@ static int client_enter(struct lclient *c, const char *msg, int retry_base,
     struct route rt = {.base = base_url,
                        .source = r->src[0] ? r->src : NULL,
                        .retry_base = retry_base,
-                       .log = stderr,
+                       .log = retry_base ? stderr : NULL, /* the joins' redirects: counted */
                        .who = "carc-load"};
     if (run_deadline > 0) {
         uint64_t now = bot_now_ns();
@@ -437,7 +437,8 @@ static int client_readable(struct lclient *c)
 /* After c's connection ended in a game: `resume` its seat through the base URL
  * (route.h) when the close code says so, with the last seq it saw. Blocking: the
  * other rooms wait meanwhile (a node's failover is not what the figures measure).
- * A play the old connection carried may be lost, so the room may move again.
+ * A play the mover's old connection carried may be lost, so the mover may play
+ * again (a duplicate is refused and counted, and the room goes on).
  * Returns 0 with c connected again, -1 when it may not or could not. */
 static int client_resume(struct lclient *c, int code)
 {
@@ -452,7 +453,8 @@ static int client_resume(struct lclient *c, int code)
     if (rc < 0 || ws_set_nonblocking(&c->ws) < 0)
         return -1;
     total_resumes++;
-    r->acted_seq = -1;
+    if (proto_client_current(r->doc) == c->idx)
+        r->acted_seq = -1; /* the mover's play may have been lost with its connection */
     return 0;
 }
 

@@ -127,7 +127,6 @@ int route_enter(struct route *r, struct ws_conn *c, const char *msg, struct prot
             say(r, "room %s is on node %s: %s", ev->room, ev->node, url);
             if (attempt(r, c, url, msg, ev) < 0) {
                 snprintf(why, sizeof why, "%s", c->err);
-                say(r, "%s", why);
                 ev->type = PROTO_S_UNKNOWN; /* go back to the base URL */
                 break;
             }
