@@ -82,9 +82,11 @@ export function showError(text, code, detail) {
   while (box.children.length > 4) box.firstChild.remove();
 }
 
+// A reply marked quiet (net.js: a request cut by a dropped connection, or sent while there is
+// none; the status line says that it reconnects) counts as an error but is not shown.
 export function showReplyError(reply) {
   if (reply && reply.type === "error") {
-    showError(errorText(reply.code, reply.message), reply.code, reply.message);
+    if (!reply.quiet) showError(errorText(reply.code, reply.message), reply.code, reply.message);
     return true;
   }
   return false;

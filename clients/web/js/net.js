@@ -185,7 +185,11 @@ export class Connection {
         this.redirectLater(carry);
         return;
       }
-      for (const p of this.pending.values()) p.resolve({ type: "error", code: "closed", message: "connection closed" });
+      // A drop (1001: the server or a cluster's node shuts down; 4003: the node gave the room up
+      // to another; 1006: the network) is recovered from by reconnecting and re-entering the
+      // room, and the status line says so: what was waiting gets a `closed` marked quiet, which
+      // is not shown in the error box (app.js showReplyError)
+      for (const p of this.pending.values()) p.resolve({ type: "error", code: "closed", message: "connection closed", quiet: true });
       this.pending.clear();
       if (ev.code === 4000) {
         this.h.onStatus("offline", "This seat was taken over by another window or device.");
@@ -265,7 +269,8 @@ export class Connection {
     const out = Object.assign({ v: PROTOCOL_VERSION }, msg, { id });
     return new Promise((resolve) => {
       if (!this.open) {
-        resolve({ type: "error", code: "offline", message: "not connected to the server" });
+        // quiet: the status line already says that it is reconnecting
+        resolve({ type: "error", code: "offline", message: "not connected to the server", quiet: true });
         return;
       }
       this.pending.set(id, { resolve, out });
