@@ -204,13 +204,13 @@ export class Connection {
   }
 
   // A `redirect` for request c: its node's path on this host, unless that was the MAX_HOPS-th
-  // in a row. Other requests still waiting on the connection we leave get a `closed` error.
+  // in a row. Other requests still waiting on the connection we leave get a quiet `closed`.
   follow(c, msg) {
     c.retryMs = Math.min(Math.max(Number(msg.retry_ms) || 1000, 100), 10000);
     for (const [id, p] of this.pending) {
       if (id !== c.id) {
         this.pending.delete(id);
-        p.resolve({ type: "error", code: "closed", message: "connection closed" });
+        p.resolve({ type: "error", code: "closed", message: "connection closed", quiet: true });
       }
     }
     c.hops++;
