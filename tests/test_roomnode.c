@@ -40,6 +40,7 @@ void pg_setup(void);
 void pg_teardown(void);
 
 #define TTL 600 /* lease ttl (ms): renewals every 200 ms */
+static int ttl; /* the nodes' (TTL, or longer for the fencing case) */
 
 static struct ru_server srv;
 
@@ -89,12 +90,12 @@ static void node_open(struct node *n, const char *id)
                      &(struct redis_opts){.command_ms = 200, .state = on_state, .arg = n}, err,
                      sizeof err);
     ck_assert_msg(n->r != NULL, "%s", err);
-    n->ls = lease_set_new(&n->loop, n->r, &(struct lease_opts){.node = id, .ttl_ms = TTL},
+    n->ls = lease_set_new(&n->loop, n->r, &(struct lease_opts){.node = id, .ttl_ms = ttl},
                           &(struct lease_hooks){on_lost, n}, err, sizeof err);
     ck_assert_msg(n->ls != NULL, "%s", err);
-    n->dir = directory_new(n->r, id, ROOMNODE_DIR_TTLS * TTL, err, sizeof err);
+    n->dir = directory_new(n->r, id, ROOMNODE_DIR_TTLS * ttl, err, sizeof err);
     ck_assert_msg(n->dir != NULL, "%s", err);
-    n->rn = roomnode_new(n->lb, n->ls, n->dir, id, TTL);
+    n->rn = roomnode_new(n->lb, n->ls, n->dir, id, ttl);
     ck_assert_ptr_eq(n->lb->node, n->rn);
     redis_start(n->r);
     ck_assert(ru_loop_until(&n->loop, &n->up, 3000));
@@ -210,7 +211,7 @@ static const char *redis(const char *fmt, const char *room)
     return o;
 }
 
-static void setup_nodes(void)
+static void setup_common(void)
 {
     pg_setup();
     ru_start(&srv, NULL);
@@ -219,6 +220,18 @@ static void setup_nodes(void)
     now = 1000000;
     node_open(&na, "na");
     node_open(&nb, "nb");
+}
+
+static void setup_nodes(void)
+{
+    ttl = TTL;
+    setup_common();
+}
+
+static void setup_long(void)
+{
+    ttl = 3000;
+    setup_common();
 }
 
 static void teardown_nodes(void)
@@ -247,6 +260,12 @@ static struct room *create_on(struct node *n, struct fake *f, const char *extra)
     struct room *r = lobby_room_find(n->lb, f->room);
     ck_assert_ptr_nonnull(r);
     return r;
+}
+
+/* f sends join for room (to the node lb is); the answer is not waited for. */
+static void join_request(struct fake *f, const char *room)
+{
+    say(f, "\"type\":\"join\",\"id\":\"j\",\"room\":\"%s\",\"name\":\"Bob\"", room);
 }
 
 /* f joins room on n (the node that has it). */
@@ -556,7 +575,7 @@ START_TEST(roomnode_unknown_room)
         UNTIL(queued(x) > 0, 3000);
         const char *m = expect_error(x, "no_such_room");
         ck_assert_int_eq(jint(m, "ref"), i);
-        char room[16];
+        char room[PROTO_ROOM_MAX + 8];
         snprintf(room, sizeof room, "Nosuch%d", i);
         ck_assert_str_eq(redis("EXISTS carcd:fence:%s", room), "0");
         ck_assert_str_eq(redis("EXISTS carcd:lease:%s", room), "0");
@@ -564,6 +583,61 @@ START_TEST(roomnode_unknown_room)
     ck_assert_int_eq(nb.lb->nrooms, 0);
     ck_assert_int_eq(lease_count(nb.ls), 0);
     client_free(&nb, x);
+    node_close(&na);
+    node_close(&nb);
+}
+END_TEST
+
+/* (f) Redis lost its data (a failover without the keys): nb takes a room
+ * that na still believes it holds, with a fence above the database's (the
+ * floor). na's next write carries its old fence: PostgreSQL refuses it and
+ * na gives the room up (fenced), though its lease has not run out. Redis is
+ * paused while na writes, so that na cannot learn it from Redis first. */
+START_TEST(roomnode_fenced_write)
+{
+    struct fake *a = client(&na);
+    struct room *r = create_on(&na, a, "");
+    char id[PROTO_ROOM_MAX];
+    snprintf(id, sizeof id, "%s", r->id);
+    ck_assert_uint_eq(lease_fence(na.ls, id), 1);
+    ck_assert_int_eq(sql_int("SELECT fence FROM rooms WHERE id = '%s'", id), 1);
+    na.dead = 1;
+    redis("DEL carcd:lease:%s", id);
+    redis("DEL carcd:fence:%s", id);
+    struct fake *ra = client(&nb);
+    say(ra, "\"type\":\"resume\",\"id\":5,\"room\":\"%s\",\"token\":\"%s\"", id, a->token);
+    UNTIL(queued(ra) > 0, 3000);
+    expect(ra, "joined");
+    expect(ra, "state");
+    uint64_t fb = lease_fence(nb.ls, id);
+    ck_assert_uint_eq(fb, 2); /* above the database's 1, though Redis counted from 0 */
+    ck_assert_int_eq(sql_int("SELECT fence FROM rooms WHERE id = '%s'", id), 2);
+    /* na wakes with Redis stalled: its lease still looks valid to it */
+    ru_pause(&srv);
+    na.dead = 0;
+    uv_update_time(&na.loop);
+    ck_assert_uint_eq(lease_fence(na.ls, id), 1);
+    test_log_capture();
+    struct fake *b = client(&na);
+    join_request(b, id);
+    UNTIL(a->closes > 0, 1500);
+    ck_assert_int_eq(a->s.close_code, SESSION_CLOSE_MOVED);
+    ck_assert_ptr_null(lobby_room_find(na.lb, id));
+    ck_assert_msg(test_log_count("fenced") >= 1, "%s", test_log_text());
+    for (const char *t; (t = raw_pop(b))[0] != '\0';)
+        ck_assert_msg(strcmp(jstr(t, "type"), "joined") != 0, "%s", t); /* never told */
+    ru_resume(&srv);
+    UNTIL(na.up && nb.up, 3000);
+    run(300);
+    /* the database has nb's room: its fence, and no seat for b */
+    ck_assert_int_eq(sql_int("SELECT fence FROM rooms WHERE id = '%s'", id), 2);
+    ck_assert_int_eq(sql_int("SELECT count(*) FROM seats WHERE room = '%s'", id), 1);
+    ck_assert_ptr_nonnull(lobby_room_find(nb.lb, id));
+    ck_assert_uint_eq(lease_fence(nb.ls, id), 2);
+    ck_assert_int_eq(ra->closes, 0);
+    client_free(&na, a);
+    client_free(&na, b);
+    client_free(&nb, ra);
     node_close(&na);
     node_close(&nb);
 }
@@ -581,5 +655,10 @@ Suite *suite_roomnode_pg(void)
     tcase_add_test(tc, roomnode_takeover_and_lost);
     tcase_add_test(tc, roomnode_unknown_room);
     suite_add_tcase(s, tc);
+    TCase *lf = tcase_create("roomnode_pg_fence");
+    tcase_add_checked_fixture(lf, setup_long, teardown_nodes);
+    tcase_set_timeout(lf, 60);
+    tcase_add_test(lf, roomnode_fenced_write);
+    suite_add_tcase(s, lf);
     return s;
 }
