@@ -460,13 +460,24 @@ START_TEST(roomnode_takeover_and_lost)
     run(TTL + 300);
     ck_assert_str_eq(redis("EXISTS carcd:lease:%s", id), "0");
     struct fake *ra = client(&nb);
+    const char *m;
     test_log_capture(); /* the takeover's line only (the buffer is small) */
     log_level_set(LOG_INFO);
     say(ra, "\"type\":\"resume\",\"id\":5,\"room\":\"%s\",\"token\":\"%s\",\"seq\":%lld", id,
         a->token, seq);
+    /* in the same turn: a spectator, and one who leaves before the answer */
+    struct fake *w = client(&nb), *gone = client(&nb);
+    say(w, "\"type\":\"watch\",\"id\":6,\"room\":\"%s\"", id);
+    say(gone, "\"type\":\"watch\",\"id\":6,\"room\":\"%s\"", id);
+    client_free(&nb, gone);
     expect_nothing(ra);
-    UNTIL(queued(ra) > 0, 3000);
-    const char *m = expect(ra, "joined");
+    expect_nothing(w);
+    UNTIL(queued(ra) > 0 && queued(w) > 0, 3000);
+    m = expect(w, "watching");
+    ck_assert_int_eq(jint(m, "ref"), 6);
+    m = expect(w, "state");
+    ck_assert_int_gt(jint(m, "seq"), seq);
+    m = expect(ra, "joined");
     ck_assert_int_eq(jint(m, "seat"), a->seat);
     m = expect(ra, "state");
     /* A rebuilt room counts on from one past its stored seq (room_restore),
@@ -552,6 +563,7 @@ START_TEST(roomnode_takeover_and_lost)
     client_free(&na, a);
     client_free(&na, b);
     client_free(&nb, ra);
+    client_free(&nb, w);
     node_close(&na);
     node_close(&nb);
 }
@@ -582,6 +594,23 @@ START_TEST(roomnode_unknown_room)
     }
     ck_assert_int_eq(nb.lb->nrooms, 0);
     ck_assert_int_eq(lease_count(nb.ls), 0);
+    /* Redis stalled: a create and a join cannot be answered but by an
+     * error (within the client's command deadline), and nothing is made */
+    ru_pause(&srv);
+    use(&nb);
+    say(x, "\"type\":\"create\",\"id\":8,\"name\":\"Ann\",\"seats\":2");
+    UNTIL(queued(x) > 0, 2000);
+    const char *m = expect_error(x, "storage_error");
+    ck_assert_int_eq(jint(m, "ref"), 8);
+    ck_assert_int_eq(nb.lb->nrooms, 0);
+    UNTIL(!nb.up, 2000); /* the timeout dropped the connection */
+    use(&nb);
+    say(x, "\"type\":\"join\",\"id\":9,\"room\":\"Nosuch0\",\"name\":\"X\"");
+    UNTIL(queued(x) > 0, 2000);
+    m = expect_error(x, "storage_error");
+    ck_assert_int_eq(jint(m, "ref"), 9);
+    ru_resume(&srv);
+    UNTIL(nb.up && na.up, 5000);
     client_free(&nb, x);
     node_close(&na);
     node_close(&nb);

@@ -291,7 +291,7 @@ START_TEST(entry_read_open_room)
     ck_assert_uint_eq(e->fence, 7);
     ck_assert_int_eq(e->nseat, 2);
     for (int i = 0; i < 2; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "P%d", i);
         ck_assert_int_eq(e->seats[i].idx, 2 * i);
         ck_assert_str_eq(e->seats[i].name, name);
