@@ -32,9 +32,10 @@
 struct server {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
-    uv_timer_t tick;  /* lobby_tick, once a second */
-    uv_timer_t clock; /* lobby_clock_tick: clocks and bots, ten times a second */
-    uv_timer_t drain; /* shutdown: wait for clients to close */
+    uv_timer_t tick;     /* lobby_tick, once a second */
+    uv_timer_t clock;    /* lobby_clock_tick: clocks and bots, ten times a second */
+    uv_timer_t drain;    /* shutdown: wait for clients to close */
+    uv_timer_t handover; /* a cluster node's shutdown: wait for the last batch, release */
     struct carcd_config cfg;
     struct lobby *lobby;
     struct store *store; /* NULL with storage off */
@@ -51,6 +52,7 @@ struct server {
     struct roomnode *node;
     uint64_t deadline;
     int stopping, stopped;
+    int handing_over; /* 1: waiting for the last batch; 2: leases released or being */
 };
 
 static void on_lease_lost(void *arg, const char *room, uint64_t fence)
@@ -148,22 +150,32 @@ static void on_leases_closed(void *arg)
     log_info("cluster: leases released; rooms handed over");
     redis_close(sv->redis); /* its handles close; the directory's replies end as CLOSED */
     sv->redis = NULL;
+    if (sv->stopped)
+        store_stop(sv->store);
 }
 
-/* A cluster node's handover: once its last batch is committed (or the
- * grace is over: what is not committed was never acknowledged), every lease
- * is released, so that the next request for a room on another node takes
- * it at once rather than after the lease's expiry. */
+/* A cluster node's handover, from the first signal on, beside the drain:
+ * once its last batch is committed (or the grace is over: what is not
+ * committed was never acknowledged), every lease is released, so that the
+ * players' reconnections take their rooms on another node at once rather
+ * than after the leases' expiry. What changes after that (seats shown
+ * disconnected) is not this node's to write: lease_fence is 0. */
+static void handover_end(struct server *sv)
+{
+    if (sv->handing_over != 1)
+        return;
+    sv->handing_over = 2;
+    if (!store_idle(sv->store))
+        log_warn("cluster: the last changes were not all written; releasing the leases anyway");
+    uv_close((uv_handle_t *)&sv->handover, NULL);
+    lease_set_close(sv->leases, on_leases_closed, sv);
+}
+
 static void on_handover(uv_timer_t *t)
 {
     struct server *sv = t->data;
-    if (!store_idle(sv->store) && uv_now(&sv->loop) < sv->deadline)
-        return;
-    if (!store_idle(sv->store))
-        log_warn("cluster: the last changes were not all written; releasing the leases anyway");
-    uv_close((uv_handle_t *)&sv->drain, NULL);
-    store_stop(sv->store);
-    lease_set_close(sv->leases, on_leases_closed, sv);
+    if (store_idle(sv->store) || uv_now(&sv->loop) >= sv->deadline)
+        handover_end(sv);
 }
 
 /* The last step inside the loop: lws lets go, our handles close, uv_run returns. */
@@ -178,21 +190,25 @@ static void server_finish(struct server *sv)
     loopstat_stop(&sv->stats);
     uv_close((uv_handle_t *)&sv->tick, NULL);
     uv_close((uv_handle_t *)&sv->clock, NULL);
+    uv_close((uv_handle_t *)&sv->drain, NULL);
     uv_close((uv_handle_t *)&sv->sigint, NULL);
     uv_close((uv_handle_t *)&sv->sigterm, NULL);
-    if (sv->leases != NULL) {
-        sv->deadline = uv_now(&sv->loop) + (uint64_t)sv->cfg.shutdown_grace;
-        uv_timer_start(&sv->drain, on_handover, 0, 10);
-        return;
+    if (sv->handing_over == 0) {
+        uv_close((uv_handle_t *)&sv->handover, NULL);
+        if (sv->leases != NULL) {
+            sv->handing_over = 2;
+            lease_set_close(sv->leases, on_leases_closed, sv);
+        }
     }
-    store_stop(sv->store);
-    uv_close((uv_handle_t *)&sv->drain, NULL);
+    handover_end(sv);
+    if (sv->leases == NULL)
+        store_stop(sv->store); /* else once the leases are released */
 }
 
 static void on_drain(uv_timer_t *t)
 {
     struct server *sv = t->data;
-    if (sv->lobby->nsessions == 0 || uv_now(&sv->loop) >= sv->deadline)
+    if ((sv->lobby->nsessions == 0 && sv->leases == NULL) || uv_now(&sv->loop) >= sv->deadline)
         server_finish(sv);
 }
 
@@ -207,6 +223,10 @@ static void on_signal(uv_signal_t *h, int signum)
     log_info("signal %d: closing connections (1001) and stopping", signum);
     lobby_shutdown(sv->lobby);
     sv->deadline = uv_now(&sv->loop) + (uint64_t)sv->cfg.shutdown_grace;
+    if (sv->leases != NULL) {
+        sv->handing_over = 1;
+        uv_timer_start(&sv->handover, on_handover, 0, 10);
+    }
     uv_timer_start(&sv->drain, on_drain, 0, 20);
 }
 
@@ -423,9 +443,11 @@ int main(int argc, char **argv)
         uv_timer_init(&sv.loop, &sv.tick);
         uv_timer_init(&sv.loop, &sv.clock);
         uv_timer_init(&sv.loop, &sv.drain);
+        uv_timer_init(&sv.loop, &sv.handover);
         uv_signal_init(&sv.loop, &sv.sigint);
         uv_signal_init(&sv.loop, &sv.sigterm);
-        sv.tick.data = sv.clock.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
+        sv.tick.data = sv.clock.data = sv.drain.data = sv.handover.data = sv.sigint.data =
+            sv.sigterm.data = &sv;
         uv_timer_start(&sv.tick, on_tick, 1000, 1000);
         uv_timer_start(&sv.clock, on_clock, 100, 100);
         /* Figures only: carcd serves the same without them. */

@@ -30,7 +30,8 @@ struct roomnode_wait {
 struct take {
     struct roomnode *n;
     char room[PROTO_ROOM_MAX];
-    int step; /* T_EXISTS, T_LEASE, T_READ */
+    int step;  /* T_EXISTS, T_LEASE, T_READ */
+    int tries; /* leases taken again because the database's fence was newer */
     uint64_t fence;
     struct roomnode_wait *waiters;
     struct take *next;
@@ -164,7 +165,13 @@ static void take_build(struct take *t, struct store_room *e)
 {
     struct roomnode *n = t->n;
     struct lobby *lb = n->lb;
+    if (e->fence >= t->fence && t->tries >= 2) {
+        lease_release(n->ls, t->room);
+        take_answer(t, 0, NULL, CARC_E_STORAGE, "the room's fencing number is behind; retry");
+        return;
+    }
     if (e->fence >= t->fence) {
+        t->tries++;
         /* The database saw a newer number than Redis gave: Redis lost its
          * counter. Start again with the database's number as the floor. */
         log_event(LOG_WARN, &(struct log_fields){.room = t->room, .code = "fenced"},
