@@ -455,6 +455,11 @@ START_TEST(roomnode_takeover_and_lost)
     uint64_t fa = lease_fence(na.ls, id);
     ck_assert_uint_eq(fa, 1);
     ck_assert_int_eq(sql_int("SELECT seq FROM rooms WHERE id = '%s'", id), seq);
+    /* na lists it in the directory */
+    lobby_tick(na.lb, now);
+    run(100);
+    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "na\t", 3) == 0, "%s",
+                  redis("GET carcd:room:%s", id));
     /* na dies: only nb runs from here */
     na.dead = 1;
     run(TTL + 300);
@@ -522,6 +527,11 @@ START_TEST(roomnode_takeover_and_lost)
     ck_assert_int_eq(rb->nmoves, nmoves + 1);
     char nb_move[256];
     ck_assert_int_ge(room_move_json(rb, nmoves, nb_move, sizeof nb_move), 0);
+    /* nb lists it now (the same key, its own value) */
+    lobby_tick(nb.lb, now);
+    run(100);
+    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "nb\t", 3) == 0, "%s",
+                  redis("GET carcd:room:%s", id));
 
     /* (d) na wakes: its lease is gone before it asks anyone; a move its
      * client sends now must not reach the database */
@@ -560,6 +570,10 @@ START_TEST(roomnode_takeover_and_lost)
     ck_assert_uint_eq(lease_fence(nb.ls, id), fb);
     ck_assert_int_eq(ra->closes, 0);
     ck_assert_str_eq(redis("GET carcd:lease:%s", id), want);
+    /* na's taking its room off the directory left nb's entry alone */
+    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "nb\t", 3) == 0, "%s",
+                  redis("GET carcd:room:%s", id));
+    ck_assert_str_eq(redis("ZCARD carcd:rooms%s", ""), "1");
     client_free(&na, a);
     client_free(&na, b);
     client_free(&nb, ra);
