@@ -107,10 +107,9 @@ static void on_leases_closed(void *arg)
     ((struct node *)arg)->leases_closed = 1;
 }
 
-/* Clients of n must be gone (fake_free) first. main.c's order: the store's
- * loop handle, the leases, the Redis client, the loop run out; then the
- * roomnode, the directory, the lobby, the store. */
-static void node_close(struct node *n)
+/* main.c's order, up to the loop run out: the store's loop handle, the
+ * leases, the Redis client. */
+static void node_stop(struct node *n)
 {
     store_stop(n->st);
     lease_set_close(n->ls, on_leases_closed, n);
@@ -119,10 +118,22 @@ static void node_close(struct node *n)
     uv_run(&n->loop, UV_RUN_DEFAULT);
     roomnode_free(n->rn);
     ck_assert_ptr_null(n->lb->node);
+}
+
+/* The rest: the directory, the lobby, the store (clients of n gone first). */
+static void node_free(struct node *n)
+{
     directory_free(n->dir);
     lobby_free(n->lb);
     store_close(n->st);
     ck_assert_int_eq(uv_loop_close(&n->loop), 0);
+}
+
+/* Clients of n must be gone (fake_free) first. */
+static void node_close(struct node *n)
+{
+    node_stop(n);
+    node_free(n);
 }
 
 /* The nodes that are not dead run for about ms (both, always: a node whose
@@ -686,6 +697,37 @@ START_TEST(roomnode_fenced_write)
 }
 END_TEST
 
+/* A node stopping while requests wait for Redis (a create's lease, a
+ * join's lookup): roomnode_free drops every one (roomnode.h), so that no
+ * session is left pointing at a request nobody will answer (nor is its
+ * memory left behind: ASan's leak check). */
+START_TEST(roomnode_stop_while_waiting)
+{
+    struct fake *a = client(&na);
+    create_on(&na, a, "");
+    struct fake *x = client(&nb), *y = client(&nb);
+    say(x, "\"type\":\"join\",\"id\":1,\"room\":\"%s\",\"name\":\"X\"", a->room);
+    say(y, "\"type\":\"create\",\"id\":2,\"name\":\"Y\",\"seats\":2");
+    ck_assert_ptr_nonnull(x->s.wait);
+    ck_assert_ptr_nonnull(y->s.wait);
+    node_stop(&nb);                /* nothing ran on nb since: both still wait */
+    ck_assert_ptr_null(x->s.wait); /* its GET ended with REDIS_E_CLOSED */
+    ck_assert_int_eq(nb.lb->nrooms, 0);
+    ck_assert_msg(strcmp(redis("KEYS carcd:lease:*%s", ""), "*1") == 0, "%s",
+                  redis("KEYS carcd:lease:*%s", "")); /* a's only: y's was given back */
+    /* KNOWN SERVER BUG (fails until fixed): lease_set_close drops a pending
+     * lease_acquire without calling it back, and roomnode_free frees only
+     * the takeovers' waits: a create's wait (roomnode_create) is neither
+     * answered nor freed, and y's session still points at it. */
+    ck_assert_ptr_null(y->s.wait);
+    client_free(&nb, x);
+    client_free(&nb, y);
+    node_free(&nb);
+    client_free(&na, a);
+    node_close(&na);
+}
+END_TEST
+
 Suite *suite_roomnode_pg(void)
 {
     Suite *s = suite_create("roomnode_pg");
@@ -697,6 +739,7 @@ Suite *suite_roomnode_pg(void)
     tcase_add_test(tc, roomnode_redirect_and_list);
     tcase_add_test(tc, roomnode_takeover_and_lost);
     tcase_add_test(tc, roomnode_unknown_room);
+    tcase_add_test(tc, roomnode_stop_while_waiting);
     suite_add_tcase(s, tc);
     TCase *lf = tcase_create("roomnode_pg_fence");
     tcase_add_checked_fixture(lf, setup_long, teardown_nodes);
