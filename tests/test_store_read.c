@@ -5,6 +5,7 @@
  * STORE_READS_MAX, and answered 503 when the store stops). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
 
 #include "store/store.h"
@@ -386,6 +387,76 @@ START_TEST(entry_read_cancel)
 }
 END_TEST
 
+/* ---- store_idle: what a cluster node waits for before it hands over ---- */
+
+static int idle_dones;
+
+static void idle_fill(void *arg, void *key)
+{
+    (void)key;
+    entry_add(arg, "I1", PROTO_PHASE_PLAYING, 0, 0);
+}
+
+static void idle_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+{
+    (void)arg;
+    (void)gen;
+    (void)moves;
+    ck_assert_str_eq(id, "I1");
+    ck_assert_int_eq(ok, 1);
+    idle_dones++;
+}
+
+/* Turns of the loop (not waiting for events: a chat line alone wakes
+ * nothing, a carcd's timers do) until st is idle; 5 s at most. */
+static void idle_wait(uv_loop_t *loop, struct store *st)
+{
+    for (int i = 0; i < 5000 && !store_idle(st); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        struct timespec ts = {0, 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Idle until something is handed to the store; busy while it is marked,
+ * filled or in flight; idle again once committed. */
+START_TEST(store_idle_follows_batches)
+{
+    char err[512];
+    struct store *st = su_store_open(err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    store_hooks_set(st, &(struct store_hooks){idle_fill, idle_done, st});
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    store_start(st, &loop, NULL);
+    idle_dones = 0;
+    ck_assert(store_idle(st));
+    int key;
+    store_mark(st, &key);
+    ck_assert(!store_idle(st)); /* marked */
+    uv_run(&loop, UV_RUN_NOWAIT);
+    ck_assert_int_eq(idle_dones, 0);
+    ck_assert(!store_idle(st)); /* filled and in flight */
+    loop_until(&loop, &idle_dones);
+    ck_assert(store_idle(st));
+    store_chat(st, "I1", 0, "P0", "hello", 5000);
+    ck_assert(!store_idle(st)); /* a chat line waits for the next batch */
+    idle_wait(&loop, st);
+    ck_assert(store_idle(st));
+    struct store_room *e = store_row_add(st); /* a room going: its row only */
+    snprintf(e->id, sizeof e->id, "I1");
+    e->gone = STORE_DELETE;
+    ck_assert(!store_idle(st));
+    idle_wait(&loop, st);
+    ck_assert(store_idle(st));
+    ck_assert_int_eq(store_batches(st), 3);
+    store_stop(st);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    store_close(st);
+}
+END_TEST
+
 Suite *suite_store_read(void)
 {
     Suite *s = suite_create("store_read");
@@ -395,6 +466,7 @@ Suite *suite_store_read(void)
     tcase_add_test(tc, reads_on_the_thread_pool);
     tcase_add_test(tc, entry_read_open_room);
     tcase_add_test(tc, entry_read_cancel);
+    tcase_add_test(tc, store_idle_follows_batches);
     suite_add_tcase(s, tc);
     /* The reads through PostgreSQL (make test runs it under tests/pg.sh); none
      * without one (a test case made and not added would leak). */
@@ -407,6 +479,7 @@ Suite *suite_store_read(void)
     tcase_add_test(pg, reads_on_the_thread_pool);
     tcase_add_test(pg, entry_read_open_room);
     tcase_add_test(pg, entry_read_cancel);
+    tcase_add_test(pg, store_idle_follows_batches);
     suite_add_tcase(s, pg);
     return s;
 }
