@@ -342,6 +342,24 @@ static struct room *game_on_na(struct fake **pa, struct fake **pb)
     ck_assert_int_eq(lease_count(nb.ls), 0);
     ck_assert_str_eq(redis("GET carcd:lease:%s", a->room), "na:1"); /* nb took nothing */
     ck_assert_int_eq(x->s.room == NULL, 1);
+    /* watch, and resume with a's own token: redirected too (a live owner
+     * keeps its room: a resume elsewhere takes nothing over) */
+    say(x, "\"type\":\"watch\",\"id\":\"w\",\"room\":\"%s\"", a->room);
+    UNTIL(queued(x) > 0, 3000);
+    m = raw_pop(x);
+    ck_assert_msg(strcmp(jstr(m, "type"), "redirect") == 0, "%s", m);
+    ck_assert_str_eq(jstr(m, "ref"), "w");
+    ck_assert_str_eq(jstr(m, "node"), "na");
+    say(x, "\"type\":\"resume\",\"id\":\"r\",\"room\":\"%s\",\"token\":\"%s\"", a->room, a->token);
+    UNTIL(queued(x) > 0, 3000);
+    m = raw_pop(x);
+    ck_assert_msg(strcmp(jstr(m, "type"), "redirect") == 0, "%s", m);
+    ck_assert_str_eq(jstr(m, "ref"), "r");
+    ck_assert_str_eq(jstr(m, "path"), "/n/na/ws");
+    expect_nothing(x);
+    ck_assert_int_eq(nb.lb->nrooms, 0);
+    ck_assert_int_eq(a->closes, 0);
+    ck_assert_str_eq(redis("GET carcd:lease:%s", a->room), "na:1");
     client_free(&nb, x);
     /* it follows the redirect */
     struct fake *b = client(&na);
