@@ -267,7 +267,7 @@ static void teardown_nodes(void)
 
 /* ---- a game on na ---- */
 
-/* f creates a room on na (nothing before the lease and the commit). */
+/* f creates a room on n (answered only after its lease and its commit). */
 static struct room *create_on(struct node *n, struct fake *f, const char *extra)
 {
     use(n);
@@ -306,8 +306,8 @@ static void join_on(struct node *n, struct fake *f, const char *room, const char
     expect(f, "state");
 }
 
-/* p (to move in r on n) plays its pick-th legal placement; o sees it. The
- * move's record JSON into out (what the database must hold). */
+/* p (to move in r on n) plays its pick-th legal placement; o (if any) sees
+ * it. Answered after the commit. */
 static void play_on(struct node *n, struct room *r, struct fake *p, struct fake *o, int pick)
 {
     use(n);
