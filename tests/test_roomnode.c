@@ -447,10 +447,9 @@ START_TEST(roomnode_redirect_and_list)
     const char *m = expect(x, "rooms");
     ck_assert_int_eq(jint(m, "ref"), 7);
     /* newest first: nb's own room, then na's public one; not the private one.
-     * KNOWN SERVER BUG (fails until fixed): room_summary (server/room.c)
-     * leaves the summary's json unset, so a room of this node's own is read
-     * as "another node's text" from uninitialised memory: dropped, or a
-     * crash. The fix: out->json = NULL there. */
+     * heap_prime left pointers to non-objects where the list is allocated: a
+     * summary of nb's own room whose json were left unset would be dropped
+     * (or crash) rather than listed. */
     ck_assert_msg(strcmp(jstr(m, "rooms.0.room"), d->room) == 0, "%s", m);
     ck_assert_msg(strcmp(jstr(m, "rooms.1.room"), pub) == 0, "%s", m);
     ck_assert_msg(!has(m, "rooms.2"), "%s", m);
@@ -746,10 +745,8 @@ START_TEST(roomnode_stop_while_waiting)
     ck_assert_int_eq(nb.lb->nrooms, 0);
     ck_assert_msg(strcmp(redis("KEYS carcd:lease:*%s", ""), "*1") == 0, "%s",
                   redis("KEYS carcd:lease:*%s", "")); /* a's only: y's was given back */
-    /* KNOWN SERVER BUG (fails until fixed): lease_set_close drops a pending
-     * lease_acquire without calling it back, and roomnode_free frees only
-     * the takeovers' waits: a create's wait (roomnode_create) is neither
-     * answered nor freed, and y's session still points at it. */
+    /* lease_set_close drops a pending lease_acquire without calling it
+     * back: roomnode_free must free the create's wait and unhook y. */
     ck_assert_ptr_null(y->s.wait);
     client_free(&nb, x);
     client_free(&nb, y);
