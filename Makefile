@@ -345,8 +345,10 @@ integration: all
 # acknowledged move lost, the stale node refused). On a failure every log is kept in
 # $(BUILD)/cluster-logs/. `tests/cluster/run.py sigkill` runs one case.
 .PHONY: test-cluster
+# Its browser case (tests/e2e/cluster.mjs) needs playwright-core, installed as for make e2e.
 test-cluster: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(if $(wildcard tests/e2e/cluster.mjs),\
+	    tests/e2e/node_modules/.package-lock.json)
 	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/cluster/run.py
 
 # First the bare-relay baseline (issue 14, tests/bench/README.md): tests/bench/relay.mjs, a plain

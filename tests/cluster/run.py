@@ -291,15 +291,26 @@ def case_sigstop(c):
     try:
         # Sent while the node is stopped: it waits in the node's socket, unanswered.
         mover.c.send({"v": h.V, "type": "play", "id": next(h._ids), **stale})
-        # HAProxy marks the node down and closes its tunnels; the players resume through /ws,
-        # redirected to the stopped node (503) until its lease expires and another takes it.
+        # HAProxy marks the node down and closes its tunnels (deploy/haproxy-cluster.cfg:
+        # on-marked-down shutdown-sessions), so the players notice at once
+        for p in g.players:
+            try:
+                p.c.wait_close(10)
+            except AssertionError:
+                raise CaseFailed("%s: its connection to the stopped %s still open 10 s later"
+                                 % (p.name, victim))
+        t_closed = time.monotonic() - t_stop
+        # ... and resume through /ws, redirected to the stopped node (503) until its lease
+        # expires and another node takes the room.
         g.recover("node stopped")
         t_back = time.monotonic() - t_stop
         new_owner = c.owner(g.room)
         check(new_owner not in (None, victim), "after the resume the lease is %s"
               % c.lease(g.room))
-        check(g.moves == index and g.mover() is mover,
-              "the stopped node's unanswered move was applied (turn of %s)" % g.mover().name)
+        tiles = len(pl.board_of(g.players[0].doc))
+        check(tiles == index + 1 and g.mover() is mover,
+              "the move sent to the stopped node was applied: %d tiles after %d moves, turn "
+              "of %s" % (tiles, index, g.mover().name))
         # The new owner's moves: first one that differs from the stale move.
         alt = _other_move(mover, stale)
         check(alt is not None, "only one legal move: cannot tell the stale move apart")
@@ -313,8 +324,8 @@ def case_sigstop(c):
     finally:
         node.signal(signal.SIGCONT)
     t_cont = time.monotonic()
-    say("  %s stopped; players back on %s after %.1f s; continued after %.1f s"
-        % (victim, new_owner, t_back, t_cont - t_stop))
+    say("  %s stopped; its players closed by HAProxy after %.1f s, back on %s after %.1f s;"
+        " continued after %.1f s" % (victim, t_closed, new_owner, t_back, t_cont - t_stop))
     c.wait_state(victim, "UP", 10)
     deadline = time.monotonic() + 5
     while "room given up" not in node.log_text():
