@@ -49,9 +49,10 @@ def is_lost(e):
 
 
 class Player:
-    def __init__(self, cluster, name, timeout=4.0):
+    def __init__(self, cluster, name, timeout=4.0, base="/ws"):
         self.cluster = cluster
         self.name = name
+        self.base = base        # where every connection starts (a test may pin one node)
         self.timeout = timeout
         self.c = None           # the current harness.Client (may be closed)
         self.path = None        # the path it was opened on
@@ -75,10 +76,12 @@ class Player:
         return None if self.c is None else self.c.seq
 
     def drop(self):
-        if self.c is not None:
-            if self.c.closed is not None:
-                self.closes.append((time.monotonic(), self.c.closed.code))
-            self.c.close()
+        c = self.c
+        if c is not None and not getattr(c, "dropped", False):
+            c.dropped = True
+            if c.closed is not None:
+                self.closes.append((time.monotonic(), c.closed.code))
+            c.close()
 
     def close(self):
         self.drop()
@@ -91,11 +94,13 @@ class Player:
             c.room, c.seat, c.token = old.room, old.seat, old.token
         return c
 
-    def enter(self, mtype, fields, deadline_s=20.0, first_path="/ws"):
+    def enter(self, mtype, fields, deadline_s=20.0, first_path=None):
         """Send mtype (create, join, watch, resume) through HAProxy, following redirects;
         returns (reply, id) with self.c the connection that answered joined/watching. An error
         reply raises ServerError; no answer within deadline_s raises AssertionError."""
         deadline = time.monotonic() + deadline_s
+        base = self.base
+        first_path = first_path or base
         path, hops, retry = first_path, 0, 1.0
         last = None
         while True:
@@ -109,12 +114,12 @@ class Player:
             except Exception as e:  # a 503 while the node is down, refused, no welcome
                 if not (is_lost(e) or isinstance(e, AssertionError)):
                     raise
-                if mtype == "create" and first_path != "/ws":
+                if mtype == "create" and first_path != base:
                     raise AssertionError("%s: cannot open %s: %s" % (self.name, path, e))
                 last = "open %s: %s" % (path, str(e)[:120])
                 self.note(last)
-                time.sleep(retry if path != "/ws" else 0.2)
-                path, hops = "/ws", 0
+                time.sleep(retry if path != base else 0.2)
+                path, hops = base, 0
                 continue
             self.c, self.path = c, path
             mid = next(h._ids)
@@ -129,7 +134,7 @@ class Player:
                 last = "%s on %s: %s" % (mtype, path, str(e)[:120])
                 self.note(last)
                 time.sleep(0.2)
-                path, hops = "/ws", 0
+                path, hops = base, 0
                 continue
             if r.get("type") == "redirect":
                 self.redirects += 1
@@ -139,7 +144,7 @@ class Player:
                 self.note("%s on %s: %s" % (mtype, path, last))
                 if hops > 3:
                     time.sleep(retry)
-                    path, hops = "/ws", 0
+                    path, hops = base, 0
                 else:
                     path = r["path"]
                 continue
@@ -148,7 +153,7 @@ class Player:
             self.note("%s answered %s on %s" % (mtype, r.get("type"), path))
             return r, mid
 
-    def create(self, path="/ws", **fields):
+    def create(self, path=None, **fields):
         fields.setdefault("name", self.name)
         r, _ = self.enter("create", fields, first_path=path)
         assert r["type"] == "joined", r
@@ -156,7 +161,7 @@ class Player:
         self.room, self.seat, self.token = r["room"], r["seat"], r["token"]
         return r
 
-    def join(self, room, path="/ws"):
+    def join(self, room, path=None):
         r, _ = self.enter("join", {"room": room, "name": self.name}, first_path=path)
         assert r["type"] == "joined", r
         self.c.wait_type("state")
@@ -364,11 +369,11 @@ class Game:
         return "\n".join(lines[-n:])
 
 
-def new_game(cluster, tag, n_players=2, host_path="/ws", join_path="/ws", sets=("base",),
-             rng=None, pace=0.0):
+def new_game(cluster, tag, n_players=2, host_path=None, join_path=None, sets=("base",),
+             rng=None, pace=0.0, base="/ws"):
     """A room created by P0 of tag through host_path, joined by the others through join_path
-    (redirected to the owner as needed), not started."""
-    players = [Player(cluster, "%s-%d" % (tag, i)) for i in range(n_players)]
+    (default: base; redirected to the owner as needed), not started."""
+    players = [Player(cluster, "%s-%d" % (tag, i), base=base) for i in range(n_players)]
     players[0].create(path=host_path, seats=n_players, sets=list(sets))
     for p in players[1:]:
         p.join(players[0].room, path=join_path)
