@@ -10,6 +10,8 @@
 #              everything else in server/ is plain C it calls).
 #   libpq-fe.h included only under server/store/ (the PostgreSQL backend).
 #   hiredis    included only under server/cluster/ (the Redis client, cluster/redis.c).
+#   server/cluster/ (Redis: leases, the room directory; below the rooms) includes none of the
+#              game, network and storage layers: the rooms' side of it is server/roomnode.c.
 #   server/store/ (storage, below the rooms) includes none of the game and network layers
 #              (room.h, roomdb.h, lobby.h, session.h, turn.h, bots.h, api.h, net/..., admin/...);
 #              metrics/metrics.h, log.h, loopstat.h and sbuf.h are allowed: plain leaves that
@@ -117,6 +119,13 @@ if [ ${#files[@]} -gt 0 ]; then
                 room.h | roomdb.h | lobby.h | session.h | turn.h | bots.h | api.h | net/* | \
                     webroot.h | admin/* | proxy/* | ../*)
                     fail "$file" "$line" "server/store/ lies below the rooms and may not include \"$name\"" ;;
+            esac ;;
+        esac
+        case "$file" in server/cluster/*)
+            case "$name" in
+                room.h | roomdb.h | roomnode.h | lobby.h | session.h | turn.h | bots.h | api.h | \
+                    net/* | webroot.h | admin/* | proxy/* | store/* | ../*)
+                    fail "$file" "$line" "server/cluster/ lies below the rooms and storage and may not include \"$name\"" ;;
             esac ;;
         esac
         case "$name" in hiredis/* | hiredis.h)

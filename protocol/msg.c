@@ -697,6 +697,41 @@ char *proto_encode_notice(const char *text, const char *room)
     return proto__dump_take(o, ok);
 }
 
+char *proto_encode_redirect(const char *room, const char *node, const char *path, int retry_ms,
+                            const char *ref)
+{
+    int ok = 1;
+    json_t *o = proto__frame_new("redirect", ref);
+    proto__set(o, "room", json_string(room), &ok);
+    proto__set(o, "node", json_string(node), &ok);
+    proto__set(o, "path", json_string(path), &ok);
+    proto__set(o, "retry_ms", json_integer(retry_ms), &ok);
+    return proto__dump_take(o, ok);
+}
+
+static json_t *room_entry_new(const struct proto_room_summary *r, int *ok)
+{
+    json_t *o = json_object();
+    proto__set(o, "room", json_string(r->room), ok);
+    proto__set(o, "seats", json_integer(r->seats), ok);
+    proto__set(o, "taken", json_integer(r->taken), ok);
+    proto__set(o, "phase", json_string(proto__phase_name(r->phase)), ok);
+    proto__set(o, "sets", proto__sets_new(r->sets | (1u << CARC_SET_BASE)), ok);
+    proto__set(o, "options",
+               proto__options_new(r->no_farmers, r->escape_rule, r->farm_rule, r->small_city,
+                                  r->seat_random),
+               ok);
+    proto__set(o, "password", json_boolean(r->password), ok);
+    proto__set(o, "host", r->host != NULL ? proto__string_or(r->host, "?") : json_null(), ok);
+    return o;
+}
+
+char *proto_encode_room_entry(const struct proto_room_summary *room)
+{
+    int ok = 1;
+    return proto__dump_take(room_entry_new(room, &ok), ok);
+}
+
 char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const char *ref,
                          int as_message)
 {
@@ -704,19 +739,16 @@ char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const ch
     json_t *list = json_array();
     for (int i = 0; i < n; i++) {
         const struct proto_room_summary *r = &rooms[i];
-        json_t *o = json_object();
-        proto__set(o, "room", json_string(r->room), &ok);
-        proto__set(o, "seats", json_integer(r->seats), &ok);
-        proto__set(o, "taken", json_integer(r->taken), &ok);
-        proto__set(o, "phase", json_string(proto__phase_name(r->phase)), &ok);
-        proto__set(o, "sets", proto__sets_new(r->sets | (1u << CARC_SET_BASE)), &ok);
-        proto__set(o, "options",
-                   proto__options_new(r->no_farmers, r->escape_rule, r->farm_rule, r->small_city,
-                                      r->seat_random),
-                   &ok);
-        proto__set(o, "password", json_boolean(r->password), &ok);
-        proto__set(o, "host", r->host != NULL ? proto__string_or(r->host, "?") : json_null(), &ok);
-        proto__add(list, o, &ok);
+        if (r->json == NULL) {
+            proto__add(list, room_entry_new(r, &ok), &ok);
+            continue;
+        }
+        /* Another node's entry: whole or not at all. */
+        json_t *o = json_loads(r->json, JSON_REJECT_DUPLICATES, NULL);
+        if (json_is_object(o))
+            proto__add(list, o, &ok);
+        else
+            json_decref(o);
     }
     if (!as_message)
         return proto__dump_take(list, ok);

@@ -144,6 +144,11 @@ char *proto_encode_chat(int seat /* -1: spectator */, const char *name, const ch
  * administrator (room: the room it is about, NULL: none). NULL when text is
  * not valid UTF-8 (or out of memory). */
 char *proto_encode_notice(const char *text, const char *room);
+/* {"v":2,"type":"redirect",["ref",]"room","node","path","retry_ms"}: the room
+ * is served by another node of the cluster (PROTOCOL.md "Redirects between
+ * nodes"); path is that node's WebSocket path on the same host. */
+char *proto_encode_redirect(const char *room, const char *node, const char *path, int retry_ms,
+                            const char *ref);
 
 struct proto_room_summary {
     const char *room;
@@ -154,10 +159,16 @@ struct proto_room_summary {
     const char *host; /* host's name */
     /* options, as in the state document */
     int no_farmers, escape_rule, farm_rule, small_city, seat_random;
+    /* Not NULL: the entry is this text instead, an object that
+     * proto_encode_room_entry wrote (another node's room, from the room
+     * directory); an entry whose text is not a JSON object is left out. */
+    const char *json;
 };
 /* {"v":1,"type":"rooms","rooms":[...]} ; with type NULL just the JSON array (for HTTP). */
 char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const char *ref,
                          int as_message);
+/* One entry of that list, as a JSON object (the room directory's text). */
+char *proto_encode_room_entry(const struct proto_room_summary *room);
 
 /* GET /api/tiles: the catalogue with geometry (edges, segments with masks and flags). */
 char *proto_encode_tiles(void);

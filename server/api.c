@@ -1,4 +1,6 @@
 #include "api.h"
+
+#include "cluster/redis.h"
 #include "admin/admin.h"
 
 #include <stdio.h>
@@ -448,7 +450,14 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
         return;
     }
     if (strcmp(path, "/healthz") == 0) {
-        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
+        /* 503 while shutting down or cut off from the cluster: a proxy's
+         * health check takes the node out of its rotation. */
+        if (a->lobby->shutting_down)
+            reply_text(out, 503, "text/plain; charset=utf-8", "shutting down");
+        else if (a->redis != NULL && !redis_up(a->redis))
+            reply_text(out, 503, "text/plain; charset=utf-8", "redis unreachable");
+        else
+            reply_text(out, 200, "text/plain; charset=utf-8", "ok");
         out->cache_control = "no-store";
         return;
     }

@@ -49,6 +49,10 @@ struct api {
     const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
     const char *metrics_token;    /* NULL or "": GET /metrics is 404 on the public port */
     struct admin *admin;          /* NULL: /admin/ is 403 admin_disabled */
+    /* A cluster node's Redis (NULL: one node alone): while it is down GET
+     * /healthz answers 503, so that a proxy sends nobody to a node that
+     * can neither take nor find rooms. */
+    const struct redis *redis;
 };
 
 struct api_reply {

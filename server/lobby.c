@@ -9,6 +9,7 @@
 #include "lobby_int.h"
 #include "log.h"
 #include "roomdb.h"
+#include "roomnode.h"
 #include "store/store.h"
 #include "turn.h"
 
@@ -73,6 +74,8 @@ void lobby__room_insert(struct lobby *lb, struct room *r)
 /* Unlink r, tell its members they left, free it. */
 static void room_delete(struct lobby *lb, struct room *r)
 {
+    if (lb->node != NULL)
+        roomnode_room_gone(lb->node, r);
     struct room **p = &lb->buckets[hash_id(r->id) & (lb->nbuckets - 1)];
     while (*p != r)
         p = &(*p)->hnext;
@@ -111,9 +114,14 @@ static void room_reap_if_dead(struct lobby *lb, struct room *r)
 {
     if (r != NULL && room_is_dead(r)) {
         if (r->store != NULL)
-            roomdb_forget(r, 1);
+            roomdb_forget(lb, r, 1);
         room_delete(lb, r);
     }
+}
+
+void lobby_room_delete(struct lobby *lb, struct room *r)
+{
+    room_delete(lb, r);
 }
 
 void lobby_room_reap(struct lobby *lb, struct room *r)
@@ -131,7 +139,7 @@ void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, cons
         session_send(s, b);
     sbuf_unref(b);
     if (r->store != NULL)
-        roomdb_close(r, closed);
+        roomdb_close(lb, r, closed);
     room_delete(lb, r); /* every member gets `left` */
 }
 
@@ -283,7 +291,7 @@ void lobby_free(struct lobby *lb)
     while (lb->newest != NULL) {
         struct room *r = lb->newest;
         if (r->store != NULL)
-            roomdb_forget(r, 0);
+            roomdb_forget(lb, r, 0);
         room_evict(r, 0);
         room_delete(lb, r);
     }
@@ -349,6 +357,7 @@ void lobby_session_close(struct lobby *lb, struct session *s)
 {
     if (!s->open)
         return;
+    roomnode_session_close(s);
     log_event(LOG_DEBUG,
               &(struct log_fields){.room = s->room != NULL ? s->room->id : NULL,
                                    .seat = s->seat,
@@ -385,6 +394,8 @@ void lobby_tick(struct lobby *lb, uint64_t now)
     lb->now = now;
     if (lb->store != NULL)
         store_retry(lb->store);
+    if (lb->node != NULL)
+        roomnode_tick(lb->node, now);
     const struct lobby_limits *l = &lb->lim;
     if (l->idle_timeout > 0) {
         uint64_t limit = (uint64_t)l->idle_timeout * 1000;
@@ -424,7 +435,7 @@ void lobby_tick(struct lobby *lb, uint64_t now)
             int ttl = lobby ? l->lobby_room_ttl : l->room_ttl;
             if (ttl > 0 && now - r->empty_since >= (uint64_t)ttl * 1000) {
                 if (r->store != NULL)
-                    roomdb_forget(r, lobby ? 1 : 2);
+                    roomdb_forget(lb, r, lobby ? 1 : 2);
                 room_delete(lb, r);
             }
         }
@@ -444,6 +455,8 @@ void lobby_shutdown(struct lobby *lb)
 
 char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message)
 {
+    if (lb->node != NULL)
+        return roomnode_rooms_encode(lb->node, ref, as_message);
     int max = lb->lim.list_max, n = 0;
     struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
     if (list == NULL)

@@ -22,6 +22,7 @@
 struct lobby_ip;
 struct store;
 struct bots;
+struct roomnode;
 
 struct lobby {
     struct lobby_limits lim;
@@ -40,9 +41,10 @@ struct lobby {
     unsigned nips;
 
     int shutting_down;
-    uint64_t now;        /* the loop's clock at the last call that gave one (ms) */
-    struct store *store; /* NULL: memory only (lobby_store_set) */
-    struct bots *bots;   /* NULL: no bot plays (lobby_bots_set) */
+    uint64_t now;          /* the loop's clock at the last call that gave one (ms) */
+    struct store *store;   /* NULL: memory only (lobby_store_set) */
+    struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
+    struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
@@ -90,6 +92,22 @@ void lobby_shutdown(struct lobby *lb);
 char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message);
 
 struct room *lobby_room_find(const struct lobby *lb, const char *id);
+
+/* ---- for the cluster (roomnode.h) ---- */
+
+/* A decoded request of s run as if it had just arrived (past the size and
+ * rate checks): the command table's checks, its handler, its error. located:
+ * the cluster already looked for its room (a room still missing is then
+ * no_such_room, not looked for again). */
+void lobby_session_request(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                           int located);
+/* The room of a create that passed its checks, with id (its lease taken):
+ * made, s seated as its host. */
+void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                       const char *id);
+/* Unlink r, tell its members they left, free it (the caller has done what
+ * the store needs: roomdb_forget / roomdb_close). */
+void lobby_room_delete(struct lobby *lb, struct room *r);
 
 /* ---- for the admin API (admin/admin.h) ---- */
 

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "metrics/metrics.h"
 #include "rand.h"
+#include "roomnode.h"
 #include "store/store.h"
 #include "turn.h"
 
@@ -38,7 +39,12 @@ struct cmd_ctx {
     struct room *r; /* the target room, or NULL */
     const struct proto_msg *m;
     uint64_t now;
+    int located; /* the cluster has looked for the named room already */
 };
+
+/* cmd_check and handlers: the request waits for the cluster (roomnode.h),
+ * which answers it later; nothing is sent now. */
+#define CMD_WAITING 1
 
 /* A handler returns 0 (it queued its replies) or a CARC_E_* code with err:
  * then the sender alone gets `error` and nothing changed. */
@@ -98,21 +104,30 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     do
         rand_room_id(id);
     while (lobby_room_find(lb, id) != NULL);
-    struct room *r = room_new(id, c->m, lb->lim.history, lb->lim.history_bytes);
+    if (lb->node != NULL) {
+        rc = roomnode_create(lb->node, c->s, c->m, id, err);
+        return rc == 0 ? CMD_WAITING : rc;
+    }
+    lobby_room_create(lb, c->s, c->m, id);
+    return 0;
+}
+
+void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                       const char *id)
+{
+    struct room *r = room_new(id, m, lb->lim.history, lb->lim.history_bytes);
     r->store = lb->store;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     lobby__room_insert(lb, r);
-    if (c->s->peer[0] != '\0') {
-        snprintf(r->creator, sizeof r->creator, "%s", c->s->peer);
+    if (s->peer[0] != '\0') {
+        snprintf(r->creator, sizeof r->creator, "%s", s->peer);
         (*lobby__ip_get(lb, r->creator))->rooms++;
     }
-    room_create_seat(r, c->s, c->m->u.create.name, c->m->id);
-    log_event(
-        LOG_INFO,
-        &(struct log_fields){.room = r->id, LOG_SEAT(0), .addr = c->s->peer, .session = c->s->id},
-        "room created");
-    return 0;
+    room_create_seat(r, s, m->u.create.name, m->id);
+    log_event(LOG_INFO,
+              &(struct log_fields){.room = r->id, LOG_SEAT(0), .addr = s->peer, .session = s->id},
+              "room created");
 }
 
 static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
@@ -280,6 +295,10 @@ static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error
         c->r = own;
     else if (cmd->target == T_NAMED) {
         c->r = lobby_room_find(c->lb, named_room(c->m));
+        if (c->r == NULL && c->lb->node != NULL && !c->located) {
+            int rc = roomnode_locate(c->lb->node, s, c->m, err);
+            return rc == 0 ? CMD_WAITING : rc;
+        }
         if (c->r == NULL)
             return carc_error_set(err, CARC_E_NO_ROOM, NULL);
     }
@@ -321,6 +340,19 @@ static void reply_error(struct session *s, int code, const char *text, const cha
         reply(s, proto_encode_error(code, text, ref));
 }
 
+static void cmd_run(struct lobby *lb, struct session *s, const struct proto_msg *m, uint64_t now,
+                    int located)
+{
+    const struct cmd *cmd = &cmds[m->type];
+    struct cmd_ctx c = {lb, s, NULL, m, now, located};
+    struct carc_error err = {0, ""};
+    int rc = cmd_check(cmd, &c, &err);
+    if (rc == 0)
+        rc = cmd->fn(&c, &err);
+    if (rc < 0)
+        reply_error(s, rc, err.text, m->id);
+}
+
 void lobby_session_message(struct lobby *lb, struct session *s, const char *text, size_t len,
                            uint64_t now)
 {
@@ -356,12 +388,12 @@ void lobby_session_message(struct lobby *lb, struct session *s, const char *text
         reply_error(s, rc, perr.text, m.id);
         return;
     }
-    const struct cmd *cmd = &cmds[m.type];
-    struct cmd_ctx c = {lb, s, NULL, &m, now};
-    struct carc_error err = {0, ""};
-    rc = cmd_check(cmd, &c, &err);
-    if (rc == 0)
-        rc = cmd->fn(&c, &err);
-    if (rc != 0)
-        reply_error(s, rc, err.text, m.id);
+    cmd_run(lb, s, &m, now, 0);
+}
+
+void lobby_session_request(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                           int located)
+{
+    if (s->open && !s->closing)
+        cmd_run(lb, s, m, lb->now, located);
 }

@@ -13,6 +13,9 @@
 
 #include "admin/admin.h"
 #include "api.h"
+#include "cluster/directory.h"
+#include "cluster/lease.h"
+#include "cluster/redis.h"
 #include "config.h"
 #include "bots.h"
 #include "lobby.h"
@@ -22,15 +25,17 @@
 #include "metrics/metrics.h"
 #include "net/net.h"
 #include "roomdb.h"
+#include "roomnode.h"
 #include "store/store.h"
 #include "turn.h"
 
 struct server {
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
-    uv_timer_t tick;  /* lobby_tick, once a second */
-    uv_timer_t clock; /* lobby_clock_tick: clocks and bots, ten times a second */
-    uv_timer_t drain; /* shutdown: wait for clients to close */
+    uv_timer_t tick;     /* lobby_tick, once a second */
+    uv_timer_t clock;    /* lobby_clock_tick: clocks and bots, ten times a second */
+    uv_timer_t drain;    /* shutdown: wait for clients to close */
+    uv_timer_t handover; /* a cluster node's shutdown: wait for the last batch, release */
     struct carcd_config cfg;
     struct lobby *lobby;
     struct store *store; /* NULL with storage off */
@@ -40,9 +45,46 @@ struct server {
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
+    /* A cluster node (node-id, redis-url): all NULL for one node alone. */
+    struct redis *redis;
+    struct lease_set *leases;
+    struct directory *dir;
+    struct roomnode *node;
     uint64_t deadline;
     int stopping, stopped;
+    int handing_over; /* 1: waiting for the last batch; 2: leases released or being */
 };
+
+static void on_lease_lost(void *arg, const char *room, uint64_t fence)
+{
+    struct server *sv = arg;
+    if (sv->node != NULL)
+        roomnode_lease_lost(sv->node, room, fence);
+}
+
+/* A cluster node: the Redis client, the room leases, the directory and the
+ * rooms' side of them (roomnode.h). 0, or -1 with err. */
+static int cluster_open(struct server *sv, char *err, size_t errlen)
+{
+    const struct carcd_config *c = &sv->cfg;
+    sv->redis = redis_new(&sv->loop, c->redis_url, &(struct redis_opts){0}, err, errlen);
+    if (sv->redis == NULL)
+        return -1;
+    sv->leases = lease_set_new(&sv->loop, sv->redis,
+                               &(struct lease_opts){.node = c->node_id, .ttl_ms = c->lease_ttl_ms},
+                               &(struct lease_hooks){on_lease_lost, sv}, err, errlen);
+    if (sv->leases == NULL)
+        return -1;
+    sv->dir =
+        directory_new(sv->redis, c->node_id, ROOMNODE_DIR_TTLS * c->lease_ttl_ms, err, errlen);
+    if (sv->dir == NULL)
+        return -1;
+    sv->node = roomnode_new(sv->lobby, sv->leases, sv->dir, c->node_id, c->lease_ttl_ms);
+    redis_start(sv->redis);
+    log_info("cluster: node %s, Redis %s, lease-ttl %d ms", c->node_id, redis_where(sv->redis),
+             c->lease_ttl_ms);
+    return 0;
+}
 
 /* mkdir -p */
 static int make_dirs(const char *path)
@@ -101,6 +143,41 @@ static void on_clock(uv_timer_t *t)
     lobby_clock_tick(sv->lobby, uv_now(&sv->loop));
 }
 
+static void on_leases_closed(void *arg)
+{
+    struct server *sv = arg;
+    sv->leases = NULL;
+    log_info("cluster: leases released; rooms handed over");
+    redis_close(sv->redis); /* its handles close; the directory's replies end as CLOSED */
+    sv->redis = NULL;
+    if (sv->stopped)
+        store_stop(sv->store);
+}
+
+/* A cluster node's handover, from the first signal on, beside the drain:
+ * once its last batch is committed (or the grace is over: what is not
+ * committed was never acknowledged), every lease is released, so that the
+ * players' reconnections take their rooms on another node at once rather
+ * than after the leases' expiry. What changes after that (seats shown
+ * disconnected) is not this node's to write: lease_fence is 0. */
+static void handover_end(struct server *sv)
+{
+    if (sv->handing_over != 1)
+        return;
+    sv->handing_over = 2;
+    if (!store_idle(sv->store))
+        log_warn("cluster: the last changes were not all written; releasing the leases anyway");
+    uv_close((uv_handle_t *)&sv->handover, NULL);
+    lease_set_close(sv->leases, on_leases_closed, sv);
+}
+
+static void on_handover(uv_timer_t *t)
+{
+    struct server *sv = t->data;
+    if (store_idle(sv->store) || uv_now(&sv->loop) >= sv->deadline)
+        handover_end(sv);
+}
+
 /* The last step inside the loop: lws lets go, our handles close, uv_run returns. */
 static void server_finish(struct server *sv)
 {
@@ -109,7 +186,6 @@ static void server_finish(struct server *sv)
     sv->stopped = 1;
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
     net_stop(sv->net);
-    store_stop(sv->store);
     bots_stop(sv->bots);
     loopstat_stop(&sv->stats);
     uv_close((uv_handle_t *)&sv->tick, NULL);
@@ -117,12 +193,22 @@ static void server_finish(struct server *sv)
     uv_close((uv_handle_t *)&sv->drain, NULL);
     uv_close((uv_handle_t *)&sv->sigint, NULL);
     uv_close((uv_handle_t *)&sv->sigterm, NULL);
+    if (sv->handing_over == 0) {
+        uv_close((uv_handle_t *)&sv->handover, NULL);
+        if (sv->leases != NULL) {
+            sv->handing_over = 2;
+            lease_set_close(sv->leases, on_leases_closed, sv);
+        }
+    }
+    handover_end(sv);
+    if (sv->leases == NULL)
+        store_stop(sv->store); /* else once the leases are released */
 }
 
 static void on_drain(uv_timer_t *t)
 {
     struct server *sv = t->data;
-    if (sv->lobby->nsessions == 0 || uv_now(&sv->loop) >= sv->deadline)
+    if ((sv->lobby->nsessions == 0 && sv->leases == NULL) || uv_now(&sv->loop) >= sv->deadline)
         server_finish(sv);
 }
 
@@ -137,6 +223,10 @@ static void on_signal(uv_signal_t *h, int signum)
     log_info("signal %d: closing connections (1001) and stopping", signum);
     lobby_shutdown(sv->lobby);
     sv->deadline = uv_now(&sv->loop) + (uint64_t)sv->cfg.shutdown_grace;
+    if (sv->leases != NULL) {
+        sv->handing_over = 1;
+        uv_timer_start(&sv->handover, on_handover, 0, 10);
+    }
     uv_timer_start(&sv->drain, on_drain, 0, 20);
 }
 
@@ -285,15 +375,10 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    /* Scale-out is being built (issue 17, docs/cluster-plan.md): its
-     * settings are checked, but a node does not join a cluster yet. Refused
-     * rather than ignored, so nobody believes their rooms are failed over. */
-    if (sv.cfg.node_id[0] != '\0' || sv.cfg.redis_url[0] != '\0') {
-        if (sv.cfg.node_id[0] == '\0' || sv.cfg.redis_url[0] == '\0' || sv.cfg.storage != 2)
-            log_error("a cluster node needs node-id, redis-url and storage = postgres together");
-        else
-            log_error("node-id and redis-url are planned (scale-out, issue 17) and not served by"
-                      " this build yet; unset them to run one node");
+    int cluster = sv.cfg.node_id[0] != '\0' || sv.cfg.redis_url[0] != '\0';
+    if (cluster &&
+        (sv.cfg.node_id[0] == '\0' || sv.cfg.redis_url[0] == '\0' || sv.cfg.storage != 2)) {
+        log_error("a cluster node needs node-id, redis-url and storage = postgres together");
         return 2;
     }
     if (uv_loop_init(&sv.loop) != 0) {
@@ -311,7 +396,10 @@ int main(int argc, char **argv)
             uv_loop_close(&sv.loop);
             return 2;
         }
-        if (sv.cfg.storage == 2)
+        if (cluster)
+            sv.store = store_open_postgres_node(sv.cfg.postgres_url, sv.cfg.node_id,
+                                                sv.cfg.storage_wait, err, sizeof err);
+        else if (sv.cfg.storage == 2)
             sv.store =
                 store_open_postgres(sv.cfg.postgres_url, sv.cfg.storage_wait, err, sizeof err);
         else
@@ -323,9 +411,12 @@ int main(int argc, char **argv)
             return 1;
         }
         lobby_store_set(sv.lobby, sv.store);
+        /* A cluster node restores nothing at start: it takes a room from the
+         * database when the room's lease is free and someone asks for it. */
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err, sizeof err) <
-                0) {
+            (!cluster && roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
+                                        sizeof err) < 0) ||
+            (cluster && cluster_open(&sv, err, sizeof err) != 0)) {
             log_error("storage: %s", err);
             lobby_free(sv.lobby);
             store_close(sv.store);
@@ -341,6 +432,7 @@ int main(int argc, char **argv)
     sv.api.store = sv.store;
     sv.api.stats = &sv.stats;
     sv.api.metrics_token = sv.cfg.metrics_token;
+    sv.api.redis = sv.redis;
     admin_init(&sv.admin, sv.lobby, sv.store, sv.cfg.admin_token, sv.cfg.data_dir);
     sv.api.admin = &sv.admin;
     sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
@@ -351,9 +443,11 @@ int main(int argc, char **argv)
         uv_timer_init(&sv.loop, &sv.tick);
         uv_timer_init(&sv.loop, &sv.clock);
         uv_timer_init(&sv.loop, &sv.drain);
+        uv_timer_init(&sv.loop, &sv.handover);
         uv_signal_init(&sv.loop, &sv.sigint);
         uv_signal_init(&sv.loop, &sv.sigterm);
-        sv.tick.data = sv.clock.data = sv.drain.data = sv.sigint.data = sv.sigterm.data = &sv;
+        sv.tick.data = sv.clock.data = sv.drain.data = sv.handover.data = sv.sigint.data =
+            sv.sigterm.data = &sv;
         uv_timer_start(&sv.tick, on_tick, 1000, 1000);
         uv_timer_start(&sv.clock, on_clock, 100, 100);
         /* Figures only: carcd serves the same without them. */
@@ -378,8 +472,19 @@ int main(int argc, char **argv)
         log_info("%s", line);
     }
     net_free(sv.net);
-    if (sv.store != NULL && store_flush(sv.store) != 0)
+    /* A cluster node wrote its last batch before it released its leases:
+     * after that its rooms are other nodes' and nothing of them is written. */
+    if (sv.node == NULL && sv.store != NULL && store_flush(sv.store) != 0)
         log_error("storage: the last changes could not be written");
+    roomnode_free(sv.node);
+    if (sv.leases != NULL || sv.redis != NULL) {
+        /* Start-up failed after the cluster was opened. */
+        if (sv.leases != NULL)
+            lease_set_close(sv.leases, NULL, NULL);
+        redis_close(sv.redis);
+        uv_run(&sv.loop, UV_RUN_DEFAULT);
+    }
+    directory_free(sv.dir);
     lobby_free(sv.lobby);
     bots_free(sv.bots);
     store_close(sv.store);

@@ -134,6 +134,11 @@ struct room {
     unsigned long timed_gen[ROOM_TIMED];
     int ntimed;
 
+    /* The cluster's room directory (roomnode.c): what was last published. */
+    uint64_t dir_hash;    /* of the entry's text */
+    uint64_t dir_ms;      /* loop ms of the last put */
+    uint64_t dir_updated; /* updated_ms when it was computed */
+    int dir_listed;       /* published (and not taken off) */
     /* Owned by the lobby. */
     struct room *hnext;         /* hash chain */
     struct room *newer, *older; /* creation order */

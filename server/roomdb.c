@@ -11,6 +11,7 @@
 #include "log.h"
 #include "record_json.h"
 #include "room.h"
+#include "roomnode.h"
 #include "sbuf.h"
 #include "store/store.h"
 
@@ -44,11 +45,27 @@ static void record_entry(struct store_room *e, const struct room *r, const char 
     e->scores = store_strdup(buf);
 }
 
+/* The fencing number of r's writes: its lease's in a cluster (0 there: the
+ * lease is lost and nothing may be written; the room is being given up),
+ * else 0, which the database does not check. Returns -1 for "write nothing". */
+static int room_fence(const struct lobby *lb, const struct room *r, uint64_t *fence)
+{
+    *fence = lb->node != NULL ? roomnode_fence(lb->node, r) : 0;
+    return lb->node != NULL && *fence == 0 ? -1 : 0;
+}
+
 /* r's rows into the batch being filled: the room, its taken seats, the moves
  * not handed to a batch yet, and its record once the game ended. */
-static void snapshot(struct store *st, struct room *r)
+static void snapshot(struct lobby *lb, struct room *r)
 {
+    struct store *st = lb->store;
+    uint64_t fence;
+    if (room_fence(lb, r, &fence) != 0) {
+        r->dirty = 0; /* the lease's lost hook gives the room up */
+        return;
+    }
     struct store_room *e = store_row_add(st);
+    e->fence = fence;
     snprintf(e->id, sizeof e->id, "%s", r->id);
     e->sets = (int)r->sets;
     e->no_farmers = r->no_farmers;
@@ -106,18 +123,24 @@ static void snapshot(struct store *st, struct room *r)
 
 static void on_fill(void *arg, void *key)
 {
-    struct lobby *lb = arg;
-    snapshot(lb->store, key);
+    snapshot(arg, key);
 }
 
 static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
 {
-    struct room *r = lobby_room_find(arg, id);
-    /* STORE_FENCED (another node owns the room now) counts as a failure
-     * until a node can hand a room over (issue 17, docs/cluster-plan.md):
-     * nothing sets a room's fence yet. */
-    if (r != NULL)
-        room_store_done(r, gen, ok == 1, moves);
+    struct lobby *lb = arg;
+    struct room *r = lobby_room_find(lb, id);
+    if (r == NULL)
+        return;
+    /* Another node wrote the room with a newer fence: it owns the room now.
+     * Nothing of this write counted; the room is not ours to roll back. */
+    if (ok == STORE_FENCED && lb->node != NULL) {
+        roomnode_give_up(lb->node, r,
+                         "the database refused its write (fenced): another node"
+                         " owns it");
+        return;
+    }
+    room_store_done(r, gen, ok == 1, moves);
 }
 
 void roomdb_attach(struct lobby *lb, struct store *st)
@@ -139,17 +162,19 @@ unsigned long roomdb_dirty(struct room *r)
     return store_fill_gen(r->store);
 }
 
-static void forget(struct room *r, int gone, const char *closed)
+static void forget(struct lobby *lb, struct room *r, int gone, const char *closed)
 {
     struct store *st = r->store;
     if (r->dirty) {
         if (gone == STORE_CLOSE)
-            snapshot(st, r);
+            snapshot(lb, r);
         store_unmark(st, r);
         r->dirty = 0;
     }
-    if (gone) {
+    uint64_t fence;
+    if (gone && room_fence(lb, r, &fence) == 0) {
         struct store_room *e = store_row_add(st);
+        e->fence = fence;
         snprintf(e->id, sizeof e->id, "%s", r->id);
         e->gone = gone;
         e->updated = store_wall_ms();
@@ -159,14 +184,14 @@ static void forget(struct room *r, int gone, const char *closed)
     }
 }
 
-void roomdb_forget(struct room *r, int gone)
+void roomdb_forget(struct lobby *lb, struct room *r, int gone)
 {
-    forget(r, gone, "room-ttl");
+    forget(lb, r, gone, "room-ttl");
 }
 
-void roomdb_close(struct room *r, const char *closed)
+void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
 {
-    forget(r, r->phase == PROTO_PHASE_LOBBY ? STORE_DELETE : STORE_CLOSE, closed);
+    forget(lb, r, r->phase == PROTO_PHASE_LOBBY ? STORE_DELETE : STORE_CLOSE, closed);
 }
 
 /* ---- rows to a room (start-up) ---- */
@@ -212,7 +237,7 @@ static char *record_text(const struct store_room *e, const struct room *r, char 
 
 /* The room of stored row e rebuilt from its seats, seed and moves; NULL with
  * err when they do not load or replay. */
-static struct room *room_load(struct lobby *lb, const struct store_room *e, char *err,
+struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char *err,
                               size_t errlen)
 {
     struct proto_msg c;
@@ -316,7 +341,7 @@ static int on_abandoned(void *arg, struct store_room *e)
 {
     struct restore_ctx *c = arg;
     char why[256];
-    struct room *r = room_load(c->lb, e, why, sizeof why);
+    struct room *r = roomdb_room_load(c->lb, e, why, sizeof why);
     if (r == NULL) {
         log_error("storage: %s (left in the database, no record)", why);
         return -1;
@@ -330,7 +355,7 @@ static int on_room(void *arg, const struct store_room *e)
 {
     struct restore_ctx *c = arg;
     char why[256];
-    struct room *r = room_load(c->lb, e, why, sizeof why);
+    struct room *r = roomdb_room_load(c->lb, e, why, sizeof why);
     if (r == NULL) {
         log_error("storage: %s (left in the database, not restored)", why);
         c->bad++;

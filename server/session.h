@@ -30,7 +30,8 @@ enum session_close_code {
     SESSION_CLOSE_TOO_BIG = 1009,    /* message over limits.message_bytes */
     SESSION_CLOSE_TAKEOVER = 4000,   /* a newer connection resumed this seat */
     SESSION_CLOSE_OVERFLOW = 4001,   /* outbound queue overflow: the client does not read */
-    SESSION_CLOSE_IDLE = 4002        /* no message for limits.idle_timeout seconds */
+    SESSION_CLOSE_IDLE = 4002,       /* no message for limits.idle_timeout seconds */
+    SESSION_CLOSE_MOVED = 4003       /* the room went to another node of the cluster */
 };
 
 struct session;
@@ -66,6 +67,10 @@ struct session {
     uint64_t last_ms; /* when the last message arrived */
 
     struct bucket msg, flood, chat, create;
+
+    /* A request waiting for the cluster (roomnode.h: a room being looked up
+     * or taken over, a lease for a new room), or NULL; the lobby's. */
+    struct roomnode_wait *wait;
 
     /* Outbound queue: a ring of shared buffers. */
     struct sbuf **q;

@@ -260,6 +260,10 @@ SERVER = {
     "joined": message("server", "joined", {"room": ROOM, "seat": SEAT, "token": TOKEN},
                       ["room", "seat"]),
     "watching": message("server", "watching", {"room": ROOM}, ["room"]),
+    "redirect": message("server", "redirect", {
+        "room": ROOM, "node": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"},
+        "path": {"type": "string", "pattern": "^/"},
+        "retry_ms": {"type": "integer", "minimum": 0}}, ["room", "node", "path", "retry_ms"]),
     "left": message("server", "left", {}),
     "state": message("server", "state", {"seq": SEQ, "state": STATE_DOC}, ["seq", "state"]),
     "delta": message("server", "delta", {

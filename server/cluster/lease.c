@@ -316,6 +316,50 @@ void lease_release(struct lease_set *ls, const char *room)
         free(l);
 }
 
+struct holder_q {
+    lease_holder_cb cb;
+    void *arg;
+};
+
+static void on_holder(void *arg, int status, const struct redis_reply *rep)
+{
+    struct holder_q *q = arg;
+    char node[LEASE_NODE_MAX] = "";
+    if (status == 0 && rep->type == REDIS_T_STRING) {
+        /* NODE:FENCE */
+        const char *colon = memchr(rep->str, ':', rep->len);
+        size_t n = colon != NULL ? (size_t)(colon - rep->str) : 0;
+        if (n > 0 && n < sizeof node) {
+            memcpy(node, rep->str, n);
+            node[n] = '\0';
+        }
+    } else if (status == 0 && rep->type != REDIS_T_NIL) {
+        status = LEASE_E_REPLY;
+    }
+    q->cb(q->arg, status, node);
+    free(q);
+}
+
+int lease_holder(struct lease_set *ls, const char *room, lease_holder_cb cb, void *arg)
+{
+    if (!valid_name(room, LEASE_ROOM_MAX, 0))
+        return LEASE_E_ARGS;
+    if (ls->closing)
+        return REDIS_E_CLOSED;
+    char key[sizeof LEASE_PREFIX + 8 + LEASE_ROOM_MAX];
+    snprintf(key, sizeof key, LEASE_PREFIX "lease:%s", room);
+    struct holder_q *q = malloc(sizeof *q);
+    if (q == NULL)
+        srv_oom("lease");
+    q->cb = cb;
+    q->arg = arg;
+    const char *argv[] = {"GET", key};
+    int rc = redis_command(ls->r, on_holder, q, 2, argv, NULL);
+    if (rc != 0)
+        free(q);
+    return rc;
+}
+
 int lease_count(const struct lease_set *ls)
 {
     return ls->count;

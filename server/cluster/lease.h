@@ -94,6 +94,14 @@ uint64_t lease_fence(const struct lease_set *ls, const char *room);
  * still ours (a command sent, not waited for). Nothing if not held. */
 void lease_release(struct lease_set *ls, const char *room);
 
+/* Who holds room's lease now, as Redis says (one GET): cb runs once, later,
+ * with status 0 and holder the node id ("" when nobody holds it), or a
+ * redis.h status and "". Returns 0, or a redis.h status / LEASE_E_ARGS (cb
+ * never runs). Independent of ls's life once sent (cb still runs, with
+ * REDIS_E_CLOSED, if the client closes first). */
+typedef void (*lease_holder_cb)(void *arg, int status, const char *holder);
+int lease_holder(struct lease_set *ls, const char *room, lease_holder_cb cb, void *arg);
+
 /* Leases held (for metrics and tests). */
 int lease_count(const struct lease_set *ls);
 

@@ -107,6 +107,11 @@ void metrics_sent_count(const struct sbuf *b);
 void metrics_close_count(int code);
 /* A seat was resumed with its token: carcd_resumes_total. */
 void metrics_resume_count(void);
+/* Cluster (roomnode.c): a redirect sent, a room taken over from the
+ * database, a room given up (carcd_cluster_*_total). */
+void metrics_redirect_count(void);
+void metrics_takeover_count(void);
+void metrics_given_up_count(void);
 /* A move (a person's or a bot's) was accepted: carcd_moves_total. */
 void metrics_move_count(void);
 /* A move's delta went to the room's members ns nanoseconds after the move

@@ -40,10 +40,11 @@ static const char *const sent_names[] = {"welcome", "rooms", "joined",  "watchin
 #define SENT_ERROR (N_SENT - 2)
 
 static const int close_codes[] = {
-    SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY,   SESSION_CLOSE_TOO_BIG,
-    SESSION_CLOSE_TAKEOVER,   SESSION_CLOSE_OVERFLOW, SESSION_CLOSE_IDLE,
+    SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY, SESSION_CLOSE_TOO_BIG, SESSION_CLOSE_TAKEOVER,
+    SESSION_CLOSE_OVERFLOW,   SESSION_CLOSE_IDLE,   SESSION_CLOSE_MOVED,
 };
-static const char *const close_names[] = {"1001", "1008", "1009", "4000", "4001", "4002", "other"};
+static const char *const close_names[] = {"1001", "1008", "1009", "4000",
+                                          "4001", "4002", "4003", "other"};
 #define N_CLOSES ((int)(sizeof close_names / sizeof close_names[0]))
 
 static const char *const phase_names[] = {"lobby", "playing", "ended"}; /* enum proto_phase */
@@ -71,7 +72,7 @@ static void names_init(void)
 /* ---- the families ---- */
 
 static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1], v_closes[N_CLOSES],
-    v_resumes, v_moves, v_commit_fail;
+    v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up;
 static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
 static double s_bcast, s_commit;
 static double v_rooms[3], v_conns[3];
@@ -113,6 +114,15 @@ static struct metrics_family f_closes =
              METRICS_COUNTER, "code", close_names, v_closes);
 static struct metrics_family f_resumes =
     COUNTER("carcd_resumes_total", "Seats resumed with their token.", v_resumes);
+static struct metrics_family f_redirects =
+    COUNTER("carcd_cluster_redirects_total",
+            "Requests answered with a redirect to the room's node (cluster).", v_redirects);
+static struct metrics_family f_takeovers =
+    COUNTER("carcd_cluster_takeovers_total",
+            "Rooms this node took over from the database (cluster).", v_takeovers);
+static struct metrics_family f_given_up =
+    COUNTER("carcd_cluster_rooms_given_up_total",
+            "Rooms this node gave up: lease lost or write fenced (cluster).", v_given_up);
 static struct metrics_family f_moves =
     COUNTER("carcd_moves_total", "Moves accepted (people's and bots').", v_moves);
 static struct metrics_family f_bcast = HISTOGRAM(
@@ -154,9 +164,10 @@ static struct metrics_family f_start =
           v_start);
 
 static struct metrics_family *const families[] = {
-    &f_rooms, &f_conns, &f_recv,   &f_sent,        &f_errors,    &f_closes,     &f_resumes,
-    &f_moves, &f_bcast, &f_commit, &f_commit_fail, &f_loop_busy, &f_loop_turns, &f_loop_longest,
-    &f_rss,   &f_vsize, &f_fds,    &f_max_fds,     &f_cpu,       &f_start,
+    &f_rooms,      &f_conns,        &f_recv,      &f_sent,      &f_errors,      &f_closes,
+    &f_resumes,    &f_moves,        &f_bcast,     &f_commit,    &f_commit_fail, &f_loop_busy,
+    &f_loop_turns, &f_loop_longest, &f_rss,       &f_vsize,     &f_fds,         &f_max_fds,
+    &f_cpu,        &f_start,        &f_redirects, &f_takeovers, &f_given_up,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -235,6 +246,21 @@ void metrics_close_count(int code)
 void metrics_resume_count(void)
 {
     v_resumes += 1;
+}
+
+void metrics_redirect_count(void)
+{
+    v_redirects += 1;
+}
+
+void metrics_takeover_count(void)
+{
+    v_takeovers += 1;
+}
+
+void metrics_given_up_count(void)
+{
+    v_given_up += 1;
 }
 
 void metrics_move_count(void)

@@ -591,6 +591,7 @@ static const struct store_backend pg_backend = {
     .name = "postgres",
     .batch_write = pg_batch_write,
     .games_get = pg__games_get,
+    .entry_get = pg__entry_get,
     .game_get = pg__game_get,
     .stale_close = pg__stale_close,
     .rows = pg__rows,

@@ -47,6 +47,7 @@ PGresult *pg__query(PGconn *c, const char *sql, int n, const char *const *vals);
 int pg__ready(struct pg *p, struct pg_conn *pc, char *why, size_t size);
 
 /* postgres_rows.c: the table's reads (store_int.h struct store_backend). */
+int pg__entry_get(struct store *st, const char *id, struct store_room *e);
 char *pg__games_get(struct store *st, int page, const char *status, int *code);
 char *pg__game_get(struct store *st, const char *id, int *code);
 int pg__stale_close(struct store *st, long long before_ms, char *err, size_t errlen);

@@ -127,7 +127,9 @@ fail:
 
 #define PG_ROOM_COLUMNS                                                                            \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, fair"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
+    "fair,"                                                                                        \
+    " fence"
 
 static long long col_ll(const PGresult *q, int row, int col)
 {
@@ -172,6 +174,7 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
     e->gone = col_ll(q, i, 17) ? STORE_CLOSED : STORE_WRITE;
     e->variants = (int)col_ll(q, i, 18);
     snprintf(e->fair, sizeof e->fair, "%s", PQgetvalue(q, i, 19));
+    e->fence = (uint64_t)col_ll(q, i, 20);
     const char *v[] = {e->id};
     PGresult *s = pg__query(c,
                             "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
@@ -239,6 +242,46 @@ int pg__rows(struct store *st, int which, store_row_cb cb, void *arg, char *err,
     }
     PQclear(q);
     return rc;
+}
+
+int pg__entry_get(struct store *st, const char *id, struct store_room *e)
+{
+    struct pg *p = PG(st);
+    char why[256];
+    memset(e, 0, sizeof *e);
+    if (pg__ready(p, &p->r, why, sizeof why) != 0) {
+        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
+                  "storage: cannot read the room: %s", why);
+        return 503;
+    }
+    /* One snapshot for the room, its seats and its moves. */
+    const char *v[] = {id};
+    PGresult *q = NULL;
+    int code = 503;
+    if (pg__run(p->r.c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", why, sizeof why) != 0)
+        goto out;
+    q = pg__query(
+        p->r.c, "SELECT " PG_ROOM_COLUMNS " FROM rooms WHERE id = $1 AND closed = 0 AND phase < 2",
+        1, v);
+    if (q == NULL)
+        pg__msg(p->r.c, why, sizeof why);
+    else if (PQntuples(q) != 1)
+        code = 404;
+    else if (row_load(p->r.c, q, 0, e) == 0)
+        code = 200;
+    else
+        pg__msg(p->r.c, why, sizeof why);
+    if (pg__run(p->r.c, "COMMIT", why, sizeof why) != 0 && code == 200)
+        code = 503;
+out:
+    PQclear(q);
+    if (code == 503) {
+        p->r.broken = 1;
+        store__row_clear(e);
+        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
+                  "storage: cannot read the room: %s", why);
+    }
+    return code;
 }
 
 int pg__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t errlen)

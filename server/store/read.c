@@ -12,7 +12,7 @@
 #include "sbuf.h"
 #include "store_int.h"
 
-enum { READ_LIST, READ_RECORD };
+enum { READ_LIST, READ_RECORD, READ_ENTRY };
 
 struct store_read {
     uv_work_t work;
@@ -21,10 +21,12 @@ struct store_read {
     int kind, page, running;
     char status[16];
     char id[PROTO_ROOM_MAX];
-    store_read_cb cb; /* NULL: cancelled */
+    store_read_cb cb; /* NULL: cancelled (READ_ENTRY: entry_cb) */
+    store_entry_cb entry_cb;
     void *arg;
     int code;
     char *json;
+    struct store_room *entry; /* READ_ENTRY's answer, malloc'd */
 };
 
 char *store_games_get(struct store *st, int page, const char *status, int *code)
@@ -46,8 +48,31 @@ static void read_work(uv_work_t *w)
     struct store_read *rq = w->data;
     if (rq->kind == READ_LIST)
         rq->json = rq->st->be->games_get(rq->st, rq->page, rq->status, &rq->code);
+    else if (rq->kind == READ_ENTRY)
+        rq->code = rq->st->be->entry_get(rq->st, rq->id, rq->entry);
     else
         rq->json = rq->st->be->game_get(rq->st, rq->id, &rq->code);
+}
+
+/* rq's answer to its asker (if any), and rq freed. */
+static void read_answer(struct store_read *rq)
+{
+    if (rq->kind == READ_ENTRY) {
+        if (rq->code != 200)
+            store__row_clear(rq->entry);
+        if (rq->entry_cb != NULL && rq->code == 200) {
+            rq->entry_cb(rq->arg, 200, rq->entry); /* the asker frees it */
+            rq->entry = NULL;
+        } else if (rq->entry_cb != NULL) {
+            rq->entry_cb(rq->arg, rq->code, NULL);
+        }
+        store_entry_free(rq->entry);
+    } else if (rq->cb != NULL) {
+        rq->cb(rq->arg, rq->code, rq->json);
+    } else {
+        free(rq->json);
+    }
+    free(rq);
 }
 
 static void read_after(uv_work_t *w, int status)
@@ -60,11 +85,7 @@ static void read_after(uv_work_t *w, int status)
         rq->json = NULL;
         rq->code = 503;
     }
-    if (rq->cb != NULL)
-        rq->cb(rq->arg, rq->code, rq->json);
-    else
-        free(rq->json);
-    free(rq);
+    read_answer(rq);
     pump(st);
 }
 
@@ -83,9 +104,8 @@ static void pump(struct store *st)
             st->rq_busy = 1;
             return;
         }
-        if (rq->cb != NULL)
-            rq->cb(rq->arg, 503, NULL);
-        free(rq);
+        rq->code = 503;
+        read_answer(rq);
     }
 }
 
@@ -130,6 +150,27 @@ struct store_read *store_games_read(struct store *st, int page, const char *stat
     return read_submit(rq);
 }
 
+struct store_read *store_entry_read(struct store *st, const char *id, store_entry_cb cb, void *arg)
+{
+    struct store_read *rq = read_new(st, READ_ENTRY, NULL, arg);
+    if (rq == NULL)
+        return NULL;
+    rq->entry_cb = cb;
+    rq->entry = calloc(1, sizeof *rq->entry);
+    if (rq->entry == NULL)
+        srv_oom("store read");
+    snprintf(rq->id, sizeof rq->id, "%s", id);
+    return read_submit(rq);
+}
+
+void store_entry_free(struct store_room *e)
+{
+    if (e == NULL)
+        return;
+    store__row_clear(e);
+    free(e);
+}
+
 struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg)
 {
     struct store_read *rq = read_new(st, READ_RECORD, cb, arg);
@@ -145,6 +186,7 @@ void store_read_cancel(struct store_read *rq)
         return;
     if (rq->running) {
         rq->cb = NULL; /* read_after frees it */
+        rq->entry_cb = NULL;
         return;
     }
     struct store *st = rq->st;
@@ -159,6 +201,7 @@ void store_read_cancel(struct store_read *rq)
             st->rq_tail = prev;
         st->rq_len--;
     }
+    store_entry_free(rq->entry);
     free(rq);
 }
 
@@ -168,9 +211,8 @@ void store__reads_stop(struct store *st)
         struct store_read *rq = st->rq_head;
         st->rq_head = rq->next;
         st->rq_len--;
-        if (rq->cb != NULL)
-            rq->cb(rq->arg, 503, NULL);
-        free(rq);
+        rq->code = 503;
+        read_answer(rq);
     }
     st->rq_tail = NULL;
 }

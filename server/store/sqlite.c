@@ -480,6 +480,7 @@ const struct store_backend sq_backend = {
     .name = "sqlite",
     .batch_write = sq_batch_write,
     .games_get = sq__games_get,
+    .entry_get = sq__entry_get,
     .game_get = sq__game_get,
     .stale_close = sq__stale_close,
     .rows = sq__rows,

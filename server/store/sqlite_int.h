@@ -29,6 +29,7 @@ int sq__exec(sqlite3 *db, const char *sql);
 void sq__db_error(char *err, size_t errlen, const char *path, const char *what, sqlite3 *db);
 
 /* sqlite_rows.c: the table's reads (store_int.h struct store_backend). */
+int sq__entry_get(struct store *st, const char *id, struct store_room *e);
 char *sq__games_get(struct store *st, int page, const char *status, int *code);
 char *sq__game_get(struct store *st, const char *id, int *code);
 int sq__stale_close(struct store *st, long long before_ms, char *err, size_t errlen);

@@ -122,7 +122,9 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
 
 #define ROOM_COLUMNS                                                                               \
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
-    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, fair"
+    " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
+    "fair,"                                                                                        \
+    " fence"
 
 static const char *text_col(sqlite3_stmt *s, int i)
 {
@@ -159,6 +161,7 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     e->gone = sqlite3_column_int(q, 17) ? STORE_CLOSED : STORE_WRITE;
     e->variants = sqlite3_column_int(q, 18);
     snprintf(e->fair, sizeof e->fair, "%s", text_col(q, 19));
+    e->fence = (uint64_t)sqlite3_column_int64(q, 20);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
@@ -225,6 +228,36 @@ int sq__rows(struct store *st, int which, store_row_cb cb, void *arg, char *err,
     }
     sqlite3_finalize(s);
     return rc;
+}
+
+int sq__entry_get(struct store *st, const char *id, struct store_room *e)
+{
+    sqlite3 *db = SQ(st)->rdb;
+    sqlite3_stmt *s = NULL;
+    int code = 503;
+    memset(e, 0, sizeof *e);
+    /* One read transaction: the room, its seats and its moves agree. */
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        goto out;
+    if (sqlite3_prepare_v2(
+            db, "SELECT " ROOM_COLUMNS " FROM rooms WHERE id = ? AND closed = 0 AND phase < 2", -1,
+            &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, id, -1, SQLITE_TRANSIENT);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_DONE)
+            code = 404;
+        else if (rc == SQLITE_ROW && row_load(db, s, e) == 0)
+            code = 200;
+    }
+    sqlite3_finalize(s);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+out:
+    if (code == 503) {
+        store__row_clear(e);
+        log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
+                  "storage: cannot read the room: %s", sqlite3_errmsg(db));
+    }
+    return code;
 }
 
 int sq__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t errlen)

@@ -199,6 +199,11 @@ unsigned long store_done_gen(const struct store *st)
     return st->done_gen;
 }
 
+int store_idle(const struct store *st)
+{
+    return !st->inflight && st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL;
+}
+
 int store_failing(const struct store *st)
 {
     return st->failing;

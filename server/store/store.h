@@ -223,6 +223,9 @@ unsigned long store_done_gen(const struct store *st);
 /* A chat line of room id, written with the next batch. */
 void store_chat(struct store *st, const char *room, int seat, const char *name, const char *text,
                 uint64_t now_ms);
+/* Nothing is marked, waiting in the batch being filled or in flight: every
+ * change handed to the store so far is committed (or failed). */
+int store_idle(const struct store *st);
 /* The last commit failed: moves are refused (storage_error). */
 int store_failing(const struct store *st);
 /* While failing: submit what is marked (a retry); call about once a second.
@@ -250,6 +253,15 @@ struct store_read *store_games_read(struct store *st, int page, const char *stat
                                     store_read_cb cb, void *arg);
 /* GET /api/games/{id}: the record of a game that ended or was abandoned. */
 struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg);
+/* One open room (not closed, its game not over) with its seats and moves
+ * (and the fence its last writer wrote), as of one snapshot, for a cluster
+ * node that has just taken the room's lease (cluster/lease.h). cb runs on the
+ * loop with 200 and the entry (the callee's: store_entry_free), or 404 (no
+ * such open room) or 503 with e NULL. NULL as the reads above. */
+typedef void (*store_entry_cb)(void *arg, int status, struct store_room *e);
+struct store_read *store_entry_read(struct store *st, const char *id, store_entry_cb cb, void *arg);
+void store_entry_free(struct store_room *e);
+
 /* The asker is gone: cb will not be called. */
 void store_read_cancel(struct store_read *rq);
 

@@ -73,6 +73,9 @@ struct store_backend {
     /* The reads of read.c, on the reader connection. */
     char *(*games_get)(struct store *st, int page, const char *status, int *code);
     char *(*game_get)(struct store *st, const char *id, int *code);
+    /* One open room (not closed, not over) with its seats and moves, as of
+     * one snapshot, into e: 200, 404 (no such open room) or 503. */
+    int (*entry_get)(struct store *st, const char *id, struct store_room *e);
     /* Start-up and copy, on the writer, on the caller's thread. */
     int (*stale_close)(struct store *st, long long before_ms, char *err, size_t errlen);
     int (*rows)(struct store *st, int which, store_row_cb cb, void *arg, char *err, size_t errlen);
