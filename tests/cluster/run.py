@@ -27,6 +27,7 @@ import tempfile
 import time
 import traceback
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOG_DIR = tempfile.mkdtemp(prefix="carcd-cluster-logs-")
 os.environ["CARC_IT_LOGS"] = LOG_DIR  # harness.py writes every carcd's output there
@@ -203,7 +204,7 @@ def _owned_games(c, victim, k, tag, pace):
     return games
 
 
-def _check_failover(c, games, victim, t_event, bound, what):
+def _check_failover(c, games, victim, t_event, bound, what, acked):
     for g in games:
         check(g.losses, "%s: no player noticed that %s %s" % (g.label, victim, what))
         back = g.losses[0][1] - t_event
@@ -211,8 +212,8 @@ def _check_failover(c, games, victim, t_event, bound, what):
               % (g.label, back, victim, what, bound))
         for p in g.players:
             check(p.resumes >= 1, "%s: %s never resumed with its token" % (g.label, p.name))
-        say("  %s: every player resumed %.1f s after %s %s (%d moves acknowledged)"
-            % (g.label, back, victim, what, len(g.acked)))
+        say("  %s: every player resumed %.1f s after %s %s (%d moves acknowledged before, %d "
+            "in all)" % (g.label, back, victim, what, acked[g.label], len(g.acked)))
 
 
 def case_sigkill(c):
@@ -229,9 +230,11 @@ def case_sigkill(c):
         g.start_thread()
     _wait_moves(games + [control], 10)
     t_kill = time.monotonic()
+    acked = {g.label: len(g.acked) for g in games}
+    c.nodes[victim].expected_exit = True
     c.nodes[victim].kill()
     _join_games(games + [control])
-    _check_failover(c, games, victim, t_kill, FAILOVER_S, "was killed")
+    _check_failover(c, games, victim, t_kill, FAILOVER_S, "was killed", acked)
     check(not control.losses, "%s (on %s) lost its players when %s died: %s"
           % (control.label, others[0], victim, control.trace()))
     _records(games + [control])
@@ -248,6 +251,8 @@ def case_sigterm(c):
         g.start_thread()
     _wait_moves(games, 10)
     t_term = time.monotonic()
+    acked = {g.label: len(g.acked) for g in games}
+    c.nodes[victim].expected_exit = True
     status = c.nodes[victim].stop(timeout=20)
     _join_games(games)
     check(status == 0, "%s exited with %s after SIGTERM; its log:\n%s"
@@ -255,7 +260,7 @@ def case_sigterm(c):
     codes = {p.name: [code for _, code in p.closes] for g in games for p in g.players}
     for name, cs in codes.items():
         check(1001 in cs, "%s: close codes %s, no 1001" % (name, cs))
-    _check_failover(c, games, victim, t_term, HANDOVER_S, "got SIGTERM")
+    _check_failover(c, games, victim, t_term, HANDOVER_S, "got SIGTERM", acked)
     _records(games)
 
 
@@ -384,13 +389,20 @@ PLAIN_CASES = ["haproxy", "lobby", "games"]
 
 def heal(c):
     """Bring every node back (continued, restarted on its port) and wait until HAProxy has
-    them all up: each case starts on a whole cluster."""
+    them all up: each case starts on a whole cluster. Returns what went wrong: nodes that
+    exited though the case did not stop them (a crash)."""
+    died = []
     for n, s in c.nodes.items():
         if s.proc is not None and s.proc.poll() is None:
             s.signal(signal.SIGCONT)
         else:
+            if not getattr(s, "expected_exit", False):
+                died.append("node %s exited by itself (status %s; negative: killed by that "
+                            "signal); its last lines:\n%s" % (n, s.proc.returncode, s.log(15)))
+            s.expected_exit = False
             s.restart()
     c.wait_all_up(20)
+    return died
 
 
 def keep_logs(c, dest):
@@ -460,17 +472,23 @@ def main(argv):
             t = time.monotonic()
             try:
                 note = table[name](c)
-                say("ok %s (%.1f s)%s" % (name, time.monotonic() - t,
-                                         ": " + note if note else ""))
-                passed += 1
+                why = None
             except Exception as e:
-                failed += 1
                 why = str(e) if isinstance(e, CaseFailed) else traceback.format_exc()
-                say("FAIL %s (%.1f s): %s" % (name, time.monotonic() - t, why))
-                for n, s in c.nodes.items():
-                    say("---- last lines of %s's log:\n%s" % (n, s.log(25)))
+            tails = {n: s.log(25) for n, s in c.nodes.items()}  # before a restart
             try:
-                heal(c)
+                died = heal(c)
+                if died:
+                    why = "\n".join(([why] if why else []) + died)
+                if why is None:
+                    say("ok %s (%.1f s)%s" % (name, time.monotonic() - t,
+                                             ": " + note if note else ""))
+                    passed += 1
+                else:
+                    failed += 1
+                    say("FAIL %s (%.1f s): %s" % (name, time.monotonic() - t, why))
+                    for n, tail in tails.items():
+                        say("---- last lines of %s's log:\n%s" % (n, tail))
             except Exception:
                 failed += 1
                 say("FAIL bringing the cluster back after %s: %s"
