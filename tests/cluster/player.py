@@ -222,7 +222,8 @@ class Game:
         self.acked = {}         # "x,y" -> (tile, rot): every move that got its ack
         self.acked_seq = []     # the acks' seqs
         self.moves = 0
-        self.losses = []        # (time lost, time every player was back, [players resumed])
+        self.losses = []        # (time lost, time every player was back, [players resumed],
+                                #  the room's owner then)
         self.problems = []      # acknowledged moves missing after a resume
         self.final = None       # the final scores the players saw
         self.error = None
@@ -324,7 +325,7 @@ class Game:
             if board.get(k) != v:
                 self.problems.append("%s: acknowledged move at %s %s missing after the "
                                      "resume (board has %s)" % (self.label, k, v, board.get(k)))
-        self.losses.append((t_lost, time.monotonic(), resumed))
+        self.losses.append((t_lost, time.monotonic(), resumed, self.cluster.owner(self.room)))
 
     def check_record(self, where=None):
         """The game's record (GET /api/games/ROOM through HAProxy, read from the shared

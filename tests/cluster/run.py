@@ -12,8 +12,9 @@ nodes on loopback, all real (Debian packages), and the checks of the issue's "Do
 CARC_BUILD selects the build directory (default build). Every case runs on the same cluster;
 a case that kills or stops a node brings it back (same id, same port) before the next. Each
 case prints `ok NAME (S s)` or `FAIL NAME (S s): why`; on a failure every log (each node's,
-HAProxy's, Redis's, PostgreSQL's) is kept in one directory, named at the end, and the last
-lines of each node's log are printed. The last line is `N passed, N failed`.
+HAProxy's, Redis's, PostgreSQL's) is kept in $CARC_BUILD/cluster-logs/ (also with
+CARC_CLUSTER_KEEP=1), and the last lines of each node's log are printed. The last line is
+`N passed, N failed`.
 """
 
 import argparse
@@ -210,10 +211,14 @@ def _check_failover(c, games, victim, t_event, bound, what, acked):
         back = g.losses[0][1] - t_event
         check(back <= bound, "%s: players back %.1f s after %s %s (bound %.1f s)"
               % (g.label, back, victim, what, bound))
+        owner = g.losses[0][3]
+        check(owner not in (None, victim), "%s: after the resume the room's lease is %s, not "
+              "another node's" % (g.label, owner))
         for p in g.players:
             check(p.resumes >= 1, "%s: %s never resumed with its token" % (g.label, p.name))
-        say("  %s: every player resumed %.1f s after %s %s (%d moves acknowledged before, %d "
-            "in all)" % (g.label, back, victim, what, acked[g.label], len(g.acked)))
+        say("  %s: every player resumed on %s %.1f s after %s %s (%d moves acknowledged "
+            "before, %d in all)" % (g.label, owner, back, victim, what, acked[g.label],
+                                    len(g.acked)))
 
 
 def case_sigkill(c):
@@ -501,7 +506,7 @@ def main(argv):
             if bad:
                 failed += 1
                 say("FAIL: nodes exited with %s after SIGTERM" % bad)
-            if failed:
+            if failed or os.environ.get("CARC_CLUSTER_KEEP"):
                 kept = os.path.join(h.BUILD, "cluster-logs")
                 shutil.rmtree(kept, ignore_errors=True)
                 keep_logs(cluster, kept)
