@@ -281,12 +281,24 @@ def _other_move(mover, stale):
     return None
 
 
+def _backends(c, node):
+    """The PostgreSQL server processes of node's connections (carcd names them carcd-PID)."""
+    out = c.pg.psql("SELECT pid FROM pg_stat_activity WHERE application_name = 'carcd-%d'"
+                    % node.pid())
+    return [int(x) for x in out.split()]
+
+
 def case_sigstop(c):
-    """A node stopped (SIGSTOP) until its lease passes to another node, then continued: the
-    players resume on the new owner and play there; the old node cannot write a move (a move
-    sent to it while it was stopped is in no record: the record holds the new owner's move
-    there and replays to the scores the players saw), its log says `room given up`, and it no
-    longer serves the room (a resume sent to it gets a redirect to the new owner)."""
+    """A node stopped (SIGSTOP) until its lease passes to another node, then continued, cannot
+    write a move: a move it took just before it stopped (its write to PostgreSQL still on the
+    way) is refused by the database once the new owner has written (`fenced` in its log), the
+    node gives the room up (`room given up`) and no longer serves it (a resume sent to it gets a
+    redirect to the new owner); the players resume on the new owner and play there; the record
+    holds the new owner's move, not the stale one, and replays to the scores they saw.
+
+    To hold the stale write on the way, the node's own PostgreSQL server processes are stopped
+    first (SIGSTOP, while idle: they hold no lock), then the move is sent, then the node is
+    stopped; they are continued in that order once the new owner has written."""
     victim = "n3"
     node = c.nodes[victim]
     g = _owned_games(c, victim, 1, "stop", pace=0)[0]
@@ -295,12 +307,23 @@ def case_sigstop(c):
     check(not g.over(), "the game ended in 6 moves")
     mover = g.mover()
     stale = h.random_move(g.rng, mover.c)
-    index = g.moves  # the record's index of the move the stale node was sent
-    node.signal(signal.SIGSTOP)
-    t_stop = time.monotonic()
+    index = g.moves  # the record's index of the stale move
+    backends = _backends(c, node)
+    check(backends, "no PostgreSQL session named carcd-%d" % node.pid())
+    stopped = []
+    alt = None
     try:
-        # Sent while the node is stopped: it waits in the node's socket, unanswered.
+        for pid in backends:
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        # The node takes the move and hands its batch to the store, which waits on the
+        # stopped server: no delta, no ack (a commit comes first).
         mover.c.send({"v": h.V, "type": "play", "id": next(h._ids), **stale})
+        got = mover.c.quiet(0.5)
+        check(not any(m.get("type") in ("ack", "delta") for m in got),
+              "the move was answered while its write could not commit: %s" % got)
+        node.signal(signal.SIGSTOP)
+        t_stop = time.monotonic()
         # HAProxy marks the node down and closes its tunnels (deploy/haproxy-cluster.cfg:
         # on-marked-down shutdown-sessions), so the players notice at once
         for p in g.players:
@@ -311,7 +334,7 @@ def case_sigstop(c):
                                  % (p.name, victim))
         t_closed = time.monotonic() - t_stop
         # ... and resume through /ws, redirected to the stopped node (503) until its lease
-        # expires and another node takes the room.
+        # expires and another node takes the room from PostgreSQL.
         g.recover("node stopped")
         t_back = time.monotonic() - t_stop
         new_owner = c.owner(g.room)
@@ -319,8 +342,8 @@ def case_sigstop(c):
               % c.lease(g.room))
         tiles = len(pl.board_of(g.players[0].doc))
         check(tiles == index + 1 and g.mover() is mover,
-              "the move sent to the stopped node was applied: %d tiles after %d moves, turn "
-              "of %s" % (tiles, index, g.mover().name))
+              "the new owner has the stale node's uncommitted move: %d tiles after %d moves, "
+              "turn of %s" % (tiles, index, g.mover().name))
         # The new owner's moves: first one that differs from the stale move.
         alt = _other_move(mover, stale)
         check(alt is not None, "only one legal move: cannot tell the stale move apart")
@@ -332,6 +355,12 @@ def case_sigstop(c):
             p.c.wait_seq(r["seq"])
         g.play(until=lambda: g.moves >= index + 4)
     finally:
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except OSError:
+                pass
+        time.sleep(0.2)  # the database answers what the node had sent before it stopped
         node.signal(signal.SIGCONT)
     t_cont = time.monotonic()
     say("  %s stopped; its players closed by HAProxy after %.1f s, back on %s after %.1f s;"
@@ -342,7 +371,11 @@ def case_sigstop(c):
         check(time.monotonic() < deadline, "%s's log has no `room given up` 5 s after SIGCONT;"
               " its last lines:\n%s" % (victim, node.log(20)))
         time.sleep(0.1)
-    fenced = "fenced" in node.log_text()
+    deadline = time.monotonic() + 5
+    while "fenced" not in node.log_text():
+        check(time.monotonic() < deadline, "%s's log has no `fenced` 5 s after SIGCONT: was "
+              "its stale write accepted? Its last lines:\n%s" % (victim, node.log(20)))
+        time.sleep(0.1)
     # The old node no longer serves the room: a resume sent to it is redirected.
     probe = g.players[-1]
     with h.Client(c.node_path(victim), timeout=5) as cli:
@@ -362,8 +395,8 @@ def case_sigstop(c):
         problems.append("move %d of the record is %s: not the new owner's %s (the stopped "
                         "node was sent %s)" % (index, got, want, stale))
     check(not problems, "\n".join(problems))
-    say("  the old node logged `room given up`%s and redirects the room to %s"
-        % (" and `fenced`" if fenced else " (no `fenced`: it wrote nothing)", new_owner))
+    say("  the old node's write was refused (`fenced`), it gave the room up and redirects it "
+        "to %s" % new_owner)
 
 
 def case_browser(c):
