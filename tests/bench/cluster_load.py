@@ -17,7 +17,7 @@ The load: with --mode front, one `carc-load --url ws://127.0.0.1:HAPROXY/ws --ro
 rooms are created round robin over the nodes and their seats redirected to the owner (carc-load
 must follow redirects); with --mode per-node, N carc-loads at once, the k-th on /n/nk/ws with
 R/N rooms (each room on one node, no redirects), their moves/s summed. auto picks front when
-`carc-load --help` mentions redirects. CPU is read from /proc for every process of each part
+carc-load follows redirects (clients/bot/route.c is there, or its --help mentions them). CPU is read from /proc for every process of each part
 (the nodes, HAProxy, redis-server, the PostgreSQL server and its backends) over the load.
 Exit 1 when a load run fails (a game not finished).
 """
@@ -124,7 +124,10 @@ def main(argv):
     if mode == "auto":
         helptext = subprocess.run([os.path.join(build, "carc-load"), "--help"],
                                   capture_output=True, text=True).stdout
-        mode = "front" if "redirect" in helptext else "per-node"
+        # clients/bot/route.c is carc-load's redirect follower (protocol/PROTOCOL.md)
+        follows = "redirect" in helptext or os.path.exists(
+            os.path.join(ROOT, "clients", "bot", "route.c"))
+        mode = "front" if follows else "per-node"
     results = []
     status = 0
     for n in [int(x) for x in a.nodes.split(",")]:
@@ -153,8 +156,21 @@ def main(argv):
             after = Counters(c, before.pids)
             moves, play_s = 0, 0.0
             for p, out in zip(procs, outs):
+                hops = 0
+                on = {}
                 for line in out.splitlines():
+                    m = re.match(r"carc-load: room (\S+) is on node (\S+):", line)
+                    if m:
+                        hops += 1  # one line per redirect followed: counted, not shown
+                        on[m.group(1)] = m.group(2)
+                        continue
                     print("  " + line)
+                if hops:
+                    by = {}
+                    for node in on.values():
+                        by[node] = by.get(node, 0) + 1
+                    print("  (%d redirects followed; the rooms they went to, by node: %s)"
+                          % (hops, ", ".join("%s %d" % kv for kv in sorted(by.items()))))
                 mv = re.search(r"^moves: (\d+) in ([\d.]+) s", out, re.M)
                 if p.returncode != 0 or mv is None:
                     print("FAIL: carc-load exit %s" % p.returncode, flush=True)

@@ -440,7 +440,10 @@ class Cluster:
         deadline = t0 + timeout
         st = None
         while time.monotonic() < deadline:
-            st = self.server_states().get(node, "")
+            try:
+                st = self.server_states().get(node, "")
+            except OSError as e:  # the stats socket comes a moment after the port
+                st = "stats socket: %s" % e
             # "UP 1/2" is up but failing (or not yet checked): only a plain "UP" counts
             if st == want or (want != "UP" and st.startswith(want)):
                 return time.monotonic() - t0
