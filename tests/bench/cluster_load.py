@@ -14,7 +14,7 @@ load's own report, then one line
 and stops it; at the end `cluster_moves_per_s: 1 node X, 2 nodes Y, 3 nodes Z`.
 
 The load: with --mode front, one `carc-load --url ws://127.0.0.1:HAPROXY/ws --rooms R`: the
-rooms are created round robin over the nodes and their seats redirected to the owner (carc-load
+rooms are created over the nodes (HAProxy's leastconn) and their seats redirected to the owner (carc-load
 must follow redirects); with --mode per-node, N carc-loads at once, the k-th on /n/nk/ws with
 R/N rooms (each room on one node, no redirects), their moves/s summed. auto picks front when
 carc-load follows redirects (clients/bot/route.c is there, or its --help mentions them). CPU is read from /proc for every process of each part

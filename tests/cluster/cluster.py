@@ -236,7 +236,7 @@ class Path:
 
     @property
     def http_url(self):
-        """The HTTP base of this path's node (/n/NODE/) or of the round robin (/)."""
+        """The HTTP base of this path's node (/n/NODE/) or of the shared paths (/)."""
         base = self.path[:-len("ws")] if self.path.endswith("/ws") else "/"
         return "http://127.0.0.1:%d%s" % (self.port, base)
 

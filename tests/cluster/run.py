@@ -170,7 +170,7 @@ def _records(games, where=None):
 
 
 def case_games(c):
-    """Games played by clients on /ws (round robin: rooms on several nodes, seats redirected
+    """Games played by clients on /ws (leastconn: rooms on several nodes, seats redirected
     to the owner) finish, with the final scores carc-replay computes from their records."""
     rng = random.Random(17)
     path = "/n/n1/ws" if PLAIN else "/ws"
