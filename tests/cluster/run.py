@@ -415,6 +415,8 @@ def case_browser(c):
                        cwd=cl.ROOT, env=dict(os.environ, CARC_BUILD=h.BUILD))
     check(p.returncode == 0, "tests/e2e/cluster.mjs exit %d:\n%s\n%s"
           % (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    for line in p.stdout.splitlines():
+        say("  " + line)
 
 
 CASES = [("haproxy", case_haproxy_config), ("lobby", case_lobby), ("games", case_games),
