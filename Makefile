@@ -336,7 +336,7 @@ $(foreach t,$(BOT_MAINS),$(eval $(call bot_rule,$(t))))
 integration: all
 	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/integration/run.py
 
-# make test-cluster (CI runs it after make test; about 2 minutes): tests/cluster/run.py starts,
+# make test-cluster (CI runs it after make test; under a minute): tests/cluster/run.py starts,
 # on loopback in a scratch directory, Debian's redis-server (no persistence), a PostgreSQL of its
 # own (tests/integration/pg_util.py), 3 carcd nodes sharing both (--lease-ttl 3000) and HAProxy
 # with deploy/haproxy-cluster.cfg made for their ports, then checks the issue's "Done when": the
