@@ -129,13 +129,13 @@ static const struct key keys[] = {
     {"admin-token", K_SECRET, OFF(admin_token), sizeof(((struct carcd_config *)0)->admin_token), 0,
      0, "the admin API's bearer token (/admin/...); empty: the admin API is refused (empty)"},
     {"node-id", K_NODE, OFF(node_id), sizeof(((struct carcd_config *)0)->node_id), 0, 0,
-     "planned (scale-out): this node's id in a cluster, 1 to 32 of A-Z a-z 0-9 - _ (none: one"
+     "a cluster node's id, unique in the cluster, 1 to 32 of A-Z a-z 0-9 - _ (none: one"
      " node alone)"},
     {"redis-url", K_REDIS, OFF(redis_url), sizeof(((struct carcd_config *)0)->redis_url), 0, 0,
-     "planned (scale-out): redis://[[user]:password@]host[:port][/db] of the cluster's Redis"
+     "redis://[[user]:password@]host[:port][/db] of a cluster node's Redis"
      " (none); never logged"},
     {"lease-ttl", K_INT, OFF(lease_ttl_ms), 0, 100, 600000,
-     "planned (scale-out): milliseconds a room's lease outlives its node's last renewal (5000)"},
+     "a cluster node: milliseconds a room's lease outlives its node's last renewal (5000)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))

@@ -57,7 +57,7 @@ struct carcd_config {
     char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs
                                 `Authorization: Bearer` this. A secret: never logged */
     char admin_token[256];   /* Bearer token of /admin/ (admin/admin.h); "": admin API refused */
-    /* Scale-out (issue 17, docs/cluster-plan.md; planned, not served yet): */
+    /* A cluster node (server/README.md "Clusters", docs/cluster.md): */
     char node_id[33];    /* this node's id in the cluster, [A-Za-z0-9_-]; "": one node alone */
     char redis_url[512]; /* redis://[[user]:password@]host[:port][/db]; may hold a password */
     int lease_ttl_ms;    /* how long a room's lease outlives its owner's last renewal */

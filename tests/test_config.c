@@ -92,7 +92,7 @@ START_TEST(config_storage)
 }
 END_TEST
 
-/* Scale-out's settings (planned): a node id's letters, a redis:// URL never
+/* A cluster node's settings: a node id's letters, a redis:// URL never
  * echoed back, the lease's ttl. */
 START_TEST(config_cluster)
 {

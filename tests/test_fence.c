@@ -5,7 +5,7 @@
  * with psql, not through the code under test. One store writes every
  * number here: the database's check depends on the numbers, not on which
  * connection sends them (two nodes on one database need the cluster mode,
- * without the single-writer lock: docs/cluster-plan.md). */
+ * without the single-writer lock: docs/cluster.md). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
