@@ -117,7 +117,11 @@ def case_lobby(c):
             listed = api = set()
             with h.Client(c.node_path(n), timeout=5) as cli:
                 while True:
-                    r = cli.request("list")
+                    try:
+                        r = cli.request("list")
+                    except h.Closed as e:
+                        raise CaseFailed("node %s dropped the connection that sent `list`: %s"
+                                         % (n, e))
                     check(r.get("type") == "rooms", "list on %s: %s" % (n, r))
                     listed = {x["room"] for x in r["rooms"]}
                     st, body = cl.http_get("%s/n/%s/api/rooms" % (c.http, n))
