@@ -100,12 +100,14 @@ help:
 	@echo "make oracle         engine scores against an independent scorer (tests/gen/score_oracle.py)"
 	@echo "make integration    carcd + real WebSocket clients (tests/integration/run.py)"
 	@echo "make e2e            the browser client in headless Chromium (tests/e2e/, playwright-core)"
+	@echo "make test-cluster   Redis, PostgreSQL, HAProxy and 3 carcd nodes: lobby, games, failover (tests/cluster/)"
 	@echo "make screenshots    PNGs of the client at 1366x850 and 390x844 into $(BUILD)/screenshots/"
 	@echo "make test-asan      same with ASan+UBSan, built in build/asan/"
 	@echo "make test-valgrind  run the test runner under valgrind (CK_FORK=no)"
 	@echo "make check-layers   check that includes point down only (README.md \"Layout\")"
 	@echo "make bench          engine benchmarks pinned to CPU 0, then the server load benches"
-	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a bare relay and a fresh carcd"
+	@echo "make bench-load     carc-load: $(LOAD_ROOMS) rooms x 6 clients against a bare relay and a fresh carcd,"
+	@echo "                    then $(CLUSTER_ROOMS) rooms against 1, 2 and 3 nodes behind HAProxy (bench-cluster alone)"
 	@echo "make bench-relay    only the relay baseline: carcd's CPU per move against a bare Node ws relay's"
 	@echo "make bench-bots     the built-in bots against each other: win rates, time per move"
 	@echo "make soak           $(SOAK_ROOMS) rooms x 6 at a human pace for ~10 min: RSS, p99, fds over time"
@@ -334,6 +336,21 @@ $(foreach t,$(BOT_MAINS),$(eval $(call bot_rule,$(t))))
 integration: all
 	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/integration/run.py
 
+# make test-cluster (CI runs it after make test; under a minute): tests/cluster/run.py starts,
+# on loopback in a scratch directory, Debian's redis-server (no persistence), a PostgreSQL of its
+# own (tests/integration/pg_util.py), 3 carcd nodes sharing both (--lease-ttl 3000) and HAProxy
+# with deploy/haproxy-cluster.cfg made for their ports, then checks the issue's "Done when": the
+# global lobby, games through HAProxy equal to carc-replay, SIGKILL / SIGSTOP+SIGCONT / SIGTERM
+# of a node owning running games (failover within 10 s, every player resumed with its token, no
+# acknowledged move lost, the stale node refused). On a failure every log is kept in
+# $(BUILD)/cluster-logs/. `tests/cluster/run.py sigkill` runs one case.
+.PHONY: test-cluster
+# Its browser case (tests/e2e/cluster.mjs) needs playwright-core, installed as for make e2e.
+test-cluster: deps
+	@$(MAKE) --no-print-directory all $(if $(wildcard tests/e2e/cluster.mjs),\
+	    tests/e2e/node_modules/.package-lock.json)
+	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/cluster/run.py
+
 # First the bare-relay baseline (issue 14, tests/bench/README.md): tests/bench/relay.mjs, a plain
 # Node `ws` relay with no game logic and no storage that replays one game recorded from carcd
 # (the same messages, byte for byte), and carcd with storage off, loaded alternately by the same
@@ -373,9 +390,23 @@ bench_pg = tests/pg.sh sh -c '$(1) --carcd-arg --storage --carcd-arg postgres \
 bench_server-load-postgres = $(call bench_pg,$(bench_server-load))
 bench_server-load-paced-postgres = $(call bench_pg,$(bench_server-load-paced))
 bench_server-idle = $(BUILD)/carc-load --carcd $(BUILD)/carcd --idle $(IDLE_CONNS)
+# Last, the cluster (issue 17, tests/bench/cluster_load.py): CLUSTER_ROOMS rooms x 6 clients
+# through HAProxy against 1, 2 and 3 nodes sharing one Redis and one PostgreSQL (each a
+# cluster of its own, tests/cluster/cluster.py), moves/s for each and the CPU per move of the
+# nodes, HAProxy, Redis and PostgreSQL, Redis commands and PostgreSQL transactions per move.
+# Everything shares this machine's cores with the load itself (tests/bench/README.md).
+CLUSTER_ROOMS ?= 300
+CLUSTER_NODES ?= 1,2,3
+LOAD_RUNS += server-load-cluster
+bench_server-load-cluster = deploy/deps.sh && $(INTEGRATION_PYTHON) tests/bench/cluster_load.py \
+    --build $(BUILD) --rooms $(CLUSTER_ROOMS) --seconds $(LOAD_SECONDS) --nodes $(CLUSTER_NODES)
 bench: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
 bench-load: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
 	@set -e; $(foreach b,$(LOAD_RUNS),echo "== bench $(b): $(strip $(bench_$(b)))"; $(bench_$(b));)
+
+.PHONY: bench-cluster
+bench-cluster: $(BUILD)/carc-load $(BUILD)/carcd
+	$(bench_server-load-cluster)
 
 .PHONY: bench-relay
 bench-relay: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)

@@ -14,6 +14,7 @@ packages=(
     libpq-dev                           # server/store/postgres.c (storage = postgres)
     libhiredis-dev                      # server/cluster/redis.c: leases and the room directory
     redis-server                        # tests/test_cluster.c, test-cluster: a real Redis
+    haproxy                             # test-cluster, bench-cluster: in front of the nodes
     postgresql                          # tests/pg.sh, tests/integration/pg_util.py: a real PostgreSQL
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     nginx openssl                       # tests/integration/test_proxy.py: TLS reverse proxy in front of carcd

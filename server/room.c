@@ -686,6 +686,7 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
     out->farm_rule = r->farm_rule;
     out->small_city = r->small_city;
     out->seat_random = r->seat_random;
+    out->json = NULL; /* this node's own room: encoded from the fields above */
 }
 
 /* ---- storage ---- */

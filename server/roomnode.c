@@ -23,7 +23,8 @@ struct roomnode_wait {
     struct proto_msg m;
     char room[PROTO_ROOM_MAX];
     int kind;
-    struct roomnode_wait *next; /* the other requests waiting on the same takeover */
+    struct roomnode_wait *next;          /* the other requests waiting on the same takeover */
+    struct roomnode_wait *wprev, *wnext; /* every wait of the roomnode (roomnode_free) */
 };
 
 /* A room being taken over from PostgreSQL: read, lease, read again, rebuild. */
@@ -43,7 +44,8 @@ struct roomnode {
     struct lease_set *ls;
     struct directory *dir;
     char node[LEASE_NODE_MAX];
-    struct take *takes; /* in progress (a few at a time) */
+    struct take *takes;          /* in progress (a few at a time) */
+    struct roomnode_wait *waits; /* every request waiting, whatever for */
     int ttl_ms;
 };
 
@@ -76,6 +78,10 @@ static struct roomnode_wait *wait_new(struct roomnode *n, struct session *s,
     w->kind = kind;
     snprintf(w->room, sizeof w->room, "%s", room);
     s->wait = w;
+    w->wnext = n->waits;
+    if (n->waits != NULL)
+        n->waits->wprev = w;
+    n->waits = w;
     return w;
 }
 
@@ -84,6 +90,12 @@ static void wait_free(struct roomnode_wait *w)
 {
     if (w->s != NULL && w->s->wait == w)
         w->s->wait = NULL;
+    if (w->wprev != NULL)
+        w->wprev->wnext = w->wnext;
+    else
+        w->n->waits = w->wnext;
+    if (w->wnext != NULL)
+        w->wnext->wprev = w->wprev;
     free(w);
 }
 
@@ -507,14 +519,12 @@ void roomnode_free(struct roomnode *n)
 {
     if (n == NULL)
         return;
+    /* Nothing can answer them now: lease_set_close dropped pending
+     * acquisitions without their callbacks, Redis and the store are closed. */
+    while (n->waits != NULL)
+        wait_free(n->waits);
     while (n->takes != NULL) {
         struct take *t = n->takes;
-        struct roomnode_wait *w = t->waiters;
-        while (w != NULL) {
-            struct roomnode_wait *next = w->next;
-            wait_free(w);
-            w = next;
-        }
         n->takes = t->next;
         free(t);
     }

@@ -252,6 +252,8 @@ END_TEST
 Suite *suite_fence_pg(void)
 {
     Suite *s = suite_create("fence_pg");
+    if (getenv("CARC_PG_URL") == NULL)
+        return s; /* no database: no test case made (an unused one would leak) */
     TCase *tc = tcase_create("fence_pg");
     tcase_add_checked_fixture(tc, fence_setup, fence_teardown);
     tcase_set_timeout(tc, 30);
@@ -259,7 +261,6 @@ Suite *suite_fence_pg(void)
     tcase_add_test(tc, fence_stale_close_and_delete);
     tcase_add_test(tc, fence_zero_and_store_default);
     tcase_add_test(tc, fence_two_nodes);
-    if (getenv("CARC_PG_URL") != NULL)
-        suite_add_tcase(s, tc);
+    suite_add_tcase(s, tc);
     return s;
 }

@@ -121,6 +121,8 @@ int main(void)
     srunner_add_suite(sr, suite_cluster());
     srunner_add_suite(sr, suite_lease());
     srunner_add_suite(sr, suite_fence_pg());
+    srunner_add_suite(sr, suite_directory());
+    srunner_add_suite(sr, suite_roomnode_pg());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -35,7 +35,9 @@ Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, 
 Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
-Suite *suite_fence_pg(void); /* tests/test_fence.c: stale writers refused (PostgreSQL) */
+Suite *suite_fence_pg(void);  /* tests/test_fence.c: stale writers refused (PostgreSQL) */
+Suite *suite_directory(void); /* tests/test_directory.c: the room directory, lease_holder (Redis) */
+Suite *suite_roomnode_pg(void); /* tests/test_roomnode.c: two cluster nodes (Redis, PostgreSQL) */
 
 #include <stddef.h>
 #include <stdio.h>
