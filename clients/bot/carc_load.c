@@ -213,11 +213,12 @@ static int client_enter(struct lclient *c, const char *msg, int retry_base,
                         struct proto_client_event *ev)
 {
     struct room *r = c->room;
-    struct route rt = {.base = base_url,
-                       .source = r->src[0] ? r->src : NULL,
-                       .retry_base = retry_base,
-                       .log = retry_base ? stderr : NULL, /* the joins' redirects: counted */
-                       .who = "carc-load"};
+    struct route rt = {
+        .base = base_url,
+        .source = r->src[0] ? r->src : NULL,
+        .retry_base = retry_base,
+        .log = stderr, /* a line per redirect (tests/bench/cluster_load.py counts them) */
+        .who = "carc-load"};
     if (run_deadline > 0) {
         uint64_t now = bot_now_ns();
         if (now >= run_deadline) {
