@@ -753,6 +753,29 @@ START_TEST(game_all_sets)
 END_TEST
 
 /* The client library's bookkeeping: gaps, stale deltas, broken patches, other messages. */
+/* What a cluster node sends (proto_encode_redirect) is what a client reads
+ * (proto_client_handle); a path that is not this host's is refused. */
+START_TEST(redirect_round_trip)
+{
+    char *text = proto_encode_redirect("k3J9xQ2a", "node-2", "/n/node-2/ws", 1000, "7");
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "{\"v\":2,\"type\":\"redirect\",\"ref\":7,\"room\":\"k3J9xQ2a\","
+                           "\"node\":\"node-2\",\"path\":\"/n/node-2/ws\",\"retry_ms\":1000}");
+    struct proto_client_event ev;
+    ck_assert_int_eq(proto_client_handle(NULL, text, strlen(text), &ev), 0);
+    ck_assert_int_eq(ev.type, PROTO_S_REDIRECT);
+    ck_assert_int_eq(ev.ref_num, 7);
+    ck_assert_str_eq(ev.room, "k3J9xQ2a");
+    ck_assert_str_eq(ev.node, "node-2");
+    ck_assert_str_eq(ev.path, "/n/node-2/ws");
+    ck_assert_int_eq(ev.retry_ms, 1000);
+    free(text);
+    const char *far = "{\"v\":2,\"type\":\"redirect\",\"room\":\"k3J9xQ2a\",\"node\":\"x\","
+                      "\"path\":\"ws://evil.example/ws\",\"retry_ms\":1}";
+    ck_assert_int_eq(proto_client_handle(NULL, far, strlen(far), &ev), CARC_E_INVAL);
+}
+END_TEST
+
 START_TEST(client_handle)
 {
     struct proto_client_doc *d = proto_client_doc_new();
@@ -834,6 +857,7 @@ static void protocol_game_tests(TCase *tc)
     tcase_add_test(tc, game_base);
     tcase_add_test(tc, game_all_sets);
     tcase_add_test(tc, client_handle);
+    tcase_add_test(tc, redirect_round_trip);
 }
 
 Suite *suite_protocol(void)
