@@ -71,10 +71,7 @@ static void settle(struct directory *d)
 struct directory *directory_new(struct redis *r, const char *node, int ttl_ms, char *err,
                                 size_t errlen)
 {
-    size_t n = strlen(node);
-    if (n == 0 || n >= LEASE_NODE_MAX ||
-        strspn(node, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
-                     "XYZ0123456789-_") != n) {
+    if (!lease_node_valid(node)) {
         snprintf(err, errlen, "directory: bad node id");
         return NULL;
     }

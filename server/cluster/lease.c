@@ -110,6 +110,11 @@ static int valid_name(const char *s, size_t max, int colon_ok)
     return 1;
 }
 
+int lease_node_valid(const char *node)
+{
+    return valid_name(node, LEASE_NODE_MAX, 0);
+}
+
 static struct lease *find(const struct lease_set *ls, const char *room)
 {
     for (struct lease *l = ls->bucket[hash(room)]; l != NULL; l = l->hnext)

@@ -56,6 +56,9 @@ const char *lease_status_str(int status);
 #define LEASE_ROOM_MAX 64
 #define LEASE_PREFIX "carcd:"
 
+/* 1 when node is a valid node id (1 to 32 of A-Z a-z 0-9 - _). */
+int lease_node_valid(const char *node);
+
 struct lease_opts {
     const char *node; /* this node's id (--node-id) */
     int ttl_ms;       /* 0: LEASE_TTL_MS; at least 100 */
