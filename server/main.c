@@ -154,6 +154,15 @@ static void on_leases_closed(void *arg)
         store_stop(sv->store);
 }
 
+/* Nothing uses the lease set, the directory or Redis after this (the
+ * rooms write nothing more), then the leases are released and Redis closed. */
+static void cluster_close(struct server *sv)
+{
+    roomnode_close(sv->node);
+    sv->api.redis = NULL;
+    lease_set_close(sv->leases, on_leases_closed, sv);
+}
+
 /* A cluster node's handover, from the first signal on, beside the drain:
  * once its last batch is committed (or the grace is over: what is not
  * committed was never acknowledged), every lease is released, so that the
@@ -168,7 +177,7 @@ static void handover_end(struct server *sv)
     if (!store_idle(sv->store))
         log_warn("cluster: the last changes were not all written; releasing the leases anyway");
     uv_close((uv_handle_t *)&sv->handover, NULL);
-    lease_set_close(sv->leases, on_leases_closed, sv);
+    cluster_close(sv);
 }
 
 static void on_handover(uv_timer_t *t)
@@ -197,7 +206,7 @@ static void server_finish(struct server *sv)
         uv_close((uv_handle_t *)&sv->handover, NULL);
         if (sv->leases != NULL) {
             sv->handing_over = 2;
-            lease_set_close(sv->leases, on_leases_closed, sv);
+            cluster_close(sv);
         }
     }
     handover_end(sv);
@@ -476,14 +485,16 @@ int main(int argc, char **argv)
      * after that its rooms are other nodes' and nothing of them is written. */
     if (sv.node == NULL && sv.store != NULL && store_flush(sv.store) != 0)
         log_error("storage: the last changes could not be written");
-    roomnode_free(sv.node);
     if (sv.leases != NULL || sv.redis != NULL) {
         /* Start-up failed after the cluster was opened. */
+        if (sv.node != NULL)
+            roomnode_close(sv.node);
         if (sv.leases != NULL)
             lease_set_close(sv.leases, NULL, NULL);
         redis_close(sv.redis);
         uv_run(&sv.loop, UV_RUN_DEFAULT);
     }
+    roomnode_free(sv.node);
     directory_free(sv.dir);
     lobby_free(sv.lobby);
     bots_free(sv.bots);

@@ -46,6 +46,7 @@ struct roomnode {
     char node[LEASE_NODE_MAX];
     struct take *takes;          /* in progress (a few at a time) */
     struct roomnode_wait *waits; /* every request waiting, whatever for */
+    int closed;                  /* roomnode_close: the lease set and Redis are going */
     int ttl_ms;
 };
 
@@ -330,9 +331,18 @@ static void on_holder(void *arg, int status, const char *holder)
     take_join(n, w);
 }
 
+void roomnode_close(struct roomnode *n)
+{
+    n->closed = 1;
+}
+
+static const char *closing_text = "this server is shutting down; retry";
+
 int roomnode_locate(struct roomnode *n, struct session *s, const struct proto_msg *m,
                     struct carc_error *err)
 {
+    if (n->closed)
+        return carc_error_set(err, CARC_E_STORAGE, "%s", closing_text);
     const char *room = m->type == PROTO_T_JOIN     ? m->u.join.room
                        : m->type == PROTO_T_RESUME ? m->u.resume.room
                                                    : m->u.watch.room;
@@ -388,6 +398,8 @@ static void on_create_lease(void *arg, int status, uint64_t fence, const char *h
 int roomnode_create(struct roomnode *n, struct session *s, const struct proto_msg *m,
                     const char *id, struct carc_error *err)
 {
+    if (n->closed)
+        return carc_error_set(err, CARC_E_STORAGE, "%s", closing_text);
     if (s->wait != NULL)
         return carc_error_set(err, CARC_E_RATE, "a request is already waiting for its room");
     struct roomnode_wait *w = wait_new(n, s, m, id, W_CREATE);
@@ -403,6 +415,8 @@ int roomnode_create(struct roomnode *n, struct session *s, const struct proto_ms
 
 void roomnode_room_gone(struct roomnode *n, const struct room *r)
 {
+    if (n->closed)
+        return;
     lease_release(n->ls, r->id);
     if (r->dir_listed)
         directory_del(n->dir, r->id);
@@ -410,7 +424,7 @@ void roomnode_room_gone(struct roomnode *n, const struct room *r)
 
 uint64_t roomnode_fence(const struct roomnode *n, const struct room *r)
 {
-    return lease_fence(n->ls, r->id);
+    return n->closed ? 0 : lease_fence(n->ls, r->id);
 }
 
 void roomnode_give_up(struct roomnode *n, struct room *r, const char *why)
@@ -456,6 +470,8 @@ static uint64_t text_hash(const char *s)
 void roomnode_tick(struct roomnode *n, uint64_t now)
 {
     struct lobby *lb = n->lb;
+    if (n->closed)
+        return;
     for (struct room *r = lb->oldest; r != NULL; r = r->newer) {
         int listed = !r->private_room && r->phase != PROTO_PHASE_OVER && r->created_ms != 0 &&
                      lease_fence(n->ls, r->id) != 0;
@@ -488,7 +504,7 @@ char *roomnode_rooms_encode(const struct roomnode *n, const char *ref, int as_me
 {
     const struct lobby *lb = n->lb;
     const struct directory_room *far;
-    int nfar = directory_rooms(n->dir, &far);
+    int nfar = n->closed ? 0 : directory_rooms(n->dir, &far);
     int max = lb->lim.list_max, k = 0, j = 0;
     struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
     if (list == NULL)

@@ -47,6 +47,12 @@ struct roomnode *roomnode_new(struct lobby *lb, struct lease_set *ls, struct dir
  * requests still waiting are dropped; lb->node is cleared. n may be NULL. */
 void roomnode_free(struct roomnode *n);
 
+/* The node is handing its rooms over (its leases are about to be released,
+ * its Redis client closed): from now on its rooms write nothing
+ * (roomnode_fence is 0), nothing is published or looked up, and new
+ * requests that need the cluster get storage_error. Before lease_set_close. */
+void roomnode_close(struct roomnode *n);
+
 /* The lease set's `lost` hook (arg: the roomnode). */
 void roomnode_lease_lost(void *arg, const char *room, uint64_t fence);
 

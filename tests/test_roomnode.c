@@ -110,14 +110,26 @@ static void on_leases_closed(void *arg)
     ((struct node *)arg)->leases_closed = 1;
 }
 
-/* main.c's order, up to the loop run out: the store's loop handle, the
- * leases, the Redis client. */
+/* main.c's order, up to the loop run out: the roomnode closed, the leases
+ * released, the Redis client closed; the store and the lobby keep running
+ * meanwhile (a handover does not wait for the clients), so a batch filled
+ * and a tick after that must touch neither the lease set nor Redis, and
+ * write nothing of the rooms (their fence is 0); then the store's handle. */
 static void node_stop(struct node *n)
 {
-    store_stop(n->st);
+    roomnode_close(n->rn);
+    for (struct room *r = n->lb->oldest; r != NULL; r = r->newer) {
+        ck_assert_int_eq(roomnode_fence(n->rn, r), 0);
+        room__dirty(r); /* a change after the release: filled, not written */
+    }
     lease_set_close(n->ls, on_leases_closed, n);
     ck_assert(ru_loop_until(&n->loop, &n->leases_closed, 3000));
     redis_close(n->r);
+    lobby_tick(n->lb, uv_now(&n->loop) + 1000);
+    for (struct room *r = n->lb->oldest; r != NULL; r = r->newer)
+        room__dirty(r);
+    ru_loop_for(&n->loop, 50);
+    store_stop(n->st);
     uv_run(&n->loop, UV_RUN_DEFAULT);
     roomnode_free(n->rn);
     ck_assert_ptr_null(n->lb->node);
