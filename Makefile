@@ -146,11 +146,15 @@ test-asan: deps
 	CARC_BUILD=$(ASAN_BUILD) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	./$(ASAN_BUILD)/carc-tests
+	tests/pg.sh ./$(ASAN_BUILD)/carc-tests   # with the PostgreSQL suites, as make test
 	CARC_BUILD=$(ASAN_BUILD) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(INTEGRATION_PYTHON) tests/integration/run.py
+	CARC_BUILD=$(ASAN_BUILD) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(INTEGRATION_PYTHON) tests/cluster/run.py   # failovers under ASan: a node's error fails its case
 
 # Not part of CI (slow); CK_FORK=no so valgrind sees the tests themselves.
 test-valgrind: deps
