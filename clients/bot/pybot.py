@@ -372,6 +372,12 @@ class Bot:
         if t == "redirect" and m.get("ref") == self.hello_id and self.hello is not None:
             self.follow(m)
             return False
+        if (t == "error" and m.get("code") == "storage_error" and self.hello is not None
+                and m.get("ref") == self.hello_id):
+            # Nothing changed (PROTOCOL.md): the node cannot reach Redis or its database now,
+            # or is handing over. Again from --url in a second, as after a dead redirect.
+            self.follow({"room": self.room, "retry_ms": 1000, "path": ""})
+            return False
         if t in ("joined", "error"):
             self.hops, self.redirect_since = 0, None
         if t == "joined":

@@ -131,6 +131,13 @@ int route_enter(struct route *r, struct ws_conn *c, const char *msg, struct prot
                 break;
             }
         }
+        if (ev->type == PROTO_S_ERROR && ev->code == CARC_E_STORAGE) {
+            /* Nothing changed (PROTOCOL.md): the node cannot reach Redis or its
+             * database now, or is handing over. Again from the base URL. */
+            snprintf(why, sizeof why, "storage_error: %.80s", ev->message);
+            ws_close(c, 1000);
+            ev->type = PROTO_S_UNKNOWN;
+        }
         if (ev->type != PROTO_S_REDIRECT && ev->type != PROTO_S_UNKNOWN)
             return WS_OK; /* joined, watching or an error: the answer */
         if (ev->type == PROTO_S_REDIRECT) {

@@ -57,6 +57,7 @@ async function resume(room, token, seq) {
   const msg = { type: "resume", room, token };
   if (seq !== undefined && seq >= 0) msg.seq = seq;
   const r = await conn.request(msg);
+  if (r.type === "error" && retryLater(r, room)) return;
   if (r.type === "error") {
     if (r.code === "bad_token") {
       localStorage.removeItem(seatKey(room));
@@ -73,10 +74,23 @@ async function watch(room, seq) {
   const msg = { type: "watch", room };
   if (seq !== undefined && seq >= 0) msg.seq = seq;
   const r = await conn.request(msg);
+  if (r.type === "error" && retryLater(r, room)) return;
   if (r.type === "error") {
     showReplyError(r);
     if (r.code === "no_such_room") toLobby();
   }
+}
+
+// storage_error on the way back into a room changes nothing (PROTOCOL.md): the server cannot
+// reach its cluster's Redis or its database just now, or is handing its rooms over. Try again
+// in a second rather than leave the player outside their game.
+function retryLater(r, room) {
+  if (r.code !== "storage_error") return false;
+  setStatus("offline", "The server is busy; trying again…");
+  setTimeout(() => {
+    if ((app.room || app.wantRoom) === room) reenter();
+  }, 1000);
+  return true;
 }
 
 // The fair draw (PROTOCOL.md "The fair draw"): a seat of ours in the lobby without entropy gets
