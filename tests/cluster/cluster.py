@@ -154,16 +154,19 @@ class Redis:
     def url(self):
         return "redis://127.0.0.1:%d" % self.port
 
+    def _spawn(self):
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
+             self.dir, "--save", "", "--appendonly", "no", "--logfile", self.log_path,
+             "--daemonize", "no"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, preexec_fn=h._die_with_parent)
+
     def start(self):
         if shutil.which("redis-server") is None:
             raise RuntimeError("no redis-server (deploy/deps.sh installs redis-server)")
         for _ in range(5):
             self.port = free_port()
-            self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
-                 self.dir, "--save", "", "--appendonly", "no", "--logfile", self.log_path,
-                 "--daemonize", "no"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, preexec_fn=h._die_with_parent)
+            self._spawn()
             try:
                 wait_port(self.port, self.proc, what="redis-server")
                 if self.command("PING") == "PONG":
@@ -172,6 +175,20 @@ class Redis:
                 pass
             self.stop()
         raise RuntimeError("redis-server did not start; its log:\n%s" % self.log())
+
+    def kill(self):
+        """SIGKILL: gone with everything it held (no persistence)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def restart(self):
+        """Start again, empty, on the same port (as a Redis without persistence after a crash)."""
+        self.kill()
+        self._spawn()
+        wait_port(self.port, self.proc, what="redis-server")
+        if self.command("PING") != "PONG":
+            raise RuntimeError("redis-server did not answer after its restart")
 
     def command(self, *args):
         """One command over RESP; the reply (str, int, None, or a list of them)."""

@@ -148,6 +148,14 @@ class Player:
                 else:
                     path = r["path"]
                 continue
+            if r.get("type") == "error" and r.get("code") == "storage_error":
+                # PROTOCOL.md: nothing changed, try again later (the node cannot reach Redis,
+                # or is handing over): as a client should, after a second, from the base path.
+                last = "%s on %s: storage_error (%s)" % (mtype, path, r.get("message"))
+                self.note(last)
+                time.sleep(1.0)
+                path, hops = base, 0
+                continue
             if r.get("type") == "error":
                 raise ServerError(r)
             self.note("%s answered %s on %s" % (mtype, r.get("type"), path))

@@ -403,6 +403,39 @@ def case_sigstop(c):
         "to %s" % new_owner)
 
 
+def case_redis(c):
+    """Redis lost mid-game (SIGKILL, then started again empty on its port, as a Redis without
+    persistence after a crash): every node's leases pass their deadlines and its rooms are
+    given up (4003); once Redis is back, the players' resumes take the rooms over again, each
+    lease's fence above what the database holds (the counter was lost: the floor is the
+    database's), no acknowledged move is lost and the games finish."""
+    games = [pl.new_game(c, "redis%d" % i, host_path="/n/%s/ws" % node,
+                         rng=random.Random(2000 + i), pace=0.03)
+             for i, node in enumerate(["n1", "n2"])]
+    for g in games:
+        g.start_game()
+        g.start_thread()
+    _wait_moves(games, 10)
+    acked = {g.label: len(g.acked) for g in games}
+    c.redis.kill()
+    time.sleep(c.lease_ttl / 1000.0 + 1.0)  # every lease is past its deadline
+    t_back = time.monotonic()
+    c.redis.restart()
+    _join_games(games)
+    for g in games:
+        check(g.losses, "%s: no player noticed that Redis was gone" % g.label)
+        for p in g.players:
+            check(p.resumes >= 1, "%s: %s never resumed with its token" % (g.label, p.name))
+        back = g.losses[-1][1] - t_back
+        fence = c.redis.command("GET", "carcd:fence:%s" % g.room)
+        check(fence is not None and int(fence) >= 2,
+              "%s: the fence after Redis came back is %s, not above the database's" % (g.label,
+                                                                                      fence))
+        say("  %s: players back %.1f s after Redis came back, fence %s (%d moves acknowledged "
+            "before, %d in all)" % (g.label, back, fence, acked[g.label], len(g.acked)))
+    _records(games)
+
+
 def case_browser(c):
     """tests/e2e/cluster.mjs (the web client through HAProxy, two nodes), when it is there."""
     import subprocess
@@ -425,7 +458,7 @@ def case_browser(c):
 
 CASES = [("haproxy", case_haproxy_config), ("lobby", case_lobby), ("games", case_games),
          ("sigkill", case_sigkill), ("sigstop", case_sigstop), ("sigterm", case_sigterm),
-         ("browser", case_browser)]
+         ("redis", case_redis), ("browser", case_browser)]
 PLAIN_CASES = ["haproxy", "lobby", "games"]
 
 
