@@ -1,13 +1,12 @@
 #include "api.h"
 
-#include "cluster/redis.h"
-#include "admin/admin.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "admin/admin.h"
+#include "cluster/redis.h"
 #include "lobby.h"
 #include "log.h"
 #include "loopstat.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/directory.h"
 #include "lobby_int.h"
 #include "log.h"
 #include "roomdb.h"
@@ -455,17 +456,29 @@ void lobby_shutdown(struct lobby *lb)
 
 char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message)
 {
-    if (lb->node != NULL)
-        return roomnode_rooms_encode(lb->node, ref, as_message);
-    int max = lb->lim.list_max, n = 0;
+    const struct directory_room *far;
+    int nfar = roomnode_rooms(lb->node, &far), max = lb->lim.list_max, k = 0, j = 0;
     struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
     if (list == NULL)
         srv_oom("room list");
-    /* A finished game is in GET /api/games, not among the rooms to join or watch. */
-    for (const struct room *r = lb->newest; r != NULL && n < max; r = r->older)
-        if (!r->private_room && r->phase != PROTO_PHASE_OVER)
-            room_summary(r, &list[n++]);
-    char *text = proto_encode_rooms(list, n, ref, as_message);
+    /* Newest first: this node's rooms exactly, and in a cluster the other
+     * nodes' as the directory last read them. A finished game is in GET
+     * /api/games, not among the rooms to join or watch. */
+    const struct room *r = lb->newest;
+    while (k < max) {
+        while (r != NULL && (r->private_room || r->phase == PROTO_PHASE_OVER))
+            r = r->older;
+        if (r == NULL && j >= nfar)
+            break;
+        if (j < nfar && (r == NULL || far[j].created > r->created_ms)) {
+            memset(&list[k], 0, sizeof list[k]);
+            list[k++].json = far[j++].json;
+        } else {
+            room_summary(r, &list[k++]);
+            r = r->older;
+        }
+    }
+    char *text = proto_encode_rooms(list, k, ref, as_message);
     free(list);
     if (text == NULL)
         srv_oom("room list");

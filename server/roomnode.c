@@ -500,35 +500,10 @@ void roomnode_tick(struct roomnode *n, uint64_t now)
     directory_refresh(n->dir, lb->lim.list_max);
 }
 
-char *roomnode_rooms_encode(const struct roomnode *n, const char *ref, int as_message)
+int roomnode_rooms(const struct roomnode *n, const struct directory_room **out)
 {
-    const struct lobby *lb = n->lb;
-    const struct directory_room *far;
-    int nfar = n->closed ? 0 : directory_rooms(n->dir, &far);
-    int max = lb->lim.list_max, k = 0, j = 0;
-    struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
-    if (list == NULL)
-        srv_oom("room list");
-    /* Newest first from both: this node's rooms exactly, the others' as read. */
-    const struct room *r = lb->newest;
-    while (k < max) {
-        while (r != NULL && (r->private_room || r->phase == PROTO_PHASE_OVER))
-            r = r->older;
-        if (r == NULL && j >= nfar)
-            break;
-        if (j < nfar && (r == NULL || far[j].created > r->created_ms)) {
-            memset(&list[k], 0, sizeof list[k]);
-            list[k++].json = far[j++].json;
-        } else {
-            room_summary(r, &list[k++]);
-            r = r->older;
-        }
-    }
-    char *text = proto_encode_rooms(list, k, ref, as_message);
-    free(list);
-    if (text == NULL)
-        srv_oom("room list");
-    return text;
+    *out = NULL;
+    return n == NULL || n->closed ? 0 : directory_rooms(n->dir, out);
 }
 
 void roomnode_free(struct roomnode *n)

@@ -77,7 +77,9 @@ uint64_t roomnode_fence(const struct roomnode *n, const struct room *r);
 void roomnode_give_up(struct roomnode *n, struct room *r, const char *why);
 /* Once a second: publish this node's public rooms, read the others'. */
 void roomnode_tick(struct roomnode *n, uint64_t now);
-/* `rooms` / GET /api/rooms for the whole cluster (lobby_rooms_encode). */
-char *roomnode_rooms_encode(const struct roomnode *n, const char *ref, int as_message);
+/* The other nodes' public rooms as last read from the directory, newest
+ * first (for lobby_rooms_encode); 0 when n is NULL or closed. */
+struct directory_room;
+int roomnode_rooms(const struct roomnode *n, const struct directory_room **out);
 
 #endif

@@ -11,6 +11,16 @@ void srv_oom(const char *where)
     abort();
 }
 
+char *srv_strndup(const char *s, size_t n, const char *where)
+{
+    char *d = malloc(n + 1);
+    if (d == NULL)
+        srv_oom(where);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
 struct sbuf *sbuf_new(const char *text, size_t len)
 {
     struct sbuf *b = malloc(sizeof *b + len + 1);

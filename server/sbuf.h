@@ -39,5 +39,8 @@ void sbuf_unref(struct sbuf *b);
 /* Out of memory: log where and abort. Like Redis, carcd does not try to limp
  * on after malloc fails; every size it allocates is bounded by its limits. */
 _Noreturn void srv_oom(const char *where);
+/* The first n bytes of s as a new NUL-terminated string (malloc'd); out of
+ * memory aborts (srv_oom(where)). */
+char *srv_strndup(const char *s, size_t n, const char *where);
 
 #endif

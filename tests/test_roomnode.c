@@ -408,7 +408,7 @@ static struct room *game_on_na(struct fake **pa, struct fake **pb)
 }
 
 /* The answer to `list` is built in a malloc'd array of list_max summaries
- * (roomnode_rooms_encode). A block of that size freed just before is what
+ * (lobby_rooms_encode). A block of that size freed just before is what
  * glibc's malloc hands out next (its tcache is LIFO): filled here with
  * pointers to a text that is not a JSON object, so that a field the server
  * leaves unset reads that, not whatever the heap held by chance (then the

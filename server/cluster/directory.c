@@ -132,16 +132,6 @@ int directory_del(struct directory *d, const char *room)
     return dir_send(d, on_written, 7, argv);
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *t = malloc(n + 1);
-    if (t == NULL)
-        srv_oom("directory");
-    memcpy(t, s, n);
-    t[n] = '\0';
-    return t;
-}
-
 /* The cache from a list_lua answer: other nodes' rooms, in its order. */
 static void cache_fill(struct directory *d, const struct redis_reply *rep)
 {
@@ -168,7 +158,7 @@ static void cache_fill(struct directory *d, const struct redis_reply *rep)
         memcpy(e->room, id->str, id->len);
         memcpy(e->node, v->str, nl);
         e->created = strtoull(score->str, NULL, 10);
-        e->json = dup_n(tab + 1, v->len - nl - 1);
+        e->json = srv_strndup(tab + 1, v->len - nl - 1, "directory");
     }
 }
 

@@ -308,17 +308,23 @@ uint64_t lease_fence(const struct lease_set *ls, const char *room)
     return l->fence;
 }
 
-void lease_release(struct lease_set *ls, const char *room)
+/* l is forgotten here; its key deleted in Redis if it was held (freed once
+ * its replies are back). */
+static void entry_drop(struct lease *l)
 {
-    struct lease *l = find(ls, room);
-    if (l == NULL)
-        return;
     int held = l->state == L_HELD;
     unlink_entry(l);
     if (held)
         send_release(l);
     if (l->inflight == 0)
         free(l);
+}
+
+void lease_release(struct lease_set *ls, const char *room)
+{
+    struct lease *l = find(ls, room);
+    if (l != NULL)
+        entry_drop(l);
 }
 
 struct holder_q {
@@ -477,14 +483,7 @@ void lease_set_close(struct lease_set *ls, void (*done)(void *), void *arg)
     ls->closing = 1;
     ls->done = done;
     ls->done_arg = arg;
-    while (ls->head != NULL) {
-        struct lease *l = ls->head;
-        int held = l->state == L_HELD;
-        unlink_entry(l);
-        if (held)
-            send_release(l);
-        if (l->inflight == 0)
-            free(l);
-    }
+    while (ls->head != NULL)
+        entry_drop(ls->head);
     uv_close((uv_handle_t *)&ls->tick, tick_closed);
 }

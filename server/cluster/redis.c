@@ -170,16 +170,6 @@ static uint64_t now_ms(struct redis *r)
     return uv_now(r->loop);
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d == NULL)
-        srv_oom("redis");
-    memcpy(d, s, n);
-    d[n] = '\0';
-    return d;
-}
-
 /* redis://[[user]:password@]host[:port][/db] */
 static int url_parse(struct redis *r, const char *url, char *err, size_t errlen)
 {
@@ -201,8 +191,8 @@ static int url_parse(struct redis *r, const char *url, char *err, size_t errlen)
             return -1;
         }
         if (colon > p)
-            r->user = dup_n(p, (size_t)(colon - p));
-        r->password = dup_n(colon + 1, (size_t)(at - colon - 1));
+            r->user = srv_strndup(p, (size_t)(colon - p), "redis");
+        r->password = srv_strndup(colon + 1, (size_t)(at - colon - 1), "redis");
         p = at + 1;
     }
     const char *hend;
