@@ -65,7 +65,7 @@ TESTBIN  := $(if $(TEST_SRC),$(BUILD)/carc-tests)
 #   $(BUILD)/libcarcd.a and linked into both carcd and the test runner (tests/test_room.c and
 #   test_session.c drive the lobby without sockets).
 SERVER_SRC      := $(wildcard server/*.c server/*/*.c)
-SERVER_PROC_SRC := $(filter server/main.c server/net/%.c,$(SERVER_SRC))
+SERVER_PROC_SRC := $(filter server/main.c server/net/net%.c,$(SERVER_SRC))
 SERVER_CORE_SRC := $(filter-out $(SERVER_PROC_SRC),$(SERVER_SRC))
 SERVER_PROC_OBJ := $(call obj,$(SERVER_PROC_SRC))
 SERVER_CORE_OBJ := $(call obj,$(SERVER_CORE_SRC))

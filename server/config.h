@@ -9,30 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The limits the lobby, rooms and sessions enforce (server/README.md "Limits and close codes"). */
-struct lobby_limits {
-    int message_bytes;           /* largest inbound message; larger: close 1009 */
-    int rate, burst;             /* messages per second and burst; over: error rate_limited */
-    int flood_rate, flood_burst; /* over this: close 1008 */
-    int chat_rate, chat_burst;   /* chat messages per minute and burst; over: rate_limited */
-    int queue_messages;          /* outbound queue bound per connection, messages ... */
-    int queue_bytes;             /* ... and bytes; over: close 4001 */
-    int conns_per_ip;            /* websocket connections per peer address; over: close 1008 */
-    int max_rooms;               /* rooms on the server; over: error limit_reached */
-    int idle_timeout;            /* seconds without a message before close 4002; 0: never */
-    int history;                 /* deltas kept per room for resume and sync */
-    int history_bytes;           /* ... as long as they add up to at most this */
-    int room_ttl;                /* seconds a room with nobody connected is kept; 0: forever */
-    int lobby_room_ttl;          /* the same for a room still in the lobby; 0: forever */
-    int create_rate;             /* rooms a connection may create per minute (and burst) */
-    int create_rate_ip;          /* ... and an address, over all its connections */
-    int lobby_rooms_ip;          /* lobby rooms created from one address at once */
-    int list_max;                /* rooms in one `rooms` answer */
-    int takeover_grace;          /* seconds a disconnected player's turn waits for them (no
-                                    clock) before a bot plays the seat; 0: never */
-    int bot_pace;                /* ms a bot waits from the start of its turn before it
-                                    thinks, while anyone watches; 0: at once */
-};
+#include "conn/limits.h"
 
 struct carcd_config {
     char listen[64]; /* address to bind; "0.0.0.0" or "*" for every interface */
@@ -65,7 +42,6 @@ struct carcd_config {
 };
 
 void config_defaults(struct carcd_config *c);
-void lobby_limits_defaults(struct lobby_limits *l);
 
 /* Set one key from text. Returns 0, or -1 with a sentence in err. */
 int config_set(struct carcd_config *c, const char *key, const char *value, char *err,

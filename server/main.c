@@ -11,23 +11,23 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "admin/admin.h"
-#include "api.h"
+#include "http/admin.h"
+#include "http/api.h"
 #include "cluster/directory.h"
 #include "cluster/lease.h"
 #include "cluster/redis.h"
 #include "config.h"
-#include "bots.h"
-#include "lobby.h"
-#include "log.h"
-#include "loopstat.h"
-#include "memtrim.h"
+#include "game/bots.h"
+#include "game/lobby.h"
+#include "util/log.h"
+#include "util/loopstat.h"
+#include "util/memtrim.h"
 #include "metrics/metrics.h"
 #include "net/net.h"
-#include "roomdb.h"
-#include "roomnode.h"
+#include "game/roomdb.h"
+#include "game/roomnode.h"
 #include "store/store.h"
-#include "turn.h"
+#include "game/turn.h"
 
 struct server {
     uv_loop_t loop;
@@ -444,7 +444,16 @@ int main(int argc, char **argv)
     sv.api.redis = sv.redis;
     admin_init(&sv.admin, sv.lobby, sv.store, sv.cfg.admin_token, sv.cfg.data_dir);
     sv.api.admin = &sv.admin;
-    sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &sv.cfg);
+    struct net_options nopt = {
+        .listen = sv.cfg.listen,
+        .port = sv.cfg.port,
+        .metrics_listen = sv.cfg.metrics_listen,
+        .metrics_port = sv.cfg.metrics_port,
+        .ping_interval = sv.cfg.ping_interval,
+        .log_level = sv.cfg.log_level,
+        .trusted_proxies = sv.cfg.trusted_proxies,
+    };
+    sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &nopt);
     int status = 0;
     if (sv.net == NULL || net_port(sv.net) < 0) {
         status = 1;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "event_json.h"
-#include "log.h"
+#include "util/log.h"
 #include "room_util.h"
 
 static void fake_wake(struct session *s)

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "store_util.h"
 #include "tests.h"
 

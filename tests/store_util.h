@@ -9,9 +9,9 @@
 #include <check.h>
 #include <stdint.h>
 
-#include "lobby.h"
-#include "session.h"
-#include "roomdb.h"
+#include "game/lobby.h"
+#include "conn/session.h"
+#include "game/roomdb.h"
 #include "store/store.h"
 
 /* The scratch directory (dir_setup makes it, dir_teardown removes it and the

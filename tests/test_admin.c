@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/admin.h"
-#include "api.h"
+#include "http/admin.h"
+#include "http/api.h"
 #include "bot.h"
 #include "room_util.h"
 #include "tests.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "api.h"
+#include "http/api.h"
 #include "room_util.h"
 #include "tests.h"
 

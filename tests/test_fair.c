@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fair.h"
-#include "fair/fair_room.h"
+#include "game/fair_room.h"
 #include "record.h"
 #include "record_json.h"
 #include "room_util.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "store/store.h"
 #include "store_util.h"
 #include "tests.h"

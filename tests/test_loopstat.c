@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopstat.h"
+#include "util/loopstat.h"
 #include "tests.h"
 
 #define US 1000ull

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memtrim.h"
+#include "util/memtrim.h"
 #include "tests.h"
 
 START_TEST(test_due_needs_a_drop)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "proxy/proxy.h"
+#include "net/proxy.h"
 #include "tests.h"
 
 static struct proxy_list parse_ok(const char *spec)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "event_json.h"
-#include "rand.h"
+#include "util/rand.h"
 #include "room_util.h"
 #include "tests.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "err.h"
-#include "rxguard.h"
+#include "conn/rxguard.h"
 #include "tests.h"
 
 static const char HEAD[] = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n";

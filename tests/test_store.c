@@ -23,10 +23,10 @@
 #include <uv.h>
 
 #include "event_json.h"
-#include "lobby.h"
+#include "game/lobby.h"
 #include "record_json.h"
-#include "room.h"
-#include "session.h"
+#include "game/room.h"
+#include "conn/session.h"
 #include "sha256.h"
 #include "store/store.h"
 #include "store_util.h"

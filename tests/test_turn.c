@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bots.h"
+#include "game/bots.h"
 #include "record_json.h"
 #include "room_util.h"
 #include "tests.h"
-#include "turn.h"
+#include "game/turn.h"
 
 static struct bots *bots;
 

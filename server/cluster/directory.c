@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 
 #define SET_KEY LEASE_PREFIX "rooms"
 #define ROOM_KEY LEASE_PREFIX "room:"

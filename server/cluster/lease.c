@@ -11,8 +11,8 @@
 #include <uv.h>
 
 #include "cluster/lease.h"
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 
 #define BUCKETS 1024
 

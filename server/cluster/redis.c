@@ -26,8 +26,8 @@
 #include <uv.h>
 
 #include "cluster/redis.h"
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000

@@ -16,12 +16,12 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "lobby.h"
-#include "loopstat.h"
+#include "game/lobby.h"
+#include "util/loopstat.h"
 #include "msg.h"
-#include "room.h"
-#include "sbuf.h"
-#include "session.h"
+#include "game/room.h"
+#include "conn/sbuf.h"
+#include "conn/session.h"
 #include "state.h"
 
 #define N_ERRORS (CARC__EPOS_COUNT - 1) /* the codes of err.h, then "other" */

@@ -13,9 +13,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "net/net_rx.h"
-#include "sbuf.h"
+#include "conn/sbuf.h"
 
 _Static_assert(LWS_PRE <= SBUF_PRE, "SBUF_PRE must leave room for the lws frame header");
 _Static_assert(offsetof(struct sbuf, data) == offsetof(struct sbuf, pre) + SBUF_PRE,
@@ -395,7 +395,7 @@ static int lws_levels(int level)
  * routes its requests to api_route_metrics_port and refuses upgrades. info is
  * the public vhost's, changed here. 0, or -1 after printing why. */
 static int net_metrics_start(struct net *n, struct lws_context_creation_info *info,
-                             const struct carcd_config *c)
+                             const struct net_options *c)
 {
     snprintf(n->miface, sizeof n->miface, "%s",
              strcmp(c->metrics_listen, "localhost") == 0 ? "127.0.0.1" : c->metrics_listen);
@@ -422,7 +422,7 @@ static int net_metrics_start(struct net *n, struct lws_context_creation_info *in
 }
 
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
-                      const struct carcd_config *c)
+                      const struct net_options *c)
 {
     struct net *n = calloc(1, sizeof *n);
     if (n == NULL)

@@ -12,17 +12,27 @@
 
 #include <uv.h>
 
-#include "api.h"
-#include "config.h"
-#include "lobby.h"
+#include "http/api.h"
+#include "game/lobby.h"
 
 struct net;
+
+/* What the adapter needs of the settings (main.c copies them from config). */
+struct net_options {
+    const char *listen;         /* address to bind; "0.0.0.0" or "*": every interface */
+    int port;                   /* 0: the kernel picks one */
+    const char *metrics_listen; /* the metrics listener's address ... */
+    int metrics_port;           /* ... and port; 0: none */
+    int ping_interval;          /* seconds between pings of a quiet connection; 0: off */
+    int log_level;              /* enum log_level: how much of lws' own log to pass on */
+    const char *trusted_proxies; /* proxy_list_parse's spec; "" = none */
+};
 
 /* Listen on c->listen:c->port (and the metrics listener) on loop. Returns
  * NULL, or a net whose net_port is -1, after printing why on stderr (address
  * in use, bad address). lb and api must outlive the net. */
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
-                      const struct carcd_config *c);
+                      const struct net_options *c);
 
 /* The port actually bound (the kernel's choice when c->port was 0). */
 int net_port(const struct net *n);

@@ -1,5 +1,5 @@
 /* net_rx.c: see net_rx.h. */
-#include "net_rx.h"
+#include "net/net_rx.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 #include "err.h"
-#include "rxguard.h"
+#include "conn/rxguard.h"
 
 struct slot {
     struct rxguard g;

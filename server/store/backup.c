@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 #include "sqlite_int.h"
 
 /* Pages copied per step: a step holds a read transaction of the source,

@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 #include "postgres_int.h"
 
 static const char *schema_sql =

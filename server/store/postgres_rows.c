@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "postgres_int.h"
-#include "sbuf.h"
+#include "conn/sbuf.h"
 
 /* ---- reads for HTTP (the reader connection) ---- */
 

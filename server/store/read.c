@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 #include "store_int.h"
 
 enum { READ_LIST, READ_RECORD, READ_ENTRY };

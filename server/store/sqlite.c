@@ -37,8 +37,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 #include "sqlite_int.h"
 
 /* ---- SQL ---- */

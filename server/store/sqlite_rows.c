@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "sbuf.h"
+#include "util/log.h"
+#include "conn/sbuf.h"
 #include "sqlite_int.h"
 
 /* ---- the queries (any thread; only db is touched) ---- */

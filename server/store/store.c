@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
-#include "loopstat.h"
+#include "util/log.h"
+#include "util/loopstat.h"
 #include "metrics/metrics.h"
-#include "sbuf.h"
+#include "conn/sbuf.h"
 #include "store_int.h"
 
 uint64_t store_wall_ms(void)

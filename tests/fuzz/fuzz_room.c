@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "client.h"
-#include "lobby.h"
-#include "log.h"
-#include "room.h"
-#include "session.h"
+#include "game/lobby.h"
+#include "util/log.h"
+#include "game/room.h"
+#include "conn/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "err.h"
-#include "rxguard.h"
+#include "conn/rxguard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

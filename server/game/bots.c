@@ -1,0 +1,227 @@
+/* bots.c: see bots.h. */
+#include "game/bots.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "bot.h"
+#include "conn/sbuf.h"
+
+struct bots_job {
+    uv_work_t work;
+    struct bots *b;
+    struct bots_job *next; /* the FIFO of waiting jobs */
+    struct carc_game game;
+    int level;
+    uint64_t seed;
+    bots_done_fn fn; /* NULL once cancelled */
+    void *arg;
+    atomic_int stop;
+    int running;       /* on the thread pool */
+    uint64_t deadline; /* loop ms when stop is raised; 0: none */
+    int status;
+    struct carc_move move;
+};
+
+struct bots {
+    uv_loop_t *loop;  /* NULL: manual */
+    uv_timer_t timer; /* raises stop flags; runs while searches run */
+    int timer_on, stopped;
+    int max_running, think_ms;
+    int nrunning, nwaiting;
+    struct bots_job *head, *tail;
+    struct bots_job *run[16]; /* the jobs on the thread pool */
+};
+
+struct bots *bots_new(uv_loop_t *loop, int running, int think_ms)
+{
+    struct bots *b = calloc(1, sizeof *b);
+    if (b == NULL)
+        srv_oom("bots");
+    b->loop = loop;
+    b->max_running = running < 1 ? 1 : running > 16 ? 16 : running;
+    b->think_ms = think_ms > 0 ? think_ms : 0;
+    if (loop != NULL) {
+        uv_timer_init(loop, &b->timer);
+        b->timer.data = b;
+        b->timer_on = 1;
+    }
+    return b;
+}
+
+/* The search itself: on a thread of the pool (or the caller's, manual). */
+static void job_search(struct bots_job *j)
+{
+    struct carc_bot_search *w = malloc(sizeof *w);
+    if (w == NULL) {
+        j->status = CARC_E_NOMEM;
+        return;
+    }
+    j->status = carc_bot_choose(w, &j->game, j->level, j->seed, 0, &j->stop, &j->move);
+    free(w);
+}
+
+static void on_work(uv_work_t *req)
+{
+    job_search(req->data);
+}
+
+static void job_deliver(struct bots_job *j, uint64_t now)
+{
+    if (j->fn != NULL)
+        j->fn(j->arg, j->status, j->status == 0 ? &j->move : NULL, now);
+    free(j);
+}
+
+static void bots_pump(struct bots *b);
+
+static void on_after_work(uv_work_t *req, int status)
+{
+    struct bots_job *j = req->data;
+    struct bots *b = j->b;
+    for (int i = 0; i < b->nrunning; i++)
+        if (b->run[i] == j) {
+            b->run[i] = b->run[--b->nrunning];
+            break;
+        }
+    if (status == UV_ECANCELED && j->status == 0)
+        j->status = CARC_E_INVAL;
+    if (b->stopped)
+        j->fn = NULL;
+    job_deliver(j, uv_now(b->loop));
+    if (!b->stopped)
+        bots_pump(b);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    struct bots *b = t->data;
+    uint64_t now = uv_now(b->loop);
+    for (int i = 0; i < b->nrunning; i++)
+        if (b->run[i]->deadline != 0 && now >= b->run[i]->deadline)
+            atomic_store(&b->run[i]->stop, 1);
+    if (b->nrunning == 0)
+        uv_timer_stop(&b->timer);
+}
+
+/* Move waiting jobs to the thread pool while there is room. */
+static void bots_pump(struct bots *b)
+{
+    while (b->loop != NULL && b->head != NULL && b->nrunning < b->max_running) {
+        struct bots_job *j = b->head;
+        b->head = j->next;
+        if (b->head == NULL)
+            b->tail = NULL;
+        b->nwaiting--;
+        if (j->fn == NULL) { /* cancelled while waiting */
+            free(j);
+            continue;
+        }
+        j->running = 1;
+        j->work.data = j;
+        if (b->think_ms > 0)
+            j->deadline = uv_now(b->loop) + (uint64_t)b->think_ms;
+        if (uv_queue_work(b->loop, &j->work, on_work, on_after_work) != 0) {
+            j->status = CARC_E_NOMEM;
+            job_deliver(j, uv_now(b->loop));
+            continue;
+        }
+        b->run[b->nrunning++] = j;
+        if (b->think_ms > 0 && !uv_is_active((uv_handle_t *)&b->timer))
+            uv_timer_start(&b->timer, on_timer, 50, 50);
+    }
+}
+
+struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level, uint64_t seed,
+                                bots_done_fn fn, void *arg)
+{
+    if (b->stopped)
+        return NULL;
+    struct bots_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        srv_oom("bot job");
+    j->b = b;
+    j->game = *g;
+    j->level = level;
+    j->seed = seed;
+    j->fn = fn;
+    j->arg = arg;
+    atomic_init(&j->stop, 0);
+    if (b->tail != NULL)
+        b->tail->next = j;
+    else
+        b->head = j;
+    b->tail = j;
+    b->nwaiting++;
+    bots_pump(b);
+    return j;
+}
+
+void bots_job_cancel(struct bots_job *j)
+{
+    if (j == NULL)
+        return;
+    j->fn = NULL;
+    atomic_store(&j->stop, 1);
+}
+
+int bots_run_pending(struct bots *b, uint64_t now)
+{
+    int n = 0;
+    while (b->loop == NULL && b->head != NULL) {
+        struct bots_job *j = b->head;
+        b->head = j->next;
+        if (b->head == NULL)
+            b->tail = NULL;
+        b->nwaiting--;
+        if (j->fn != NULL)
+            job_search(j);
+        job_deliver(j, now);
+        n++;
+    }
+    return n;
+}
+
+int bots_pending(const struct bots *b)
+{
+    return b->nwaiting + b->nrunning;
+}
+
+void bots_stop(struct bots *b)
+{
+    if (b == NULL || b->stopped)
+        return;
+    b->stopped = 1;
+    uint64_t now = b->loop != NULL ? uv_now(b->loop) : 0;
+    /* Every asker hears that its job is over, so that none keeps a pointer to it. */
+    while (b->head != NULL) {
+        struct bots_job *j = b->head;
+        b->head = j->next;
+        j->status = CARC_E_INVAL;
+        job_deliver(j, now);
+    }
+    b->tail = NULL;
+    b->nwaiting = 0;
+    for (int i = 0; i < b->nrunning; i++) {
+        struct bots_job *j = b->run[i];
+        if (j->fn != NULL)
+            j->fn(j->arg, CARC_E_INVAL, NULL, now);
+        j->fn = NULL; /* freed when the thread pool gives it back */
+        atomic_store(&j->stop, 1);
+    }
+    if (b->timer_on) {
+        uv_close((uv_handle_t *)&b->timer, NULL);
+        b->timer_on = 0;
+    }
+}
+
+void bots_free(struct bots *b)
+{
+    if (b == NULL)
+        return;
+    if (b->loop == NULL)
+        bots_stop(b);
+    free(b);
+}

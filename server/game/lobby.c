@@ -1,0 +1,486 @@
+/* lobby.c: rooms by id, connections per address, the idle list, the life
+ * cycle and time (lobby.h); the command table is lobby_cmd.c. */
+#include "game/lobby.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/directory.h"
+#include "game/lobby_int.h"
+#include "util/log.h"
+#include "game/roomdb.h"
+#include "game/roomnode.h"
+#include "store/store.h"
+#include "game/turn.h"
+
+#define IP_BUCKETS 1024u
+
+/* ---- rooms by id ---- */
+
+static unsigned hash_id(const char *id)
+{
+    unsigned h = 2166136261u;
+    for (; *id != '\0'; id++)
+        h = (h ^ (unsigned char)*id) * 16777619u;
+    return h;
+}
+
+struct room *lobby_room_find(const struct lobby *lb, const char *id)
+{
+    for (struct room *r = lb->buckets[hash_id(id) & (lb->nbuckets - 1)]; r != NULL; r = r->hnext)
+        if (strcmp(r->id, id) == 0)
+            return r;
+    return NULL;
+}
+
+static void rooms_grow(struct lobby *lb)
+{
+    unsigned n = lb->nbuckets * 2;
+    struct room **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        srv_oom("room table");
+    for (unsigned i = 0; i < lb->nbuckets; i++) {
+        struct room *r = lb->buckets[i];
+        while (r != NULL) {
+            struct room *next = r->hnext;
+            unsigned k = hash_id(r->id) & (n - 1);
+            r->hnext = b[k];
+            b[k] = r;
+            r = next;
+        }
+    }
+    free(lb->buckets);
+    lb->buckets = b;
+    lb->nbuckets = n;
+}
+
+void lobby__room_insert(struct lobby *lb, struct room *r)
+{
+    if ((unsigned)lb->nrooms >= lb->nbuckets)
+        rooms_grow(lb);
+    unsigned k = hash_id(r->id) & (lb->nbuckets - 1);
+    r->hnext = lb->buckets[k];
+    lb->buckets[k] = r;
+    r->older = lb->newest;
+    r->newer = NULL;
+    if (lb->newest != NULL)
+        lb->newest->newer = r;
+    else
+        lb->oldest = r;
+    lb->newest = r;
+    lb->nrooms++;
+}
+
+/* Unlink r, tell its members they left, free it. */
+static void room_delete(struct lobby *lb, struct room *r)
+{
+    if (lb->node != NULL)
+        roomnode_room_gone(lb->node, r);
+    struct room **p = &lb->buckets[hash_id(r->id) & (lb->nbuckets - 1)];
+    while (*p != r)
+        p = &(*p)->hnext;
+    *p = r->hnext;
+    if (r->newer != NULL)
+        r->newer->older = r->older;
+    else
+        lb->newest = r->older;
+    if (r->older != NULL)
+        r->older->newer = r->newer;
+    else
+        lb->oldest = r->newer;
+    lb->nrooms--;
+    lobby__room_uncount(lb, r);
+    log_event(LOG_DEBUG, &(struct log_fields){.room = r->id}, "room deleted");
+    room_evict(r, 1);
+    room_free(r);
+}
+
+static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr);
+static void ip_unused(struct lobby *lb, struct lobby_ip **p);
+
+void lobby__room_uncount(struct lobby *lb, struct room *r)
+{
+    if (r->creator[0] == '\0')
+        return;
+    struct lobby_ip **p = ip_slot(lb, r->creator);
+    r->creator[0] = '\0';
+    if (*p != NULL) {
+        (*p)->rooms--;
+        ip_unused(lb, p);
+    }
+}
+
+static void room_reap_if_dead(struct lobby *lb, struct room *r)
+{
+    if (r != NULL && room_is_dead(r)) {
+        if (r->store != NULL)
+            roomdb_forget(lb, r, 1);
+        room_delete(lb, r);
+    }
+}
+
+void lobby_room_delete(struct lobby *lb, struct room *r)
+{
+    room_delete(lb, r);
+}
+
+void lobby_room_reap(struct lobby *lb, struct room *r)
+{
+    room_reap_if_dead(lb, r);
+}
+
+void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, const char *text)
+{
+    struct sbuf *b = sbuf_take(proto_encode_notice(text, r->id)); /* text: the server's own */
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].s != NULL)
+            session_send(r->seats[i].s, b);
+    for (struct session *s = r->spectators; s != NULL; s = s->rnext)
+        session_send(s, b);
+    sbuf_unref(b);
+    if (r->store != NULL)
+        roomdb_close(lb, r, closed);
+    room_delete(lb, r); /* every member gets `left` */
+}
+
+int lobby_notice(struct lobby *lb, const char *text)
+{
+    char *t = proto_encode_notice(text, NULL);
+    if (t == NULL)
+        return -1;
+    struct sbuf *b = sbuf_take(t);
+    int n = 0;
+    for (struct session *s = lb->idle_head; s != NULL; s = s->inext)
+        if (!s->closing) {
+            session_send(s, b);
+            n++;
+        }
+    sbuf_unref(b);
+    return n;
+}
+
+void lobby_store_set(struct lobby *lb, struct store *st)
+{
+    lb->store = st;
+    roomdb_attach(lb, st);
+}
+
+void lobby_room_add(struct lobby *lb, struct room *r)
+{
+    r->bots = lb->bots;
+    r->bot_pace_ms = lb->lim.bot_pace;
+    lobby__room_insert(lb, r);
+}
+
+void lobby_bots_set(struct lobby *lb, struct bots *b)
+{
+    lb->bots = b;
+}
+
+/* ---- connections per address ---- */
+
+static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr)
+{
+    struct lobby_ip **p = &lb->ips[hash_id(addr) & (IP_BUCKETS - 1)];
+    while (*p != NULL && strcmp((*p)->addr, addr) != 0)
+        p = &(*p)->next;
+    return p;
+}
+
+struct lobby_ip **lobby__ip_get(struct lobby *lb, const char *addr)
+{
+    struct lobby_ip **p = ip_slot(lb, addr);
+    if (*p == NULL) {
+        struct lobby_ip *e = calloc(1, sizeof *e);
+        if (e == NULL)
+            srv_oom("address table");
+        snprintf(e->addr, sizeof e->addr, "%s", addr);
+        bucket_fill(&e->create, lb->lim.create_rate_ip, 60000, lb->now);
+        *p = e;
+        lb->nips++;
+    }
+    return p;
+}
+
+/* Free *p once it has neither connections nor lobby rooms, and its create
+ * bucket is full again (a minute after its last create: its burst is a
+ * minute's rate), so that reconnecting does not refill it. */
+static void ip_unused(struct lobby *lb, struct lobby_ip **p)
+{
+    struct lobby_ip *e = *p;
+    if (e->count <= 0 && e->rooms <= 0 &&
+        (e->create.level >= (int64_t)lb->lim.create_rate_ip * 60000 || lb->now < e->create.last ||
+         lb->now - e->create.last >= 60000)) {
+        *p = e->next;
+        free(e);
+        lb->nips--;
+    }
+}
+
+static int ip_acquire(struct lobby *lb, const char *addr)
+{
+    struct lobby_ip **p = lobby__ip_get(lb, addr);
+    if ((*p)->count >= lb->lim.conns_per_ip) {
+        ip_unused(lb, p);
+        return -1;
+    }
+    (*p)->count++;
+    return 0;
+}
+
+static void ip_release(struct lobby *lb, const char *addr)
+{
+    struct lobby_ip **p = ip_slot(lb, addr);
+    if (*p == NULL)
+        return;
+    (*p)->count--;
+    ip_unused(lb, p);
+}
+
+/* ---- the idle list ---- */
+
+void lobby__idle_unlink(struct lobby *lb, struct session *s)
+{
+    if (!s->listed)
+        return;
+    if (s->iprev != NULL)
+        s->iprev->inext = s->inext;
+    else
+        lb->idle_head = s->inext;
+    if (s->inext != NULL)
+        s->inext->iprev = s->iprev;
+    else
+        lb->idle_tail = s->iprev;
+    s->inext = s->iprev = NULL;
+    s->listed = 0;
+}
+
+void lobby__idle_append(struct lobby *lb, struct session *s)
+{
+    s->inext = NULL;
+    s->iprev = lb->idle_tail;
+    if (lb->idle_tail != NULL)
+        lb->idle_tail->inext = s;
+    else
+        lb->idle_head = s;
+    lb->idle_tail = s;
+    s->listed = 1;
+}
+
+/* ---- life cycle ---- */
+
+struct lobby *lobby_new(const struct lobby_limits *lim)
+{
+    struct lobby *lb = calloc(1, sizeof *lb);
+    if (lb == NULL)
+        srv_oom("lobby");
+    lb->lim = *lim;
+    lb->server_name = "carcd/0.2";
+    lb->nbuckets = 64;
+    lb->buckets = calloc(lb->nbuckets, sizeof *lb->buckets);
+    lb->ips = calloc(IP_BUCKETS, sizeof *lb->ips);
+    if (lb->buckets == NULL || lb->ips == NULL)
+        srv_oom("lobby");
+    return lb;
+}
+
+void lobby_free(struct lobby *lb)
+{
+    if (lb == NULL)
+        return;
+    while (lb->newest != NULL) {
+        struct room *r = lb->newest;
+        if (r->store != NULL)
+            roomdb_forget(lb, r, 0);
+        room_evict(r, 0);
+        room_delete(lb, r);
+    }
+    for (unsigned i = 0; i < IP_BUCKETS; i++)
+        while (lb->ips[i] != NULL) {
+            struct lobby_ip *e = lb->ips[i];
+            lb->ips[i] = e->next;
+            free(e);
+        }
+    free(lb->ips);
+    free(lb->buckets);
+    free(lb);
+}
+
+int lobby_test_game(struct lobby *lb, uint64_t seed, const char *const *deck, int n)
+{
+    if (n < 0 || n > CARC_MAX_DECK)
+        return CARC_E_DECK;
+    for (int i = 0; i < n; i++) {
+        int t = carc_tile_find(deck[i]);
+        if (t < 0)
+            return CARC_E_DECK;
+        lb->deck[i] = (uint8_t)t;
+    }
+    lb->deck_len = n;
+    lb->fixed_seed = 1;
+    lb->seed = seed;
+    return 0;
+}
+
+int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, uint64_t now)
+{
+    lb->now = now;
+    s->id = ++lb->next_id;
+    snprintf(s->peer, sizeof s->peer, "%s", peer != NULL ? peer : "");
+    s->open = 1;
+    s->last_ms = now;
+    lb->nsessions++;
+    lobby__idle_append(lb, s);
+    if (lb->shutting_down) {
+        session_close(s, SESSION_CLOSE_GOING_AWAY, "server restarting, retry", 0);
+        return -1;
+    }
+    if (s->peer[0] != '\0') {
+        if (ip_acquire(lb, s->peer) != 0) {
+            log_event(LOG_INFO,
+                      &(struct log_fields){
+                          .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+                      "connection refused: too many connections from its address");
+            session_close(s, SESSION_CLOSE_POLICY, "too many connections from your address", 0);
+            return -1;
+        }
+        s->counted = 1;
+    }
+    log_event(LOG_DEBUG, &(struct log_fields){.addr = s->peer, .session = s->id},
+              "connection open");
+    session_send_text(s, proto_encode_welcome(lb->server_name, lb->lim.message_bytes, lb->lim.rate,
+                                              turn_wall_ms()));
+    return 0;
+}
+
+void lobby_session_close(struct lobby *lb, struct session *s)
+{
+    if (!s->open)
+        return;
+    roomnode_session_close(s);
+    log_event(LOG_DEBUG,
+              &(struct log_fields){.room = s->room != NULL ? s->room->id : NULL,
+                                   .seat = s->seat,
+                                   .has_seat = s->room != NULL && s->seat >= 0,
+                                   .addr = s->peer,
+                                   .session = s->id,
+                                   .close = s->close_code},
+              "connection closed");
+    if (s->room != NULL) {
+        struct room *r = s->room;
+        room_detach(r, s, lb->now);
+        room_reap_if_dead(lb, r);
+    }
+    lobby__idle_unlink(lb, s);
+    if (s->counted)
+        ip_release(lb, s->peer);
+    s->counted = 0;
+    s->open = 0;
+    lb->nsessions--;
+}
+
+/* ---- time ---- */
+
+void lobby_clock_tick(struct lobby *lb, uint64_t now)
+{
+    lb->now = now;
+    uint64_t grace = (uint64_t)lb->lim.takeover_grace * 1000;
+    for (struct room *r = lb->oldest; r != NULL; r = r->newer)
+        turn_tick(r, now, grace);
+}
+
+void lobby_tick(struct lobby *lb, uint64_t now)
+{
+    lb->now = now;
+    if (lb->store != NULL)
+        store_retry(lb->store);
+    if (lb->node != NULL)
+        roomnode_tick(lb->node, now);
+    const struct lobby_limits *l = &lb->lim;
+    if (l->idle_timeout > 0) {
+        uint64_t limit = (uint64_t)l->idle_timeout * 1000;
+        while (lb->idle_head != NULL) {
+            struct session *s = lb->idle_head;
+            if (!s->closing && (now <= s->last_ms || now - s->last_ms < limit))
+                break;
+            lobby__idle_unlink(lb, s);
+            if (!s->closing) {
+                log_event(LOG_INFO,
+                          &(struct log_fields){
+                              .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_IDLE},
+                          "connection closed: idle");
+                session_close(s, SESSION_CLOSE_IDLE, "idle timeout", 1);
+            }
+        }
+    }
+    for (unsigned i = 0; i < IP_BUCKETS; i++)
+        for (struct lobby_ip **p = &lb->ips[i]; *p != NULL;) {
+            struct lobby_ip *e = *p;
+            ip_unused(lb, p);
+            if (*p == e)
+                p = &e->next;
+        }
+    struct room *r = lb->oldest;
+    while (r != NULL) {
+        struct room *next = r->newer;
+        if (room_members(r) > 0) {
+            r->empty = 0;
+        } else if (!r->empty) {
+            r->empty = 1;
+            r->empty_since = now;
+        } else {
+            /* A lobby room nobody is connected to (seats of people gone, or
+             * bots) goes quickly: it only keeps others from creating. */
+            int lobby = r->phase == PROTO_PHASE_LOBBY;
+            int ttl = lobby ? l->lobby_room_ttl : l->room_ttl;
+            if (ttl > 0 && now - r->empty_since >= (uint64_t)ttl * 1000) {
+                if (r->store != NULL)
+                    roomdb_forget(lb, r, lobby ? 1 : 2);
+                room_delete(lb, r);
+            }
+        }
+        r = next;
+    }
+}
+
+void lobby_shutdown(struct lobby *lb)
+{
+    lb->shutting_down = 1;
+    while (lb->idle_head != NULL) {
+        struct session *s = lb->idle_head;
+        lobby__idle_unlink(lb, s);
+        session_close(s, SESSION_CLOSE_GOING_AWAY, "server restarting, retry", 1);
+    }
+}
+
+char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message)
+{
+    const struct directory_room *far;
+    int nfar = roomnode_rooms(lb->node, &far), max = lb->lim.list_max, k = 0, j = 0;
+    struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
+    if (list == NULL)
+        srv_oom("room list");
+    /* Newest first: this node's rooms exactly, and in a cluster the other
+     * nodes' as the directory last read them. A finished game is in GET
+     * /api/games, not among the rooms to join or watch. */
+    const struct room *r = lb->newest;
+    while (k < max) {
+        while (r != NULL && (r->private_room || r->phase == PROTO_PHASE_OVER))
+            r = r->older;
+        if (r == NULL && j >= nfar)
+            break;
+        if (j < nfar && (r == NULL || far[j].created > r->created_ms)) {
+            memset(&list[k], 0, sizeof list[k]);
+            list[k++].json = far[j++].json;
+        } else {
+            room_summary(r, &list[k++]);
+            r = r->older;
+        }
+    }
+    char *text = proto_encode_rooms(list, k, ref, as_message);
+    free(list);
+    if (text == NULL)
+        srv_oom("room list");
+    return text;
+}

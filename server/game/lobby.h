@@ -1,0 +1,135 @@
+/* lobby.h: every room and session of one carcd process, and the table of
+ * client message types.
+ *
+ * The transport tells the lobby about connections (open, message, close) and
+ * drives time (tick); the lobby answers by queueing to sessions. Nothing here
+ * knows about sockets, libuv or libwebsockets, so tests drive it directly.
+ *
+ * A message goes: size cap -> flood bucket (close 1008) -> decode (error with
+ * the decoder's code) -> rate bucket (error rate_limited) -> the command table
+ * (who may send it, the room's phase, the named room) -> its handler. */
+#ifndef CARCD_LOBBY_H
+#define CARCD_LOBBY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn/limits.h"
+#include "game.h"
+#include "game/room.h"
+#include "conn/session.h"
+
+struct lobby_ip;
+struct store;
+struct bots;
+struct roomnode;
+
+struct lobby {
+    struct lobby_limits lim;
+    const char *server_name; /* in `welcome` */
+
+    struct room **buckets; /* rooms by id */
+    unsigned nbuckets;
+    int nrooms;
+    struct room *newest, *oldest;
+
+    struct session *idle_head, *idle_tail; /* open sessions, least recently active first */
+    int nsessions;
+    unsigned long next_id;
+
+    struct lobby_ip **ips; /* websocket connections per peer address */
+    unsigned nips;
+
+    int shutting_down;
+    uint64_t now;          /* the loop's clock at the last call that gave one (ms) */
+    struct store *store;   /* NULL: memory only (lobby_store_set) */
+    struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
+    struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
+
+    /* Test hooks (lobby_test_game): every game started uses them. */
+    int fixed_seed;
+    uint64_t seed;
+    uint8_t deck[CARC_MAX_TILES];
+    int deck_len;
+};
+
+/* A lobby with these limits (copied). Never NULL (out of memory aborts). */
+struct lobby *lobby_new(const struct lobby_limits *lim);
+/* Free every room. Sessions still open are detached first (not told). */
+void lobby_free(struct lobby *lb);
+
+/* A new connection; s was set up with session_init(). Queues `welcome`.
+ * Returns 0, or -1 when it is refused (too many connections from peer, or
+ * shutting down): s is then already closing (1008 or 1001). peer: the
+ * address as text ("" when unknown: not counted). */
+int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, uint64_t now);
+
+/* One whole inbound text message of s at time now (ms). */
+void lobby_session_message(struct lobby *lb, struct session *s, const char *text, size_t len,
+                           uint64_t now);
+
+/* The connection of s is gone (whatever closed it): s leaves its room and the
+ * lobby forgets it. The caller then calls session_fini(). Idempotent. */
+void lobby_session_close(struct lobby *lb, struct session *s);
+
+/* Time passes: idle connections are closed (4002), rooms with nobody
+ * connected for room_ttl seconds (lobby_room_ttl for a room in the lobby)
+ * are deleted. Call about once a second. */
+void lobby_tick(struct lobby *lb, uint64_t now);
+
+/* Clocks and bots (turn.h): about ten times a second. */
+void lobby_clock_tick(struct lobby *lb, uint64_t now);
+
+/* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
+void lobby_bots_set(struct lobby *lb, struct bots *b);
+
+/* Close every session with 1001 "server restarting, retry" and refuse new
+ * ones. */
+void lobby_shutdown(struct lobby *lb);
+
+/* The public rooms whose game has not ended, newest first, at most lim.list_max: a `rooms` message
+ * (as_message) or the bare JSON array (GET /api/rooms). malloc'd. */
+char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message);
+
+struct room *lobby_room_find(const struct lobby *lb, const char *id);
+
+/* ---- for the cluster (roomnode.h) ---- */
+
+/* A decoded request of s run as if it had just arrived (past the size and
+ * rate checks): the command table's checks, its handler, its error. located:
+ * the cluster already looked for its room (a room still missing is then
+ * no_such_room, not looked for again). */
+void lobby_session_request(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                           int located);
+/* The room of a create that passed its checks, with id (its lease taken):
+ * made, s seated as its host. */
+void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                       const char *id);
+/* Unlink r, tell its members they left, free it (the caller has done what
+ * the store needs: roomdb_forget / roomdb_close). */
+void lobby_room_delete(struct lobby *lb, struct room *r);
+
+/* ---- for the admin API (admin/admin.h) ---- */
+
+/* Close r now: each member gets `notice` {text, room}, then `left`, and is
+ * back in no room; the store keeps it as closed for `closed` ("admin",
+ * roomdb_close); r is freed. */
+void lobby_room_close(struct lobby *lb, struct room *r, const char *closed, const char *text);
+/* A lobby room with no person left in it (room_is_dead) is deleted. */
+void lobby_room_reap(struct lobby *lb, struct room *r);
+/* Every open connection gets `notice` {text}. The number told, or -1 when
+ * text is not valid UTF-8. */
+int lobby_notice(struct lobby *lb, const char *text);
+
+/* Keep every room in st from now on (rooms write before they tell, store.h).
+ * Set before any room exists. */
+void lobby_store_set(struct lobby *lb, struct store *st);
+/* Add a restored room (store_restore), as the newest. */
+void lobby_room_add(struct lobby *lb, struct room *r);
+
+/* Tests: deal every later game from this seed, and from this deck of tile
+ * ids when n > 0 (the game ends when it is used up). Returns 0 or CARC_E_DECK
+ * for an unknown id. */
+int lobby_test_game(struct lobby *lb, uint64_t seed, const char *const *deck, int n);
+
+#endif

@@ -1,0 +1,399 @@
+/* lobby_cmd.c: the lobby's command table (lobby.h): who may send each client
+ * message type, to which room and in which phase, and its handler. The checks
+ * run before the handler, so handlers never re-check. */
+#include "game/lobby.h"
+
+#include <stdio.h>
+
+#include "game/fair_room.h"
+#include "game/lobby_int.h"
+#include "util/log.h"
+#include "metrics/metrics.h"
+#include "util/rand.h"
+#include "game/roomnode.h"
+#include "store/store.h"
+#include "game/turn.h"
+
+enum who {
+    WHO_ANY,    /* anyone */
+    WHO_NONE,   /* a connection in no room (else already_in_room) */
+    WHO_MEMBER, /* a player or spectator of a room (else not_in_room) */
+    WHO_PLAYER, /* a seated player (spectator: spectator) */
+    WHO_HOST    /* the room's host (another player: not_host) */
+};
+
+enum target {
+    T_NONE,  /* no room */
+    T_OWN,   /* the room of the sender */
+    T_NAMED, /* the room named by the message (no_such_room) */
+};
+
+#define PH_LOBBY (1 << PROTO_PHASE_LOBBY)
+#define PH_PLAYING (1 << PROTO_PHASE_PLAYING)
+#define PH_OVER (1 << PROTO_PHASE_OVER)
+#define PH_ANY (PH_LOBBY | PH_PLAYING | PH_OVER)
+
+struct cmd_ctx {
+    struct lobby *lb;
+    struct session *s;
+    struct room *r; /* the target room, or NULL */
+    const struct proto_msg *m;
+    uint64_t now;
+    int located; /* the cluster has looked for the named room already */
+};
+
+/* cmd_check and handlers: the request waits for the cluster (roomnode.h),
+ * which answers it later; nothing is sent now. */
+#define CMD_WAITING 1
+
+/* A handler returns 0 (it queued its replies) or a CARC_E_* code with err:
+ * then the sender alone gets `error` and nothing changed. */
+typedef int (*cmd_fn)(const struct cmd_ctx *c, struct carc_error *err);
+
+struct cmd {
+    cmd_fn fn;
+    int who;    /* enum who */
+    int phases; /* PH_* of the target room */
+    int target; /* enum target */
+};
+
+static void reply(struct session *s, char *text);
+
+static int cmd_list(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    reply(c->s, lobby_rooms_encode(c->lb, c->m->id, 1));
+    return 0;
+}
+
+/* Room creation limits: lobby rooms held by the sender's address, then the
+ * connection's and the address's create rates (one token each). So that one
+ * client cannot fill max-rooms and keep everyone else out. */
+static int create_allowed(const struct cmd_ctx *c, struct carc_error *err)
+{
+    struct lobby *lb = c->lb;
+    const struct lobby_limits *l = &lb->lim;
+    struct lobby_ip *e = NULL;
+    if (c->s->peer[0] != '\0')
+        e = *lobby__ip_get(lb, c->s->peer);
+    if (e != NULL && e->rooms >= l->lobby_rooms_ip)
+        return carc_error_set(err, CARC_E_TOO_MANY_ROOMS,
+                              "your address holds %d rooms in the lobby: start or leave one",
+                              e->rooms);
+    if (bucket_take(&c->s->create, c->now, l->create_rate, l->create_rate, 60000) != 0)
+        return carc_error_set(err, CARC_E_RATE, "too many rooms created: slow down");
+    if (e != NULL &&
+        bucket_take(&e->create, c->now, l->create_rate_ip, l->create_rate_ip, 60000) != 0)
+        return carc_error_set(err, CARC_E_RATE, "too many rooms created from your address");
+    return 0;
+}
+
+static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
+{
+    struct lobby *lb = c->lb;
+    if (lb->nrooms >= lb->lim.max_rooms)
+        return carc_error_set(err, CARC_E_LIMIT, "the server has too many rooms; try later");
+    if (lb->store != NULL && store_failing(lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store rooms now; retry");
+    int rc = room_settings_check(c->m, err);
+    if (rc == 0)
+        rc = create_allowed(c, err);
+    if (rc != 0)
+        return rc;
+    char id[RAND_ROOM_LEN + 1];
+    do
+        rand_room_id(id);
+    while (lobby_room_find(lb, id) != NULL);
+    if (lb->node != NULL) {
+        rc = roomnode_create(lb->node, c->s, c->m, id, err);
+        return rc == 0 ? CMD_WAITING : rc;
+    }
+    lobby_room_create(lb, c->s, c->m, id);
+    return 0;
+}
+
+void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                       const char *id)
+{
+    struct room *r = room_new(id, m, lb->lim.history, lb->lim.history_bytes);
+    r->store = lb->store;
+    r->bots = lb->bots;
+    r->bot_pace_ms = lb->lim.bot_pace;
+    lobby__room_insert(lb, r);
+    if (s->peer[0] != '\0') {
+        snprintf(r->creator, sizeof r->creator, "%s", s->peer);
+        (*lobby__ip_get(lb, r->creator))->rooms++;
+    }
+    room_create_seat(r, s, m->u.create.name, m->id);
+    log_event(LOG_INFO,
+              &(struct log_fields){.room = r->id, LOG_SEAT(0), .addr = s->peer, .session = s->id},
+              "room created");
+}
+
+static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
+{
+    const struct proto_msg *m = c->m;
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
+    return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
+}
+
+static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
+{
+    int i = room_token_seat(c->r, c->m->u.resume.token);
+    if (i < 0)
+        return carc_error_set(err, CARC_E_TOKEN, NULL);
+    struct room *old = c->s->room;
+    if (old != NULL && !(old == c->r && c->s->seat == i)) {
+        room_detach(old, c->s, c->now);
+        if (old != c->r)
+            lobby_room_reap(c->lb, old);
+    }
+    room_resume(c->r, c->s, i, c->m->u.resume.seq, c->m->id, c->now);
+    metrics_resume_count();
+    return 0;
+}
+
+static int cmd_watch(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    room_watch(c->r, c->s, c->m->u.watch.seq, c->m->id);
+    return 0;
+}
+
+static int cmd_leave(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    room_leave(c->r, c->s, c->m->id, c->now);
+    lobby_room_reap(c->lb, c->r);
+    return 0;
+}
+
+static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
+{
+    struct lobby *lb = c->lb;
+    /* The test hooks' seed, or the fair draw's (53 bits: the seed goes into the game
+     * record (JSON), whose readers may hold integers as doubles). */
+    uint64_t seed = lb->fixed_seed ? lb->seed : ROOM_SEED_FAIR;
+    int rc = room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
+    if (rc == 0)
+        lobby__room_uncount(lb, c->r);
+    return rc;
+}
+
+static int cmd_play(const struct cmd_ctx *c, struct carc_error *err)
+{
+    return room_play(c->r, c->s, c->m, c->now, err);
+}
+
+static int cmd_history(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    room_history(c->r, c->s, c->m->id);
+    return 0;
+}
+
+static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
+{
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
+    return turn_bot_add(c->r, c->m->u.add_bot.level, err);
+}
+
+static int cmd_remove_bot(const struct cmd_ctx *c, struct carc_error *err)
+{
+    return turn_bot_remove(c->r, c->m->u.remove_bot.seat, err);
+}
+
+static int cmd_chat(const struct cmd_ctx *c, struct carc_error *err)
+{
+    const struct lobby_limits *l = &c->lb->lim;
+    if (bucket_take(&c->s->chat, c->now, l->chat_rate, l->chat_burst, 60000) != 0)
+        return carc_error_set(err, CARC_E_RATE, "too many chat messages: slow down");
+    room_chat(c->r, c->s, c->m->u.chat.text);
+    return 0;
+}
+
+static int cmd_sync(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    room_sync(c->r, c->s, c->m->u.sync.seq, c->m->id);
+    return 0;
+}
+
+static int cmd_entropy(const struct cmd_ctx *c, struct carc_error *err)
+{
+    if (c->lb->store != NULL && store_failing(c->lb->store))
+        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store it now; retry");
+    return fair_room_entropy(c->r, c->s, c->m->u.entropy.data, c->m->id);
+}
+
+static int cmd_ping(const struct cmd_ctx *c, struct carc_error *err)
+{
+    (void)err;
+    reply(c->s, proto_encode_pong(c->m->id));
+    return 0;
+}
+
+static const struct cmd cmds[PROTO_T_COUNT] = {
+    [PROTO_T_LIST] = {cmd_list, WHO_ANY, PH_ANY, T_NONE},
+    [PROTO_T_CREATE] = {cmd_create, WHO_NONE, PH_ANY, T_NONE},
+    [PROTO_T_JOIN] = {cmd_join, WHO_NONE, PH_LOBBY, T_NAMED},
+    [PROTO_T_RESUME] = {cmd_resume, WHO_ANY, PH_ANY, T_NAMED},
+    [PROTO_T_WATCH] = {cmd_watch, WHO_NONE, PH_ANY, T_NAMED},
+    [PROTO_T_LEAVE] = {cmd_leave, WHO_MEMBER, PH_ANY, T_OWN},
+    [PROTO_T_START] = {cmd_start, WHO_HOST, PH_LOBBY, T_OWN},
+    [PROTO_T_PLAY] = {cmd_play, WHO_PLAYER, PH_PLAYING, T_OWN},
+    [PROTO_T_CHAT] = {cmd_chat, WHO_MEMBER, PH_ANY, T_OWN},
+    [PROTO_T_SYNC] = {cmd_sync, WHO_MEMBER, PH_ANY, T_OWN},
+    [PROTO_T_PING] = {cmd_ping, WHO_ANY, PH_ANY, T_NONE},
+    [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN},
+    [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN},
+    [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN},
+    [PROTO_T_ENTROPY] = {cmd_entropy, WHO_PLAYER, PH_LOBBY, T_OWN},
+};
+
+static const char *named_room(const struct proto_msg *m)
+{
+    switch (m->type) {
+    case PROTO_T_JOIN:
+        return m->u.join.room;
+    case PROTO_T_RESUME:
+        return m->u.resume.room;
+    case PROTO_T_WATCH:
+        return m->u.watch.room;
+    default:
+        return "";
+    }
+}
+
+/* Who may send it, which room, which phase: the checks every handler relies on. */
+static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error *err)
+{
+    struct session *s = c->s;
+    struct room *own = s->room;
+    switch (cmd->who) {
+    case WHO_NONE:
+        if (own != NULL)
+            return carc_error_set(err, CARC_E_IN_ROOM, NULL);
+        break;
+    case WHO_MEMBER:
+    case WHO_PLAYER:
+    case WHO_HOST:
+        if (own == NULL)
+            return carc_error_set(err, CARC_E_NOT_IN_ROOM, NULL);
+        if (cmd->who != WHO_MEMBER && s->seat < 0)
+            return carc_error_set(err, CARC_E_SPECTATOR, NULL);
+        if (cmd->who == WHO_HOST && s->seat != own->host)
+            return carc_error_set(err, CARC_E_NOT_HOST, NULL);
+        break;
+    default:
+        break;
+    }
+    c->r = NULL;
+    if (cmd->target == T_OWN)
+        c->r = own;
+    else if (cmd->target == T_NAMED) {
+        c->r = lobby_room_find(c->lb, named_room(c->m));
+        if (c->r == NULL && c->lb->node != NULL && !c->located) {
+            int rc = roomnode_locate(c->lb->node, s, c->m, err);
+            return rc == 0 ? CMD_WAITING : rc;
+        }
+        if (c->r == NULL)
+            return carc_error_set(err, CARC_E_NO_ROOM, NULL);
+    }
+    /* A move after the end: the more precise code. */
+    if (c->r != NULL && c->m->type == PROTO_T_PLAY && c->r->phase == PROTO_PHASE_OVER)
+        return carc_error_set(err, CARC_E_OVER, NULL);
+    if (c->r != NULL && !(cmd->phases & (1 << c->r->phase)))
+        return carc_error_set(err, CARC_E_PHASE, "%s is not allowed while the room is in the %s",
+                              proto_type_name(c->m->type),
+                              c->r->phase == PROTO_PHASE_LOBBY     ? "lobby"
+                              : c->r->phase == PROTO_PHASE_PLAYING ? "game"
+                                                                   : "finished game");
+    return 0;
+}
+
+/* Replies keep the order of requests (room_reply); a storage_error is about
+ * the disk, not the room, and goes out at once. */
+static void reply(struct session *s, char *text)
+{
+    if (s->room != NULL)
+        room_reply(s->room, s, text);
+    else
+        session_send_text(s, text);
+}
+
+static void reply_error(struct session *s, int code, const char *text, const char *ref)
+{
+    struct room *r = s->room;
+    log_event(LOG_DEBUG,
+              &(struct log_fields){.room = r != NULL ? r->id : NULL,
+                                   .seat = s->seat,
+                                   .has_seat = r != NULL && s->seat >= 0,
+                                   .code = carc_err_name(code),
+                                   .session = s->id},
+              "error reply");
+    if (code == CARC_E_STORAGE)
+        session_send_text(s, proto_encode_error(code, text, ref));
+    else
+        reply(s, proto_encode_error(code, text, ref));
+}
+
+static void cmd_run(struct lobby *lb, struct session *s, const struct proto_msg *m, uint64_t now,
+                    int located)
+{
+    const struct cmd *cmd = &cmds[m->type];
+    struct cmd_ctx c = {lb, s, NULL, m, now, located};
+    struct carc_error err = {0, ""};
+    int rc = cmd_check(cmd, &c, &err);
+    if (rc == 0)
+        rc = cmd->fn(&c, &err);
+    if (rc < 0)
+        reply_error(s, rc, err.text, m->id);
+}
+
+void lobby_session_message(struct lobby *lb, struct session *s, const char *text, size_t len,
+                           uint64_t now)
+{
+    if (!s->open || s->closing)
+        return;
+    const struct lobby_limits *l = &lb->lim;
+    if (len > (size_t)l->message_bytes) {
+        session_close(s, SESSION_CLOSE_TOO_BIG, "message too big", 0);
+        return;
+    }
+    s->last_ms = now;
+    lb->now = now;
+    lobby__idle_unlink(lb, s);
+    lobby__idle_append(lb, s);
+    if (bucket_take(&s->flood, now, l->flood_rate, l->flood_burst, 1000) != 0) {
+        log_event(
+            LOG_INFO,
+            &(struct log_fields){.addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+            "connection closed: flooding");
+        session_close(s, SESSION_CLOSE_POLICY, "flooding: too many messages", 1);
+        return;
+    }
+    struct proto_msg m;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    int rc = proto_msg_decode(text, len, &m, &perr);
+    metrics_received_count(rc == 0 ? m.type : -1);
+    if (bucket_take(&s->msg, now, l->rate, l->burst, 1000) != 0) {
+        reply_error(s, CARC_E_RATE, NULL, m.id);
+        return;
+    }
+    if (rc != 0) {
+        reply_error(s, rc, perr.text, m.id);
+        return;
+    }
+    cmd_run(lb, s, &m, now, 0);
+}
+
+void lobby_session_request(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                           int located)
+{
+    if (s->open && !s->closing)
+        cmd_run(lb, s, m, lb->now, located);
+}

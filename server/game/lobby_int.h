@@ -1,0 +1,35 @@
+/* lobby_int.h: what the lobby's files share (lobby.c: rooms by id,
+ * connections per address, the idle list, life cycle, time; lobby_cmd.c: the
+ * command table). Private to them. */
+#ifndef CARCD_LOBBY_INT_H
+#define CARCD_LOBBY_INT_H
+
+#include "game/lobby.h"
+
+/* One peer address: kept while it has connections or lobby rooms. Owned by
+ * the lobby's address table (lobby.ips). */
+struct lobby_ip {
+    struct lobby_ip *next;
+    int count;            /* websocket connections */
+    int rooms;            /* rooms it created that are still in the lobby */
+    struct bucket create; /* rooms it may create (per minute) */
+    char addr[64];
+};
+
+/* The entry of addr, made when missing (its create bucket full). Never NULL
+ * (out of memory aborts). */
+struct lobby_ip **lobby__ip_get(struct lobby *lb, const char *addr);
+
+/* Put r, new, in the table by id, as the newest room. */
+void lobby__room_insert(struct lobby *lb, struct room *r);
+
+/* r leaves the lobby phase or goes: its creator's address holds one lobby
+ * room less. */
+void lobby__room_uncount(struct lobby *lb, struct room *r);
+
+/* The idle list (lobby.idle_head), least recently active first: unlink s
+ * (nothing when it is not listed), append s at the end. */
+void lobby__idle_unlink(struct lobby *lb, struct session *s);
+void lobby__idle_append(struct lobby *lb, struct session *s);
+
+#endif

@@ -1,0 +1,330 @@
+/* room.h: one game room: seats, spectators, the engine's game, the public
+ * state document and the deltas that lead to it.
+ *
+ * Every change to the public state goes through one path: mutate the room,
+ * build the new document, encode ONE delta (seq + 1) against the previous
+ * document, keep it in the history ring and queue the same shared buffer to
+ * every connected member. A room never sees the transport: it queues to
+ * sessions (session.h).
+ *
+ * The room_* actions are called by the lobby's command table after it has
+ * checked who sent the message and the room's phase (lobby_cmd.c); they do not
+ * check those again. Each returns 0 (replies queued), or a negative CARC_E_*
+ * code with err filled, in which case nothing changed and nothing was queued:
+ * the caller answers with an `error`. Passwords and tokens given are buffers
+ * of the sizes in struct proto_msg. */
+#ifndef CARCD_ROOM_H
+#define CARCD_ROOM_H
+
+#include <stdint.h>
+
+#include "fair.h"
+#include "game.h"
+#include "history.h"
+#include "msg.h"
+#include "conn/sbuf.h"
+#include "conn/session.h"
+#include "sha256.h"
+#include "state.h"
+
+#define ROOM_CHAT_KEPT 32 /* chat lines a `history` carries */
+#define ROOM_TIMED 4      /* held moves timed at once (struct room.timed_ns) */
+
+struct lobby;
+struct carc_record;
+struct store;
+struct bots;
+struct bots_job;
+
+struct room_seat {
+    char name[PROTO_NAME_MAX];
+    char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
+    int taken;
+    struct session *s;   /* the connected session, or NULL */
+    int bot;             /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
+    int autoplay;        /* enum proto_autoplay: why a bot plays this person's seat now */
+    int forfeited;       /* lost the seat to its clock (on_timeout forfeit) */
+    int timeouts;        /* clock timeouts in a row (on_timeout skip) */
+    long long clock_ms;  /* time left when its current (or next) turn starts */
+    uint64_t offline_ms; /* loop ms when its connection went; 0 when never connected since */
+    char entropy[CARC_FAIR_HEX]; /* the fair draw: what its player sent, "" none (secret) */
+};
+
+/* A message held until batch `gen` is committed (write before tell). alt,
+ * when not NULL, goes to s instead if that commit fails (the mover's error). */
+struct room_held {
+    unsigned long gen;
+    struct session *s;
+    struct sbuf *b, *alt;
+};
+
+struct room {
+    char id[PROTO_ROOM_MAX];
+    char pw_hash[SHA256_HEX]; /* SHA-256 of the password; "" = none */
+    int private_room;         /* left out of `list` and /api/rooms */
+    int phase;                /* enum proto_phase */
+    unsigned sets;
+    int no_farmers, escape_rule;
+    int farm_rule, small_city, seat_random; /* the variants (RULES.md 2.8), as created */
+    int nseats, host;
+    struct room_seat seats[CARC_MAX_PLAYERS];
+    struct session *spectators; /* doubly linked through session.rnext/rprev */
+    int nspectators;
+    int empty; /* nobody connected since empty_since (ms); kept by the lobby */
+    /* The address that created it, counted by the lobby while the room is in
+     * the lobby phase (lobby-rooms-per-ip); "" when not counted. */
+    char creator[64];
+    uint64_t empty_since;
+
+    struct carc_game *game;    /* NULL in the lobby; engine player i is seat i */
+    struct proto_state *state; /* the document at seq */
+    long long seq;
+    struct sbuf **hist; /* the deltas of seqs hist_first..seq, hist[seq % hist_cap] */
+    int hist_cap;
+    size_t hist_bytes, hist_max_bytes; /* text kept in hist, and its bound */
+    long long hist_first;
+    long long snap_below; /* resume/sync from a seq below this gets a state (restored rooms) */
+
+    /* The game as played: seed, the test deck if any, the moves in order. */
+    uint64_t seed;
+    uint8_t *deck; /* NULL unless dealt from an explicit deck */
+    int deck_len;
+    struct carc_move *moves; /* moves_cap of them (at most CARC_MAX_MOVES), with the game */
+    int moves_cap;
+    int nmoves;
+
+    /* The fair draw (fair/fair_room.h): the secret (hex; "" for a room stored before it) and
+     * its commitment; once started, the entropies in the order they were hashed and fair = 1
+     * when the seed was derived from them. The secret and the entropies are never public
+     * while the room lives. */
+    char fair_secret[CARC_FAIR_HEX], fair_commit[CARC_FAIR_HEX];
+    char fair_entropy[CARC_MAX_PLAYERS][CARC_FAIR_HEX];
+    int fair;
+
+    /* Turns (turn.h): the clock, bots playing seats. */
+    struct proto_clock clock; /* clock.initial == 0: none */
+    uint64_t turn_ms;         /* loop ms the current turn started; 0: not yet (restored) */
+    long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
+    int turn_moves;           /* nmoves when the current turn started */
+    int timed_out;            /* the current turn's clock ran out and was handled */
+    struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
+    int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
+    struct bots_job *job;     /* the search playing the current turn, or NULL */
+    int job_moves;            /* nmoves of the turn the job plays */
+    int bot_refused;          /* this turn's bot move was refused: play it at random */
+
+    /* The last ROOM_CHAT_KEPT chat lines, for `history` (allocated with the first). */
+    struct proto_chat_line *chat;
+    int nchat, chat_next;
+
+    /* Storage (store.h); store NULL = memory only, nothing is held. */
+    struct store *store;
+    int dirty;                       /* marked in the store's batch being filled (roomdb.c) */
+    unsigned long wait_gen;          /* sends wait for this batch */
+    int moves_saved;                 /* moves handed to a batch */
+    int moves_committed;             /* moves known to be on disk */
+    int finish_saved;                /* the finished record was handed to a batch */
+    uint64_t created_ms, updated_ms; /* wall clock, set by the store */
+    struct room_held *held;          /* FIFO of held messages, held[held_head..nheld) */
+    int nheld, held_head, held_cap;
+    /* Moves whose delta is held: when each was accepted (metrics_now_ns) and
+     * the batch it waits for, for carcd_move_broadcast_seconds. More than
+     * ROOM_TIMED at once (bots in a slow commit) are not timed. */
+    uint64_t timed_ns[ROOM_TIMED];
+    unsigned long timed_gen[ROOM_TIMED];
+    int ntimed;
+
+    /* The cluster's room directory (roomnode.c): what was last published. */
+    uint64_t dir_hash;    /* of the entry's text */
+    uint64_t dir_ms;      /* loop ms of the last put */
+    uint64_t dir_updated; /* updated_ms when it was computed */
+    int dir_listed;       /* published (and not taken off) */
+    /* Owned by the lobby. */
+    struct room *hnext;         /* hash chain */
+    struct room *newer, *older; /* creation order */
+};
+
+/* A new room in the lobby phase at seq 0, with no seat taken. c is a decoded
+ * `create` message (its name is not used here). history: deltas to keep, as
+ * long as they add up to at most history_bytes (then a resume gets a state,
+ * which costs less than that many deltas anyway).
+ * Never NULL (out of memory aborts). */
+struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes);
+/* Free r; it must have no members (room_evict first). */
+void room_free(struct room *r);
+
+/* Check a `create` message's game settings against the engine (sets, seat
+ * count for those sets). 0 or a CARC_E_* code with err. */
+int room_settings_check(const struct proto_msg *c, struct carc_error *err);
+
+/* The creator takes seat 0 and is the host: `joined` with the token, then
+ * `state` seq 0. No delta (nobody else is there). */
+void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref);
+
+/* Take the first free seat: everyone else gets a delta; s gets `joined` with
+ * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL. */
+int room_join(struct room *r, struct session *s, const char *name, const char *password,
+              const char *ref, struct carc_error *err);
+
+/* Watch as a spectator: `watching`, then the deltas after seq, or `state`
+ * when seq < 0 or too old. */
+void room_watch(struct room *r, struct session *s, long long seq, const char *ref);
+
+/* The seat whose token this is, or -1 (CARC_E_TOKEN for the caller). token
+ * must be a buffer of PROTO_TOKEN_MAX bytes (as in struct proto_msg). */
+int room_token_seat(const struct room *r, const char *token);
+
+/* s takes back seat i (from room_token_seat): `joined` (no token), then the
+ * deltas after seq, or a state when seq < 0 or too old. A session already on
+ * that seat is detached and closed with 4000 (no delta: the seat stays
+ * connected); else everyone else gets a delta. s must be in no room, or on
+ * that very seat. */
+void room_resume(struct room *r, struct session *s, int i, long long seq, const char *ref,
+                 uint64_t now);
+
+/* s leaves: in the lobby its seat is freed (the host passes to the next taken
+ * seat), during or after a game the seat is kept for `resume`. s gets `left`. */
+void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now);
+
+/* The connection of s is gone: its seat shows disconnected, or the spectator
+ * is dropped. Nothing is sent to s. */
+void room_detach(struct room *r, struct session *s, uint64_t now);
+
+/* Start the game (host, lobby phase): empty seats are dropped keeping the
+ * order, then with options.seat_order "random" shuffled (room_seat_order:
+ * from the game's seed; each connected player gets `joined` with its new
+ * seat), and the engine deals from seed (or from deck when deck_len > 0).
+ * seed ROOM_SEED_FAIR: the fair draw's, derived from the room's secret and
+ * the players' entropy in seat order before any shuffle (fair/fair_room.h);
+ * any other seed (tests) is used as it is and the record has no commitment.
+ * CARC_E_NOT_ENOUGH, or an engine code (CARC_E_PLAYERS ...). */
+#define ROOM_SEED_FAIR UINT64_MAX
+int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len, uint64_t now,
+               struct carc_error *err);
+
+/* The play order of n seated players under seat_order "random": order[k] is
+ * the seat (counted over the taken seats, in seat order) that plays k-th. A
+ * Fisher-Yates shuffle by the engine's generator (rng.h) seeded with
+ * seed ^ ROOM_SEAT_SALT, so that it is not the draw's first numbers and
+ * anyone holding the record's seed can recompute it (PROTOCOL.md create). */
+#define ROOM_SEAT_SALT 0x5EA7000000000000ull
+void room_seat_order(uint64_t seed, int n, int *order);
+/* room_order.c: put the taken seats 0..nseats-1 of a room being started into
+ * the play order of room_seat_order(seed); see room_start. */
+void room__seats_shuffle(struct room *r, uint64_t seed);
+
+/* A move of the seat of s: everyone gets the delta, s gets `ack` {seq}.
+ * CARC_E_TURN, CARC_E_TIME_OUT (the clock ran out: the timeout is applied),
+ * CARC_E_FEATURE, CARC_E_ESCAPE or any engine code. */
+int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint64_t now,
+              struct carc_error *err);
+
+/* The first free seat, or -1 when every seat is taken. */
+int room_seat_free(const struct room *r);
+/* Seats held by people (not bots). */
+int room_humans(const struct room *r);
+
+/* A reply to s, a member of r (text is taken): queued behind whatever is
+ * still held for s until a commit, so that s hears its replies in the order
+ * of its requests (a refused `play` after an accepted one comes after that
+ * one's delta and ack); sent at once when nothing is held for s. */
+void room_reply(struct room *r, struct session *s, char *text);
+
+/* Everyone in the room (s included) gets `chat`. */
+void room_chat(struct room *r, struct session *s, const char *text);
+
+/* The configuration r's game was dealt from (seed, or deck); cfg->deck points
+ * into r. r must have a game. */
+void room__deal(const struct room *r, struct carc_config *cfg);
+/* Keep a chat line for `history` (the last ROOM_CHAT_KEPT). */
+void room__chat_keep(struct room *r, int seat, const char *name, const char *text);
+/* s gets `history` (with ref): every turn's events since the start and the
+ * last ROOM_CHAT_KEPT chat lines. */
+void room_history(struct room *r, struct session *s, const char *ref);
+
+/* The deltas after seq, or a `state` (with ref) when they are not kept. */
+void room_sync(struct room *r, struct session *s, long long seq, const char *ref);
+
+/* Detach every member (players' sessions and spectators) without telling
+ * them; used before freeing a room. Each member gets `left` when send_left. */
+void room_evict(struct room *r, int send_left);
+
+/* The host's seat was freed: the next seat held by a person hosts. */
+void room__host_pass(struct room *r);
+
+/* Seats taken, and sessions connected (players and spectators). */
+int room_taken(const struct room *r);
+int room_members(const struct room *r);
+
+/* A lobby room whose last person left (bots alone do not keep it): the
+ * lobby deletes it. */
+static inline int room_is_dead(const struct room *r)
+{
+    return r->phase == PROTO_PHASE_LOBBY && room_humans(r) == 0;
+}
+
+/* The room's line in `rooms` (pointers borrowed from r). */
+void room_summary(const struct room *r, struct proto_room_summary *out);
+
+/* ---- for turn.c: changes made by the clock and the bots ---- */
+
+/* Publish a change (see room.c): one delta with events ex (and mv's events),
+ * to everyone but skip. Returns its seq. */
+long long room__publish(struct room *r, const struct proto_extra_event *ex, int nex,
+                        const struct carc_move *mv, const struct session *skip);
+/* Apply mv (player = the seat to move) as the room's next move: validated by
+ * the engine, the mover's clock charged, the next turn started, the delta
+ * published with the extra events ex before the move's own. Returns the
+ * delta's seq, or a negative code with err (nothing changed): storage
+ * failing, or an engine code. */
+long long room__move(struct room *r, const struct carc_move *mv, const struct proto_extra_event *ex,
+                     int nex, uint64_t now, struct carc_error *err);
+
+/* ---- room_hold.c: write before tell ---- */
+
+/* The room changed: its next batch is where the change goes. Call before
+ * queueing what tells of it. */
+void room__dirty(struct room *r);
+/* 1 while what the room queues must wait for its batch. */
+int room__holding(const struct room *r);
+/* Hold b for s until the batch is stored; alt, when not NULL, goes to s
+ * instead if that commit fails. */
+void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt);
+/* Queue b (or the text, taken) to s now, or once the room's change is on
+ * disk. */
+void room__send(struct room *r, struct session *s, struct sbuf *b);
+void room__send_text(struct room *r, struct session *s, char *text);
+/* s is leaving the room: what was held for it is dropped. */
+void room__unhold(struct room *r, const struct session *s);
+/* Send what waited for batches up to gen. */
+void room__release(struct room *r, unsigned long gen);
+/* A move accepted at t0 (metrics_now_ns) has just been published: its
+ * broadcast latency is counted now, or when its batch is released. */
+void room__move_timed(struct room *r, uint64_t t0);
+
+/* ---- storage (roomdb.c, store/store.h) ---- */
+
+/* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
+int room_move_json(const struct room *r, int i, char *buf, size_t size);
+
+/* Fill rec's settings, players, start, seed and deck from r (not its moves). */
+void room_record_fill(const struct room *r, struct carc_record *rec);
+/* The game record of r (seed included): malloc'd JSON, or NULL when r has no
+ * game. closed: NULL, or why the room closed before the game's end
+ * ("room-ttl", "stale-room"), written as the record's "closed". */
+char *room_record_json(const struct room *r, const char *closed);
+
+/* The batch holding r's change up to gen is done. ok: release what waits for
+ * it; moves (the count that batch wrote) are committed. Failed: the moves not
+ * committed are undone (the game is rebuilt from the stored ones, everyone
+ * gets a fresh `state`, the mover `storage_error`). */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
+
+/* Restore a stored room: the seats are filled; when phase is not the lobby,
+ * deal from seed (or deck) and replay moves (record moves, players filled
+ * in). seq: the stored seq; the room resumes at seq + 1 and every resume
+ * from an older seq gets a snapshot. 0 or an engine code. */
+int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
+                 const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err);
+
+#endif

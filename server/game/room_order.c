@@ -1,0 +1,45 @@
+/* room_order.c: the play order of a room whose options say seat_order
+ * "random" (room.h room_seat_order, PROTOCOL.md start). The order is a
+ * function of the game's secret seed and public from the start: it gives
+ * away at most log2(6!) < 10 of the seed's bits, which is why a salt keeps
+ * it off the deck shuffle's own first draws. */
+#include "game/room.h"
+
+#include <string.h>
+
+#include "rng.h"
+
+void room_seat_order(uint64_t seed, int n, int *order)
+{
+    struct carc_rng rng;
+    carc_rng_seed(&rng, seed ^ ROOM_SEAT_SALT);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)carc_rng_below(&rng, (uint32_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* The taken seats 0..nseats-1 put into play order (room_seat_order); the
+ * host stays the same person. Every connected player hears its seat in a
+ * `joined` (no token), queued before the start's delta. */
+void room__seats_shuffle(struct room *r, uint64_t seed)
+{
+    int order[CARC_MAX_PLAYERS], host = r->host;
+    struct room_seat old[CARC_MAX_PLAYERS];
+    memcpy(old, r->seats, sizeof old);
+    room_seat_order(seed, r->nseats, order);
+    for (int k = 0; k < r->nseats; k++) {
+        r->seats[k] = old[order[k]];
+        if (r->seats[k].s != NULL)
+            r->seats[k].s->seat = k;
+        if (order[k] == host)
+            r->host = k;
+    }
+    for (int k = 0; k < r->nseats; k++)
+        if (r->seats[k].s != NULL)
+            room__send_text(r, r->seats[k].s, proto_encode_joined(r->id, k, NULL, ""));
+}

@@ -1,0 +1,378 @@
+/* roomdb.c: rooms to plain rows and back (roomdb.h). */
+#include "game/roomdb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot.h"
+#include "game/fair_room.h"
+#include "game/lobby.h"
+#include "util/log.h"
+#include "record_json.h"
+#include "game/room.h"
+#include "game/roomnode.h"
+#include "conn/sbuf.h"
+#include "store/store.h"
+
+/* ---- a room to rows ---- */
+
+_Static_assert(STORE_FAIR_TEXT == FAIR_ROOM_TEXT, "rooms.fair holds fair_room_text");
+
+/* e's record, players, scores and status from r (a game that ended or is
+ * abandoned). */
+static void record_entry(struct store_room *e, const struct room *r, const char *status,
+                         const char *closed)
+{
+    e->record = room_record_json(r, closed);
+    e->status = status;
+    char buf[1024];
+    size_t n = 0;
+    buf[n++] = '[';
+    for (int i = 0; i < r->nseats; i++) {
+        if (i > 0)
+            buf[n++] = ',';
+        store_json_str(buf, sizeof buf, &n, r->seats[i].name);
+    }
+    buf[n++] = ']';
+    buf[n] = '\0';
+    e->players = store_strdup(buf);
+    n = (size_t)snprintf(buf, sizeof buf, "[");
+    for (int i = 0; i < r->nseats; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%d", i ? "," : "",
+                              (int)r->game->players[i].score);
+    snprintf(buf + n, sizeof buf - n, "]");
+    e->scores = store_strdup(buf);
+}
+
+/* The fencing number of r's writes: its lease's in a cluster (0 there: the
+ * lease is lost and nothing may be written; the room is being given up),
+ * else 0, which the database does not check. Returns -1 for "write nothing". */
+static int room_fence(const struct lobby *lb, const struct room *r, uint64_t *fence)
+{
+    *fence = lb->node != NULL ? roomnode_fence(lb->node, r) : 0;
+    return lb->node != NULL && *fence == 0 ? -1 : 0;
+}
+
+/* r's rows into the batch being filled: the room, its taken seats, the moves
+ * not handed to a batch yet, and its record once the game ended. */
+static void snapshot(struct lobby *lb, struct room *r)
+{
+    struct store *st = lb->store;
+    uint64_t fence;
+    if (room_fence(lb, r, &fence) != 0) {
+        r->dirty = 0; /* the lease's lost hook gives the room up */
+        return;
+    }
+    struct store_room *e = store_row_add(st);
+    e->fence = fence;
+    snprintf(e->id, sizeof e->id, "%s", r->id);
+    e->sets = (int)r->sets;
+    e->no_farmers = r->no_farmers;
+    e->escape_rule = r->escape_rule;
+    e->nseats = r->nseats;
+    e->priv = r->private_room;
+    e->host = r->host;
+    e->phase = r->phase;
+    memcpy(e->pw, r->pw_hash, sizeof e->pw);
+    e->seed = r->seed;
+    e->deck_len = r->deck_len;
+    if (r->deck_len > 0)
+        memcpy(e->deck, r->deck, (size_t)r->deck_len);
+    e->seq = r->seq;
+    e->created = r->created_ms;
+    e->updated = r->updated_ms;
+    e->clock_initial = r->clock.initial;
+    e->clock_increment = r->clock.increment;
+    e->clock_policy = r->clock.on_timeout;
+    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3;
+    fair_room_text(r, e->fair);
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].taken) {
+            const struct room_seat *rs = &r->seats[i];
+            struct store_seat *s = &e->seats[e->nseat++];
+            s->idx = i;
+            memcpy(s->name, rs->name, sizeof s->name);
+            memcpy(s->hash, rs->token_hash, sizeof s->hash);
+            s->bot = rs->bot;
+            s->autoplay = rs->autoplay;
+            s->forfeited = rs->forfeited;
+            s->timeouts = rs->timeouts;
+            s->clock_ms = rs->clock_ms;
+        }
+    e->move_from = r->moves_saved;
+    e->move_to = r->nmoves;
+    if (e->move_to > e->move_from) {
+        e->moves = calloc((size_t)(e->move_to - e->move_from), sizeof *e->moves);
+        if (e->moves == NULL)
+            srv_oom("store batch");
+        char buf[256];
+        for (int i = e->move_from; i < e->move_to; i++) {
+            if (room_move_json(r, i, buf, sizeof buf) < 0)
+                snprintf(buf, sizeof buf, "null");
+            e->moves[i - e->move_from] = store_strdup(buf);
+        }
+    }
+    r->moves_saved = r->nmoves;
+    if (r->phase == PROTO_PHASE_OVER && !r->finish_saved && r->game != NULL) {
+        record_entry(e, r, STORE_FINISHED, NULL);
+        r->finish_saved = 1;
+    }
+    r->dirty = 0;
+}
+
+static void on_fill(void *arg, void *key)
+{
+    snapshot(arg, key);
+}
+
+static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+{
+    struct lobby *lb = arg;
+    struct room *r = lobby_room_find(lb, id);
+    if (r == NULL)
+        return;
+    /* Another node wrote the room with a newer fence: it owns the room now.
+     * Nothing of this write counted; the room is not ours to roll back. */
+    if (ok == STORE_FENCED && lb->node != NULL) {
+        roomnode_give_up(lb->node, r,
+                         "the database refused its write (fenced): another node"
+                         " owns it");
+        return;
+    }
+    room_store_done(r, gen, ok == 1, moves);
+}
+
+void roomdb_attach(struct lobby *lb, struct store *st)
+{
+    if (st != NULL)
+        store_hooks_set(st, &(struct store_hooks){on_fill, on_done, lb});
+}
+
+unsigned long roomdb_dirty(struct room *r)
+{
+    uint64_t now = store_wall_ms();
+    if (r->created_ms == 0)
+        r->created_ms = now;
+    r->updated_ms = now;
+    if (!r->dirty) {
+        r->dirty = 1;
+        return store_mark(r->store, r);
+    }
+    return store_fill_gen(r->store);
+}
+
+static void forget(struct lobby *lb, struct room *r, int gone, const char *closed)
+{
+    struct store *st = r->store;
+    if (r->dirty) {
+        if (gone == STORE_CLOSE)
+            snapshot(lb, r);
+        store_unmark(st, r);
+        r->dirty = 0;
+    }
+    uint64_t fence;
+    if (gone && room_fence(lb, r, &fence) == 0) {
+        struct store_room *e = store_row_add(st);
+        e->fence = fence;
+        snprintf(e->id, sizeof e->id, "%s", r->id);
+        e->gone = gone;
+        e->updated = store_wall_ms();
+        /* A game closed before its end is kept as a record too. */
+        if (gone == STORE_CLOSE && r->phase == PROTO_PHASE_PLAYING && r->game != NULL)
+            record_entry(e, r, STORE_ABANDONED, closed);
+    }
+}
+
+void roomdb_forget(struct lobby *lb, struct room *r, int gone)
+{
+    forget(lb, r, gone, "room-ttl");
+}
+
+void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
+{
+    forget(lb, r, r->phase == PROTO_PHASE_LOBBY ? STORE_DELETE : STORE_CLOSE, closed);
+}
+
+/* ---- rows to a room (start-up) ---- */
+
+/* The record text of stored room e: its settings, seats and seed from r,
+ * then its stored moves. */
+static char *record_text(const struct store_room *e, const struct room *r, char *err, size_t errlen)
+{
+    struct carc_record *rec = calloc(1, sizeof *rec);
+    if (rec == NULL)
+        srv_oom("restore");
+    room_record_fill(r, rec); /* without moves: they are appended below */
+    char *head = NULL;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    int rc = proto_record_dump(rec, 0, &head, &perr);
+    free(rec);
+    size_t hl = head != NULL ? strlen(head) : 0;
+    if (rc != 0 || hl < 3 || strcmp(head + hl - 3, "[]}") != 0) {
+        snprintf(err, errlen, "room %s: cannot write its record: %s", e->id, perr.text);
+        free(head);
+        return NULL;
+    }
+    size_t len = hl;
+    for (int k = 0; k < e->move_to - e->move_from; k++)
+        len += strlen(e->moves[k]) + 1;
+    char *out = malloc(len + 4);
+    if (out == NULL)
+        srv_oom("restore");
+    size_t n = hl - 2;
+    memcpy(out, head, n);
+    free(head);
+    for (int k = 0; k < e->move_to - e->move_from; k++) {
+        size_t ml = strlen(e->moves[k]);
+        if (k > 0)
+            out[n++] = ',';
+        memcpy(out + n, e->moves[k], ml);
+        n += ml;
+    }
+    memcpy(out + n, "]}", 3);
+    return out;
+}
+
+/* The room of stored row e rebuilt from its seats, seed and moves; NULL with
+ * err when they do not load or replay. */
+struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char *err,
+                              size_t errlen)
+{
+    struct proto_msg c;
+    memset(&c, 0, sizeof c);
+    c.u.create.sets = (unsigned)e->sets;
+    c.u.create.no_farmers = e->no_farmers;
+    c.u.create.escape_rule = e->escape_rule;
+    c.u.create.seats = e->nseats;
+    c.u.create.private_room = e->priv;
+    c.u.create.clock.initial = e->clock_initial;
+    c.u.create.clock.increment = e->clock_increment;
+    c.u.create.clock.on_timeout = e->clock_policy;
+    c.u.create.farm_rule = e->variants & 3;
+    c.u.create.small_city = e->variants >> 2 & 1;
+    c.u.create.seat_random = e->variants >> 3 & 1;
+    /* Checked before the room is built from them: its state has one view per seat. */
+    if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
+        snprintf(err, errlen, "room %s: bad stored seats", e->id);
+        return NULL;
+    }
+    struct room *r = room_new(e->id, &c, lb->lim.history, lb->lim.history_bytes);
+    snprintf(r->pw_hash, sizeof r->pw_hash, "%s", e->pw);
+    r->host = e->host;
+    r->created_ms = e->created;
+    r->updated_ms = e->updated;
+    if (r->host < 0 || r->host >= r->nseats) {
+        snprintf(err, errlen, "room %s: bad stored host", e->id);
+        room_free(r);
+        return NULL;
+    }
+    for (int k = 0; k < e->nseat; k++) {
+        const struct store_seat *s = &e->seats[k];
+        int i = s->idx;
+        if (i < 0 || i >= r->nseats)
+            continue;
+        snprintf(r->seats[i].name, sizeof r->seats[i].name, "%s", s->name);
+        snprintf(r->seats[i].token_hash, sizeof r->seats[i].token_hash, "%s", s->hash);
+        r->seats[i].taken = 1;
+        r->seats[i].bot = s->bot >= 0 && s->bot <= CARC_BOT_LEVELS ? s->bot : 0;
+        r->seats[i].autoplay = s->autoplay >= 0 && s->autoplay < PROTO_AUTO_COUNT ? s->autoplay : 0;
+        r->seats[i].forfeited = s->forfeited != 0;
+        r->seats[i].timeouts = s->timeouts;
+        r->seats[i].clock_ms = s->clock_ms;
+    }
+    /* After the seats (a lobby room's entropies are theirs), before the record (its "fair"). */
+    fair_room_load(r, e->fair, e->phase != PROTO_PHASE_LOBBY, e->seed, e->deck_len);
+    int rc = 0;
+    struct carc_error cerr = {0, ""};
+    if (e->phase != PROTO_PHASE_LOBBY) {
+        /* The record needs the seed and deck: lent to r for record_text only
+         * (room_restore keeps its own copy). */
+        uint8_t deckcopy[CARC_MAX_TILES];
+        int dl = e->deck_len;
+        if (dl > 0)
+            memcpy(deckcopy, e->deck, (size_t)dl);
+        r->seed = e->seed;
+        r->deck = dl > 0 ? deckcopy : NULL;
+        r->deck_len = dl;
+        char *text = record_text(e, r, err, errlen);
+        r->deck = NULL;
+        r->deck_len = 0;
+        if (text == NULL) {
+            room_free(r);
+            return NULL;
+        }
+        struct carc_record *rec = calloc(1, sizeof *rec);
+        if (rec == NULL)
+            srv_oom("restore");
+        struct proto_error perr;
+        proto_error_init(&perr);
+        if (proto_record_load(text, strlen(text), 0, rec, &perr) != 0) {
+            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
+            free(text);
+            free(rec);
+            room_free(r);
+            return NULL;
+        }
+        free(text);
+        rc = room_restore(r, e->phase, e->seed, dl > 0 ? deckcopy : NULL, dl, rec->moves,
+                          rec->nmoves, e->seq, &cerr);
+        free(rec);
+    } else {
+        rc = room_restore(r, e->phase, 0, NULL, 0, NULL, 0, e->seq, &cerr);
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "room %s: its stored moves do not replay: %s", e->id, cerr.text);
+        room_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+struct restore_ctx {
+    struct lobby *lb;
+    int bad;
+};
+
+/* Closed rooms whose game started but has no record yet (closed by
+ * stale-room just now, or by an older carcd) become "abandoned" records. */
+static int on_abandoned(void *arg, struct store_room *e)
+{
+    struct restore_ctx *c = arg;
+    char why[256];
+    struct room *r = roomdb_room_load(c->lb, e, why, sizeof why);
+    if (r == NULL) {
+        log_error("storage: %s (left in the database, no record)", why);
+        return -1;
+    }
+    record_entry(e, r, STORE_ABANDONED, "stale-room");
+    room_free(r);
+    return 0;
+}
+
+static int on_room(void *arg, const struct store_room *e)
+{
+    struct restore_ctx *c = arg;
+    char why[256];
+    struct room *r = roomdb_room_load(c->lb, e, why, sizeof why);
+    if (r == NULL) {
+        log_error("storage: %s (left in the database, not restored)", why);
+        c->bad++;
+        return -1;
+    }
+    r->store = c->lb->store;
+    lobby_room_add(c->lb, r);
+    return 0;
+}
+
+int roomdb_restore(struct lobby *lb, int stale_s, uint64_t now_ms, char *err, size_t errlen)
+{
+    struct restore_ctx c = {lb, 0};
+    struct store_restore_hooks h = {on_abandoned, on_room, &c};
+    int n = store_restore(lb->store, stale_s, now_ms, &h, err, errlen);
+    if (n > 0 || c.bad > 0)
+        log_info("storage: restored %d room(s)%s", n,
+                 c.bad ? "; some rooms could not be restored" : "");
+    return n;
+}

@@ -1,0 +1,290 @@
+/* turn.c: see turn.h. */
+#include "game/turn.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bot.h"
+#include "game/bots.h"
+#include "util/log.h"
+#include "util/rand.h"
+#include "game/room.h"
+
+long long turn_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int has_clock(const struct room *r)
+{
+    return r->clock.initial > 0;
+}
+
+static int playing(const struct room *r)
+{
+    return r->phase == PROTO_PHASE_PLAYING && r->game != NULL &&
+           r->game->phase == CARC_PHASE_PLACE && r->game->tile >= 0;
+}
+
+/* The level that plays seat i now, or -1 when its player does. */
+static int bot_level(const struct room *r, int i)
+{
+    const struct room_seat *seat = &r->seats[i];
+    if (seat->bot)
+        return seat->bot - 1;
+    return seat->autoplay != PROTO_AUTO_NONE ? TURN_STAND_IN_LEVEL : -1;
+}
+
+static void turn_start(struct room *r, uint64_t now)
+{
+    r->turn_ms = now != 0 ? now : 1;
+    r->turn_wall = turn_wall_ms();
+    r->turn_moves = r->nmoves;
+    r->timed_out = 0;
+}
+
+void turn_bot_name(const struct room *r, int level, char *out, size_t size)
+{
+    const char *name = carc_bot_level_name(level);
+    for (int k = 1;; k++) {
+        if (k == 1)
+            snprintf(out, size, "%c%s bot", name[0] - 'a' + 'A', name + 1);
+        else
+            snprintf(out, size, "%c%s bot %d", name[0] - 'a' + 'A', name + 1, k);
+        int used = 0;
+        for (int i = 0; i < r->nseats && !used; i++)
+            used = r->seats[i].taken && strcmp(r->seats[i].name, out) == 0;
+        if (!used)
+            return;
+    }
+}
+
+/* One delta telling everyone of seat i's change. */
+static void seat_event(struct room *r, int i)
+{
+    const struct room_seat *seat = &r->seats[i];
+    struct proto_extra_event ev = {PROTO_EV_SEAT, i, seat->name, seat->taken, 0, seat->bot, 0};
+    room__publish(r, &ev, 1, NULL, NULL);
+}
+
+int turn_bot_add(struct room *r, int level, struct carc_error *err)
+{
+    int i = room_seat_free(r);
+    if (i < 0)
+        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    struct room_seat *seat = &r->seats[i];
+    memset(seat, 0, sizeof *seat);
+    turn_bot_name(r, level, seat->name, sizeof seat->name);
+    seat->taken = 1;
+    seat->bot = 1 + level;
+    seat_event(r, i);
+    return 0;
+}
+
+int turn_bot_remove(struct room *r, int i, struct carc_error *err)
+{
+    if (i < 0 || i >= r->nseats)
+        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
+    if (!r->seats[i].bot)
+        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
+    memset(&r->seats[i], 0, sizeof r->seats[i]);
+    seat_event(r, i);
+    return 0;
+}
+
+void turn_game_start(struct room *r, uint64_t now)
+{
+    for (int i = 0; i < r->nseats; i++)
+        r->seats[i].clock_ms = (long long)r->clock.initial * 1000;
+    turn_start(r, now);
+}
+
+/* Time used by the current turn so far. */
+static long long turn_elapsed(const struct room *r, uint64_t now)
+{
+    return r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
+}
+
+void turn_moved(struct room *r, int mover, uint64_t now)
+{
+    struct room_seat *seat = &r->seats[mover];
+    if (has_clock(r)) {
+        long long left = seat->clock_ms - turn_elapsed(r, now);
+        seat->clock_ms = (left > 0 ? left : 0) + (long long)r->clock.increment * 1000;
+    }
+    const struct carc_move *mv = &r->moves[r->nmoves - 1];
+    if (!mv->skip)
+        seat->timeouts = 0;
+    if (seat->autoplay == PROTO_AUTO_TIMEOUT)
+        seat->autoplay = PROTO_AUTO_NONE; /* one turn only */
+    r->bot_refused = 0;
+    turn_start(r, now);
+}
+
+static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now);
+
+void turn_schedule(struct room *r, uint64_t now)
+{
+    if (r->bots == NULL || r->job != NULL || !playing(r) || r->turn_ms == 0)
+        return;
+    int level = bot_level(r, r->game->current);
+    if (level < 0)
+        return;
+    /* People watching get time to see each move; turn_tick comes back for it. */
+    if (r->bot_pace_ms > 0 && room_members(r) > 0 && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
+        return;
+    r->job_moves = r->nmoves;
+    r->job = bots_job_start(r->bots, r->game, r->bot_refused ? CARC_BOT_RANDOM : level, rand_u64(),
+                            on_bot_move, r);
+}
+
+static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now)
+{
+    struct room *r = arg;
+    r->job = NULL;
+    if (status == 0 && playing(r) && r->nmoves == r->job_moves && bot_level(r, m->player) >= 0 &&
+        m->player == r->game->current) {
+        struct carc_error err = {0, ""};
+        if (room__move(r, m, NULL, 0, now, &err) < 0) {
+            /* Storage refusing moves: turn_tick asks again. A refused move
+             * would be a bug of the search: the game goes on with a random
+             * one rather than stall. */
+            if (err.code != CARC_E_STORAGE) {
+                log_event(LOG_ERROR,
+                          &(struct log_fields){
+                              .room = r->id, LOG_SEAT(m->player), .code = carc_err_name(err.code)},
+                          "the bot's move was refused: %s", err.text);
+                r->bot_refused = 1;
+            }
+            return;
+        }
+        return;
+    }
+    turn_schedule(r, now);
+}
+
+/* Seat i gets (or loses, reason NONE) a bot for its player: one delta. */
+static void turn_autoplay(struct room *r, int i, int reason, const struct proto_extra_event *first,
+                          uint64_t now)
+{
+    struct proto_extra_event ev[2];
+    int n = 0;
+    if (first != NULL)
+        ev[n++] = *first;
+    r->seats[i].autoplay = reason;
+    ev[n++] = (struct proto_extra_event){PROTO_EV_AUTOPLAY, i, NULL, 0, 0, 0, reason};
+    room__publish(r, ev, n, NULL, NULL);
+    turn_schedule(r, now);
+}
+
+/* The clock of the seat to move ran out: the room's on_timeout. */
+static void turn_timeout(struct room *r, uint64_t now)
+{
+    int i = r->game->current;
+    struct room_seat *seat = &r->seats[i];
+    int policy = r->clock.on_timeout;
+    r->timed_out = 1;
+    seat->clock_ms = 0;
+    seat->timeouts++;
+    struct proto_extra_event ev = {PROTO_EV_TIMEOUT, i, NULL, 0, 0, 0, policy};
+    log_event(LOG_INFO, &(struct log_fields){.room = r->id, LOG_SEAT(i), .code = "time_out"},
+              "the seat's clock ran out (%s)", proto_timeout_name(policy));
+    if (policy == PROTO_TIMEOUT_SKIP && r->nmoves < CARC_MAX_MOVES) {
+        struct carc_move mv = {.player = i, .tile = r->game->tile, .seg = -1, .skip = 1};
+        struct carc_error err = {0, ""};
+        if (room__move(r, &mv, &ev, 1, now, &err) >= 0) {
+            if (seat->timeouts >= TURN_IDLE_TIMEOUTS && !seat->bot &&
+                seat->autoplay == PROTO_AUTO_NONE)
+                turn_autoplay(r, i, PROTO_AUTO_IDLE, NULL, now);
+            return;
+        }
+        r->timed_out = 0; /* storage refuses moves: tried again at the next tick */
+        return;
+    }
+    if (seat->bot) { /* a bot seat late on its own turn: it plays as soon as it can */
+        room__publish(r, &ev, 1, NULL, NULL);
+        turn_schedule(r, now);
+        return;
+    }
+    if (policy == PROTO_TIMEOUT_FORFEIT) {
+        seat->forfeited = 1;
+        turn_autoplay(r, i, PROTO_AUTO_FORFEIT, &ev, now);
+    } else if (seat->autoplay == PROTO_AUTO_NONE) {
+        turn_autoplay(r, i, PROTO_AUTO_TIMEOUT, &ev, now);
+    } else {
+        room__publish(r, &ev, 1, NULL, NULL);
+    }
+}
+
+static int timed_out(const struct room *r, uint64_t now)
+{
+    return has_clock(r) && !r->timed_out && r->turn_ms != 0 &&
+           turn_elapsed(r, now) >= r->seats[r->game->current].clock_ms;
+}
+
+int turn_play_check(struct room *r, int i, uint64_t now, struct carc_error *err)
+{
+    struct room_seat *seat = &r->seats[i];
+    if (seat->forfeited) /* whoever's turn it is */
+        return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
+    if (i != r->game->current)
+        return carc_error_set(err, CARC_E_TURN, NULL);
+    if (timed_out(r, now)) {
+        turn_timeout(r, now);
+        return carc_error_set(err, CARC_E_TIME_OUT, NULL);
+    }
+    if (seat->autoplay == PROTO_AUTO_TIMEOUT)
+        return carc_error_set(err, CARC_E_TIME_OUT, "your time ran out: a bot plays this turn");
+    if (seat->autoplay != PROTO_AUTO_NONE) {
+        /* The player is back and plays: the bot stops. */
+        bots_job_cancel(r->job);
+        r->job = NULL;
+        seat->autoplay = PROTO_AUTO_NONE;
+        struct proto_extra_event ev = {PROTO_EV_AUTOPLAY, i, NULL, 0, 0, 0, PROTO_AUTO_NONE};
+        room__publish(r, &ev, 1, NULL, NULL);
+    }
+    return 0;
+}
+
+void turn_seat_left(struct room *r, int i, uint64_t now)
+{
+    struct room_seat *seat = &r->seats[i];
+    if (r->phase != PROTO_PHASE_PLAYING || seat->bot || seat->autoplay == PROTO_AUTO_FORFEIT)
+        return;
+    turn_autoplay(r, i, PROTO_AUTO_LEFT, NULL, now);
+}
+
+void turn_seat_back(struct room *r, int i, uint64_t now)
+{
+    struct room_seat *seat = &r->seats[i];
+    seat->offline_ms = 0;
+    if (seat->autoplay == PROTO_AUTO_LEFT || seat->autoplay == PROTO_AUTO_OFFLINE ||
+        seat->autoplay == PROTO_AUTO_IDLE) {
+        seat->timeouts = 0;
+        turn_autoplay(r, i, PROTO_AUTO_NONE, NULL, now);
+    }
+}
+
+void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms)
+{
+    if (!playing(r))
+        return;
+    if (r->turn_ms == 0) { /* restored: the turn starts now */
+        turn_start(r, now);
+        room__publish(r, NULL, 0, NULL, NULL);
+    }
+    int i = r->game->current;
+    const struct room_seat *seat = &r->seats[i];
+    if (timed_out(r, now)) {
+        turn_timeout(r, now);
+    } else if (!has_clock(r) && grace_ms > 0 && !seat->bot && seat->autoplay == PROTO_AUTO_NONE &&
+               seat->s == NULL) {
+        uint64_t since = seat->offline_ms > r->turn_ms ? seat->offline_ms : r->turn_ms;
+        if (now >= since + grace_ms)
+            turn_autoplay(r, i, PROTO_AUTO_OFFLINE, NULL, now);
+    }
+    turn_schedule(r, now);
+}

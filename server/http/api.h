@@ -1,0 +1,136 @@
+/* api.h: carcd's HTTP routes as plain functions: a request (method, path)
+ * in, a reply (status, content type, body or a file to stream) out. net/http.c
+ * does the I/O; nothing here knows about sockets.
+ *
+ *   GET /healthz      200 "ok"
+ *   GET /api/rooms    the public rooms (JSON array, see PROTOCOL.md `rooms`)
+ *   GET /api/tiles    the tile catalogue (JSON)
+ *   GET /api/games?page=N[&status=abandoned]   finished (or abandoned) games,
+ *                     newest first (JSON, see server/README.md)
+ *   GET /api/games/{id}     the record (PROTOCOL.md "Game records", seed included) of a game that
+ *                     ended or was abandoned; 404 for a running or unknown game
+ *   GET /api/games/{id}/replay   that record played through the engine: every
+ *                     move's events, scores and meeples (PROTOCOL.md "Replays")
+ *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
+ *   GET /metrics      Prometheus text (metrics/metrics.h): 404 unless a metrics
+ *                     token is set, then 401 without `Authorization: Bearer TOKEN`.
+ *                     The metrics listener (metrics-port) serves it without a token.
+ *   /admin/...        the admin API (admin/admin.h), GET and POST, behind admin-token
+ * The /api/games routes read the database on the thread pool: their reply is
+ * deferred (reply.deferred) and handed over later through the ready callback.
+ *   GET /ws           426: websocket upgrades only
+ *   GET /...          a static file of the web root, from memory (webroot.h;
+ *                     "/" and directories serve index.html); 404 when missing
+ *                     or not allowed
+ *   HEAD of any GET route: its headers alone
+ *   anything else     405 */
+#ifndef CARCD_API_H
+#define CARCD_API_H
+
+#include <stddef.h>
+
+#include "http/webroot.h"
+
+struct lobby;
+struct store;
+struct store_read;
+struct loopstat;
+struct api_reply;
+struct admin;
+
+/* A deferred reply is filled: write it. Runs on the loop. */
+typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
+
+struct api {
+    const struct lobby *lobby;
+    struct webroot web;           /* the web root's files, read at start */
+    char *tiles;                  /* GET /api/tiles, built once */
+    struct store *store;          /* NULL: no storage, /api/games is empty */
+    const struct loopstat *stats; /* NULL: GET /api/stats is 404 */
+    const char *metrics_token;    /* NULL or "": GET /metrics is 404 on the public port */
+    struct admin *admin;          /* NULL: /admin/ is 403 admin_disabled */
+    /* A cluster node's Redis (NULL: one node alone): while it is down GET
+     * /healthz answers 503, so that a proxy sends nobody to a node that
+     * can neither take nor find rooms. */
+    const struct redis *redis;
+};
+
+struct api_reply {
+    int status;
+    const char *content_type;
+    const char *cache_control;    /* NULL: none */
+    const char *etag;             /* NULL: none */
+    const char *content_encoding; /* "gzip" or NULL */
+    const char *www_authenticate; /* a 401's challenge ("Bearer"), or NULL */
+    int head;                     /* HEAD: the headers of the GET, no body */
+    const char *body;
+    size_t len;
+    char *owned; /* malloc'd body, freed by api_reply_free */
+    /* Deferred: the fields above are filled later, then ready(reply, arg). */
+    int deferred;
+    struct store_read *rq; /* the read in flight; api_reply_free cancels it */
+    /* Other deferred work (an admin backup): api_reply_free calls
+     * cancel(cancel_arg) while it is in flight, after which ready is never called. */
+    void (*cancel)(void *arg);
+    void *cancel_arg;
+    api_ready_cb ready;
+    void *ready_arg;
+};
+
+/* Set up the routes for this lobby and web root (read into memory now; when
+ * it cannot be read, a warning is logged and static files are 404). 0, or -1
+ * when out of memory. */
+int api_init(struct api *a, const struct lobby *lb, const char *web_root);
+void api_fini(struct api *a);
+
+/* Answer one request; path is the URL path without the query. Fills out
+ * (free it with api_reply_free). Never fails: errors are replies too. */
+void api_route(struct api *a, const char *method, const char *path, struct api_reply *out);
+/* The same with the URL's query string (without '?', NULL or "" when none),
+ * for a caller that can wait: routes that read the database set
+ * out->deferred and call ready(out, arg) once out is filled (ready NULL: they
+ * answer 503 at once). out must stay where it is until then, or be freed
+ * with api_reply_free, which cancels the read. */
+void api_route_query(struct api *a, const char *method, const char *path, const char *query,
+                     struct api_reply *out, api_ready_cb ready, void *arg);
+/* The same with the request headers that matter: accept_encoding (gzip is
+ * sent to a client that lists it) and if_none_match (a static file whose
+ * ETag it names gets 304 and no body). Either may be NULL. */
+void api_route_http(struct api *a, const char *method, const char *path, const char *query,
+                    const char *accept_encoding, const char *if_none_match, struct api_reply *out,
+                    api_ready_cb ready, void *arg);
+void api_reply_free(struct api_reply *r);
+
+/* GET (or HEAD) /metrics on the public port: 404 when a->metrics_token is
+ * unset; 401 (WWW-Authenticate: Bearer) unless authorization (the header's
+ * value, NULL when absent) is "Bearer " (the scheme in any case) and the
+ * token, compared in constant time; else 200 with the exposition (text/plain; version=0.0.4). */
+void api_route_metrics(struct api *a, const char *method, const char *authorization,
+                       struct api_reply *out);
+/* The metrics listener's routes: GET and HEAD of /metrics (no token asked)
+ * and /healthz; 404 for any other path, 405 for other methods. */
+void api_route_metrics_port(struct api *a, const char *method, const char *path,
+                            struct api_reply *out);
+/* One HTTP request as net/http.c read it; any field but method and path may be NULL. */
+struct api_request {
+    const char *method, *path, *query;
+    const char *accept_encoding, *if_none_match;
+    const char *authorization; /* the Authorization header (the admin API's token) */
+    const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
+    const char *peer;          /* the client's address, for the admin API's log lines */
+};
+/* api_route_http with every header that matters. */
+void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
+                       api_ready_cb ready, void *arg);
+
+/* Content type of a file name by its extension ("application/octet-stream"
+ * when unknown). */
+const char *api_mime(const char *name);
+
+/* The file under root that URL path names, into out: "/" and paths ending in
+ * '/' get index.html. -1 for paths that could leave the root or are not plain
+ * ("..", "//", backslashes, control bytes, hidden files), or too long. With
+ * root "" it is the path of the file in the web root's table. */
+int api_static_path(const char *root, const char *path, char *out, size_t size);
+
+#endif

@@ -1,0 +1,264 @@
+/* http.c: the network adapter's HTTP side (net_int.h): a request's client
+ * address, the checks before routing and their refusals, routing to api.c
+ * (the metrics listener's routes too), and writing replies in chunks. */
+#include "net/net_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/log.h"
+
+#define HTTP_CHUNK 16384
+
+static void peer_address(struct lws *wsi, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (lws_get_peer_simple(wsi, buf, size) == NULL)
+        buf[0] = '\0';
+    /* Dual-stack sockets show IPv4 peers as ::ffff:a.b.c.d. */
+    if (strncmp(buf, "::ffff:", 7) == 0 && strchr(buf + 7, ':') == NULL)
+        memmove(buf, buf + 7, strlen(buf + 7) + 1);
+}
+
+/* A header's value, or "" when absent or longer than size - 1 (a forwarded
+ * header cut short is not a list of addresses). */
+static void header_copy(struct lws *wsi, enum lws_token_indexes t, char *buf, int size)
+{
+    if (lws_hdr_total_length(wsi, t) >= size || lws_hdr_copy(wsi, buf, size, t) < 0)
+        buf[0] = '\0';
+}
+
+void net__client_address(struct net *n, struct lws *wsi, char *buf, size_t size)
+{
+    char peer[64];
+    peer_address(wsi, peer, sizeof peer);
+    if (n->proxies.n == 0 || !proxy_list_has(&n->proxies, peer)) {
+        snprintf(buf, size, "%s", peer);
+        return;
+    }
+    char xff[HTTP_HEADER_MAX], xri[64];
+    header_copy(wsi, WSI_TOKEN_X_FORWARDED_FOR, xff, sizeof xff);
+    header_copy(wsi, WSI_TOKEN_HTTP_X_REAL_IP, xri, sizeof xri);
+    proxy_client_find(&n->proxies, peer, xff, xri, buf, size);
+}
+
+static const char *method_name(struct lws *wsi)
+{
+    char *uri;
+    int len;
+    switch (lws_http_get_uri_and_method(wsi, &uri, &len)) {
+    case LWSHUMETH_GET:
+        return "GET";
+    case LWSHUMETH_HEAD:
+        return "HEAD";
+    case LWSHUMETH_POST:
+        return "POST";
+    default:
+        return "OTHER";
+    }
+}
+
+static int http_done(struct lws *wsi, struct conn *c)
+{
+    api_reply_free(&c->http.reply);
+    c->http.pending = HTTP_IDLE;
+    if (c->http.close)
+        return -1; /* a refused request: its body, if any, is never read */
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* One "name: value" header; nothing when value is NULL. Nonzero when it does not fit. */
+static int http_header(struct lws *wsi, const char *name, const char *value, unsigned char **p,
+                       unsigned char *end)
+{
+    return value != NULL &&
+           lws_add_http_header_by_name(wsi, (const unsigned char *)name,
+                                       (const unsigned char *)value, (int)strlen(value), p, end);
+}
+
+/* The status line and headers of a reply with a body; then the body goes
+ * out in chunks as the socket is writable (not for HEAD). */
+static int http_headers(struct lws *wsi, struct conn *c)
+{
+    struct api_reply *r = &c->http.reply;
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
+                                    (lws_filepos_t)r->len, &p, end))
+        return -1;
+    if (http_header(wsi, "cache-control:", r->cache_control, &p, end) ||
+        http_header(wsi, "etag:", r->etag, &p, end) ||
+        http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
+        http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
+        http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end) ||
+        http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
+        http_header(wsi, "connection:", c->http.close ? "close" : NULL, &p, end))
+        return -1;
+    if (lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    c->http.off = 0;
+    c->http.pending = HTTP_BODY;
+    if (r->len == 0 || r->head)
+        return http_done(wsi, c);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* A deferred reply (a read from the database) is ready: its headers go out
+ * when the socket is writable. */
+static void http_ready(struct api_reply *r, void *arg)
+{
+    struct conn *c = arg;
+    (void)r;
+    c->http.pending = HTTP_HEADERS;
+    lws_callback_on_writable(c->http.wsi);
+}
+
+/* What lws's parser let through that carcd refuses before routing, as an HTTP
+ * status, or 0. lws percent-decodes the target and removes its dot segments
+ * (`/a/../b` is `/b`) before we see it; a decoded CR or LF ends its request
+ * line there (the HTTP version is then missing) and a decoded NUL ends the
+ * path early (the bytes after it are skipped, visible as a gap before the next
+ * header fragment). A NUL after a path segment's first byte makes lws drop the
+ * connection itself. The server serves GET and HEAD, and POST without a body
+ * (the admin API; api.c answers 405 elsewhere): a request that carries a body (Content-Length other
+ * than 0, several of them, or any Transfer-Encoding) is refused, so that its body can never be read
+ * as the next request. */
+static int http_refusal(struct lws *wsi, const char *path, size_t len)
+{
+    if (len >= HTTP_URI_MAX)
+        return 414;
+    for (int t = 0; t < WSI_TOKEN_COUNT; t++)
+        if (lws_hdr_total_length(wsi, (enum lws_token_indexes)t) >= HTTP_HEADER_MAX)
+            return 431;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP) == 0 || strlen(path) != len)
+        return 400;
+    /* lws 4.1.6 keeps the next fragment right after the path's terminator (the
+     * arguments one byte further, past the '?'); a decoded NUL leaves bytes
+     * between them. Read through the pointer lws gave us: the fragment exists. */
+    char next[HTTP_URI_MAX + 1];
+    int args = lws_hdr_copy_fragment(wsi, next, sizeof next, WSI_TOKEN_HTTP_URI_ARGS, 0);
+    int m = args >= 0 ? args : lws_hdr_copy(wsi, next, sizeof next, WSI_TOKEN_HTTP);
+    if (m < 0 || memcmp(path + len + (args >= 0 ? 2 : 1), next, (size_t)m) != 0)
+        return 400;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+        return 400;
+    char cl[32];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+    if (n > 0 && (n >= (int)sizeof cl ||
+                  lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0 ||
+                  strcmp(cl, "0") != 0))
+        return 400;
+    return 0;
+}
+
+static int http_headers(struct lws *wsi, struct conn *c);
+
+static int http_refuse(struct lws *wsi, struct conn *c, int status)
+{
+    struct api_reply *r = &c->http.reply;
+    memset(r, 0, sizeof *r);
+    r->status = status;
+    r->content_type = "text/plain; charset=utf-8";
+    r->body = status == 414   ? "request target too long\n"
+              : status == 431 ? "request header too long\n"
+                              : "bad request\n";
+    r->len = strlen(r->body);
+    c->http.close = 1;
+    /* Headers and body now, then close: lws would go on parsing what follows
+     * in its input buffer (a body taken as a request) before a writable. */
+    if (http_headers(wsi, c) != 0 || c->http.pending != HTTP_BODY)
+        return -1;
+    static unsigned char buf[LWS_PRE + 64];
+    memcpy(buf + LWS_PRE, r->body, r->len);
+    (void)lws_write(wsi, buf + LWS_PRE, r->len, LWS_WRITE_HTTP_FINAL);
+    return -1;
+}
+
+int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path, size_t len)
+{
+    struct api_reply *r = &c->http.reply;
+    api_reply_free(r);
+    c->kind = CONN_HTTP;
+    c->http.wsi = wsi;
+    int refused = http_refusal(wsi, path, len);
+    if (refused != 0) {
+        char addr[64];
+        net__client_address(n, wsi, addr, sizeof addr);
+        log_event(LOG_INFO, &(struct log_fields){.addr = addr}, "http %s: refused with %d",
+                  method_name(wsi), refused);
+        return http_refuse(wsi, c, refused);
+    }
+    /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
+    char query[80] = "", page[24], status[24];
+    const char *pg = lws_get_urlarg_by_name(wsi, "page=", page, (int)sizeof page);
+    const char *stt = lws_get_urlarg_by_name(wsi, "status=", status, (int)sizeof status);
+    snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
+             pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
+             stt != NULL ? stt : "");
+    if (n->mvh != NULL && lws_get_vhost(wsi) == n->mvh) {
+        api_route_metrics_port(n->api, method_name(wsi), path, r);
+        return http_headers(wsi, c);
+    }
+    if (strcmp(path, "/metrics") == 0) {
+        /* The token is a secret: read it for this route only, never logged. */
+        char auth[256] = "";
+        int has_auth = lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) > 0;
+        api_route_metrics(n->api, method_name(wsi), has_auth ? auth : NULL, r);
+        memset(auth, 0, sizeof auth);
+        return http_headers(wsi, c);
+    }
+    char enc[128] = "", inm[128] = "";
+    int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
+    int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;
+    struct api_request rq = {method_name(wsi),     path, query, has_enc ? enc : NULL,
+                             has_inm ? inm : NULL, NULL, NULL,  NULL};
+    /* The admin API (POST without a body: http_refusal() above) reads its
+     * token and a notice's ?text=, decoded by lws. */
+    char auth[512], text[HTTP_URI_MAX], peer[64];
+    if (strncmp(path, "/admin/", 7) == 0) {
+        if (lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
+            rq.authorization = auth;
+        rq.text = lws_get_urlarg_by_name(wsi, "text=", text, (int)sizeof text);
+        net__client_address(n, wsi, peer, sizeof peer);
+        rq.peer = peer;
+    }
+    api_route_request(n->api, &rq, r, http_ready, c);
+    if (rq.authorization != NULL)
+        memset(auth, 0, sizeof auth);
+    if (r->deferred) {
+        c->http.pending = HTTP_WAITING;
+        return 0;
+    }
+
+    return http_headers(wsi, c);
+}
+
+int net__http_writeable(struct lws *wsi, struct conn *c)
+{
+    if (c->http.pending == HTTP_HEADERS)
+        return http_headers(wsi, c);
+    if (c->http.pending != HTTP_BODY)
+        return 0;
+    static unsigned char buf[LWS_PRE + HTTP_CHUNK];
+    struct api_reply *r = &c->http.reply;
+    size_t left = r->len - c->http.off, chunk = left < HTTP_CHUNK ? left : HTTP_CHUNK;
+    int final = chunk == left;
+    memcpy(buf + LWS_PRE, r->body + c->http.off, chunk);
+    if (lws_write(wsi, buf + LWS_PRE, chunk, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) !=
+        (int)chunk)
+        return -1;
+    c->http.off += chunk;
+    if (final)
+        return http_done(wsi, c);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+void net__http_closed(struct conn *c)
+{
+    if (c != NULL && c->kind == CONN_HTTP) {
+        api_reply_free(&c->http.reply);
+        c->kind = CONN_NONE;
+    }
+}
