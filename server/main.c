@@ -28,6 +28,7 @@
 #include "game/roomnode.h"
 #include "store/store.h"
 #include "game/turn.h"
+#include "util/clock.h"
 
 struct server {
     uv_loop_t loop;
@@ -423,7 +424,7 @@ int main(int argc, char **argv)
         /* A cluster node restores nothing at start: it takes a room from the
          * database when the room's lease is free and someone asks for it. */
         if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            (!cluster && roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)turn_wall_ms(), err,
+            (!cluster && roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)clock_wall_ms(), err,
                                         sizeof err) < 0) ||
             (cluster && cluster_open(&sv, err, sizeof err) != 0)) {
             log_error("storage: %s", err);

@@ -15,6 +15,7 @@
 #include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
+#include "util/mem.h"
 
 struct done {
     char id[PROTO_ROOM_MAX];
@@ -68,7 +69,7 @@ static struct store_room *room_add(struct store *st, const char *id, uint64_t fe
     for (int k = 0; k < n; k++) {
         char m[64];
         snprintf(m, sizeof m, "{\"k\":%d,\"by\":\"%s\"}", k, tag);
-        e->moves[k] = store_strdup(m);
+        e->moves[k] = mem_strdup(m);
     }
     e->fence = fence;
     return e;
@@ -161,9 +162,9 @@ START_TEST(fence_stale_close_and_delete)
     e->gone = STORE_CLOSE;
     e->updated = 2000;
     e->fence = 8;
-    e->record = store_strdup("{}");
-    e->players = store_strdup("[]");
-    e->scores = store_strdup("[]");
+    e->record = mem_strdup("{}");
+    e->players = mem_strdup("[]");
+    e->scores = mem_strdup("[]");
     e->status = STORE_ABANDONED;
     ck_assert_int_eq(store_flush(st), 0);
     expect("SELECT closed FROM rooms WHERE id = 'F1'", "0");

@@ -11,6 +11,7 @@
 #include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
+#include "util/mem.h"
 
 /* ---- pages and records ---- */
 
@@ -202,7 +203,7 @@ static struct store_room *entry_add(struct store *st, const char *id, int phase,
     for (int k = from; k < to; k++) {
         char m[64];
         snprintf(m, sizeof m, "{\"k\":%d,\"by\":\"%s\"}", k, id);
-        e->moves[k - from] = store_strdup(m);
+        e->moves[k - from] = mem_strdup(m);
     }
     e->fence = 7;
     return e;
@@ -251,14 +252,14 @@ START_TEST(entry_read_open_room)
     c->gone = STORE_CLOSE;
     c->updated = 3000;
     c->fence = 7;
-    c->record = store_strdup("{}");
-    c->players = store_strdup("[]");
-    c->scores = store_strdup("[]");
+    c->record = mem_strdup("{}");
+    c->players = mem_strdup("[]");
+    c->scores = mem_strdup("[]");
     c->status = STORE_ABANDONED;
     f = entry_add(st, "F1", PROTO_PHASE_OVER, 1, 2);
-    f->record = store_strdup("{\"over\":1}");
-    f->players = store_strdup("[\"P0\",\"P1\"]");
-    f->scores = store_strdup("[3,4]");
+    f->record = mem_strdup("{\"over\":1}");
+    f->players = mem_strdup("[\"P0\",\"P1\"]");
+    f->scores = mem_strdup("[3,4]");
     f->status = STORE_FINISHED;
     ck_assert_int_eq(store_flush(st), 0);
 

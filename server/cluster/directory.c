@@ -7,6 +7,7 @@
 
 #include "util/log.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 #define SET_KEY LEASE_PREFIX "rooms"
 #define ROOM_KEY LEASE_PREFIX "room:"
@@ -79,9 +80,7 @@ struct directory *directory_new(struct redis *r, const char *node, int ttl_ms, c
         snprintf(err, errlen, "directory: ttl below 100 ms");
         return NULL;
     }
-    struct directory *d = calloc(1, sizeof *d);
-    if (d == NULL)
-        srv_oom("directory");
+    struct directory *d = mem_zalloc(1, sizeof *d);
     d->r = r;
     snprintf(d->node, sizeof d->node, "%s", node);
     d->ttl_ms = ttl_ms;
@@ -111,9 +110,7 @@ int directory_put(struct directory *d, const char *room, uint64_t created_ms, co
     snprintf(created, sizeof created, "%llu", (unsigned long long)created_ms);
     snprintf(ttl, sizeof ttl, "%d", d->ttl_ms);
     size_t n = strlen(d->node), jl = strlen(json);
-    char *value = malloc(n + 1 + jl + 1);
-    if (value == NULL)
-        srv_oom("directory");
+    char *value = mem_alloc(n + 1 + jl + 1);
     memcpy(value, d->node, n);
     value[n] = '\t';
     memcpy(value + n + 1, json, jl + 1);
@@ -139,9 +136,7 @@ static void cache_fill(struct directory *d, const struct redis_reply *rep)
     size_t n = rep->elements / 3;
     if (n == 0)
         return;
-    d->rooms = calloc(n, sizeof *d->rooms);
-    if (d->rooms == NULL)
-        srv_oom("directory");
+    d->rooms = mem_zalloc(n, sizeof *d->rooms);
     for (size_t i = 0; i < n; i++) {
         const struct redis_reply *id = rep->element[3 * i], *score = rep->element[3 * i + 1],
                                  *v = rep->element[3 * i + 2];
@@ -158,7 +153,7 @@ static void cache_fill(struct directory *d, const struct redis_reply *rep)
         memcpy(e->room, id->str, id->len);
         memcpy(e->node, v->str, nl);
         e->created = strtoull(score->str, NULL, 10);
-        e->json = srv_strndup(tab + 1, v->len - nl - 1, "directory");
+        e->json = mem_strndup(tab + 1, v->len - nl - 1);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "cluster/lease.h"
 #include "util/log.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 #define BUCKETS 1024
 
@@ -273,9 +274,7 @@ int lease_acquire(struct lease_set *ls, const char *room, uint64_t floor, lease_
         return LEASE_E_ARGS;
     if (find(ls, room) != NULL)
         return LEASE_E_BUSY;
-    struct lease *l = calloc(1, sizeof *l);
-    if (l == NULL)
-        srv_oom("lease");
+    struct lease *l = mem_zalloc(1, sizeof *l);
     l->ls = ls;
     snprintf(l->room, sizeof l->room, "%s", room);
     l->cb = cb;
@@ -359,9 +358,7 @@ int lease_holder(struct lease_set *ls, const char *room, lease_holder_cb cb, voi
         return REDIS_E_CLOSED;
     char key[sizeof LEASE_PREFIX + 8 + LEASE_ROOM_MAX];
     snprintf(key, sizeof key, LEASE_PREFIX "lease:%s", room);
-    struct holder_q *q = malloc(sizeof *q);
-    if (q == NULL)
-        srv_oom("lease");
+    struct holder_q *q = mem_alloc(sizeof *q);
     q->cb = cb;
     q->arg = arg;
     const char *argv[] = {"GET", key};
@@ -452,9 +449,7 @@ struct lease_set *lease_set_new(uv_loop_t *loop, struct redis *r, const struct l
                  ttl, renew);
         return NULL;
     }
-    struct lease_set *ls = calloc(1, sizeof *ls);
-    if (ls == NULL)
-        srv_oom("lease");
+    struct lease_set *ls = mem_zalloc(1, sizeof *ls);
     ls->loop = loop;
     ls->r = r;
     snprintf(ls->node, sizeof ls->node, "%s", opts->node);

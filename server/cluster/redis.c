@@ -28,6 +28,7 @@
 #include "cluster/redis.h"
 #include "util/log.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
@@ -145,9 +146,7 @@ static void glue_cleanup(void *p)
 
 static int glue_attach(redisAsyncContext *ac, uv_loop_t *loop)
 {
-    struct glue *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        srv_oom("redis");
+    struct glue *g = mem_zalloc(1, sizeof *g);
     if (uv_poll_init(loop, &g->poll, ac->c.fd) != 0) {
         free(g);
         return -1;
@@ -191,8 +190,8 @@ static int url_parse(struct redis *r, const char *url, char *err, size_t errlen)
             return -1;
         }
         if (colon > p)
-            r->user = srv_strndup(p, (size_t)(colon - p), "redis");
-        r->password = srv_strndup(colon + 1, (size_t)(at - colon - 1), "redis");
+            r->user = mem_strndup(p, (size_t)(colon - p));
+        r->password = mem_strndup(colon + 1, (size_t)(at - colon - 1));
         p = at + 1;
     }
     const char *hend;
@@ -245,9 +244,7 @@ static int url_parse(struct redis *r, const char *url, char *err, size_t errlen)
 struct redis *redis_new(uv_loop_t *loop, const char *url, const struct redis_opts *opts, char *err,
                         size_t errlen)
 {
-    struct redis *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        srv_oom("redis");
+    struct redis *r = mem_zalloc(1, sizeof *r);
     r->loop = loop;
     if (url_parse(r, url, err, errlen) != 0) {
         free(r->user);
@@ -331,9 +328,7 @@ static void drop(struct redis *r, int status)
 
 static struct redis_reply *reply_view(const redisReply *x)
 {
-    struct redis_reply *v = calloc(1, sizeof *v);
-    if (v == NULL)
-        srv_oom("redis");
+    struct redis_reply *v = mem_zalloc(1, sizeof *v);
     switch (x->type) {
     case REDIS_REPLY_STRING:
         v->type = REDIS_T_STRING;
@@ -357,9 +352,7 @@ static struct redis_reply *reply_view(const redisReply *x)
     v->str = x->str;
     v->len = x->len;
     if (x->type == REDIS_REPLY_ARRAY && x->elements > 0) {
-        struct redis_reply **el = calloc(x->elements, sizeof *el);
-        if (el == NULL)
-            srv_oom("redis");
+        struct redis_reply **el = mem_zalloc(x->elements, sizeof *el);
         for (size_t i = 0; i < x->elements; i++)
             el[i] = reply_view(x->element[i]);
         v->elements = x->elements;
@@ -430,9 +423,7 @@ static int send_argv(struct redis *r, redis_cb cb, void *arg, int argc, const ch
     size_t l[REDIS_ARGS_MAX];
     for (int i = 0; i < argc; i++)
         l[i] = lens != NULL ? lens[i] : strlen(argv[i]);
-    struct rcmd *c = calloc(1, sizeof *c);
-    if (c == NULL)
-        srv_oom("redis");
+    struct rcmd *c = mem_zalloc(1, sizeof *c);
     c->r = r;
     c->cb = cb;
     c->arg = arg;
@@ -604,7 +595,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     /* ip is numeric: hiredis's own getaddrinfo does no lookup */
     redisAsyncContext *ac = redisAsyncConnect(ip, atoi(r->port));
     if (ac == NULL)
-        srv_oom("redis");
+        mem_oom("redis");
     if (ac->err != 0) {
         char why[160];
         snprintf(why, sizeof why, "%s", ac->errstr);

@@ -19,7 +19,7 @@ struct sbuf {
 };
 
 /* A new buffer holding a copy of text[0..len), with one reference owned by the
- * caller. Never NULL: out of memory aborts the process (see srv_oom). */
+ * caller. Never NULL: out of memory aborts the process (util/mem.h). */
 struct sbuf *sbuf_new(const char *text, size_t len);
 
 /* Take ownership of malloc'd NUL-terminated text (an encoder's result) and
@@ -35,12 +35,5 @@ static inline struct sbuf *sbuf_ref(struct sbuf *b)
 
 /* Drop one reference; the last one frees the buffer. b may be NULL. */
 void sbuf_unref(struct sbuf *b);
-
-/* Out of memory: log where and abort. Like Redis, carcd does not try to limp
- * on after malloc fails; every size it allocates is bounded by its limits. */
-_Noreturn void srv_oom(const char *where);
-/* The first n bytes of s as a new NUL-terminated string (malloc'd); out of
- * memory aborts (srv_oom(where)). */
-char *srv_strndup(const char *s, size_t n, const char *where);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "util/log.h"
 #include "metrics/metrics.h"
+#include "util/mem.h"
 
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now)
 {
@@ -101,9 +102,7 @@ void session_send(struct session *s, struct sbuf *b)
         unsigned ncap = s->qcap == 0 ? 8 : s->qcap * 2;
         if (ncap > s->qmax)
             ncap = s->qmax;
-        struct sbuf **nq = malloc(ncap * sizeof *nq);
-        if (nq == NULL)
-            srv_oom("session queue");
+        struct sbuf **nq = mem_alloc(ncap * sizeof *nq);
         for (unsigned i = 0; i < s->qlen; i++)
             nq[i] = s->q[(s->qhead + i) % s->qcap];
         free(s->q);
@@ -185,9 +184,7 @@ int session_rx_append(struct session *s, const void *data, size_t len, size_t re
             ncap *= 2;
         if (ncap > s->rxmax + 1)
             ncap = s->rxmax + 1;
-        char *n = realloc(s->rx, ncap);
-        if (n == NULL)
-            srv_oom("session rx");
+        char *n = mem_resize(s->rx, ncap);
         s->rx = n;
         s->rxcap = ncap;
     }

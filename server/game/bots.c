@@ -8,6 +8,7 @@
 
 #include "bot.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 struct bots_job {
     uv_work_t work;
@@ -37,9 +38,7 @@ struct bots {
 
 struct bots *bots_new(uv_loop_t *loop, int running, int think_ms)
 {
-    struct bots *b = calloc(1, sizeof *b);
-    if (b == NULL)
-        srv_oom("bots");
+    struct bots *b = mem_zalloc(1, sizeof *b);
     b->loop = loop;
     b->max_running = running < 1 ? 1 : running > 16 ? 16 : running;
     b->think_ms = think_ms > 0 ? think_ms : 0;
@@ -139,9 +138,7 @@ struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int l
 {
     if (b->stopped)
         return NULL;
-    struct bots_job *j = calloc(1, sizeof *j);
-    if (j == NULL)
-        srv_oom("bot job");
+    struct bots_job *j = mem_zalloc(1, sizeof *j);
     j->b = b;
     j->game = *g;
     j->level = level;

@@ -13,6 +13,8 @@
 #include "game/roomnode.h"
 #include "store/store.h"
 #include "game/turn.h"
+#include "util/mem.h"
+#include "util/clock.h"
 
 #define IP_BUCKETS 1024u
 
@@ -37,9 +39,7 @@ struct room *lobby_room_find(const struct lobby *lb, const char *id)
 static void rooms_grow(struct lobby *lb)
 {
     unsigned n = lb->nbuckets * 2;
-    struct room **b = calloc(n, sizeof *b);
-    if (b == NULL)
-        srv_oom("room table");
+    struct room **b = mem_zalloc(n, sizeof *b);
     for (unsigned i = 0; i < lb->nbuckets; i++) {
         struct room *r = lb->buckets[i];
         while (r != NULL) {
@@ -192,9 +192,7 @@ struct lobby_ip **lobby__ip_get(struct lobby *lb, const char *addr)
 {
     struct lobby_ip **p = ip_slot(lb, addr);
     if (*p == NULL) {
-        struct lobby_ip *e = calloc(1, sizeof *e);
-        if (e == NULL)
-            srv_oom("address table");
+        struct lobby_ip *e = mem_zalloc(1, sizeof *e);
         snprintf(e->addr, sizeof e->addr, "%s", addr);
         bucket_fill(&e->create, lb->lim.create_rate_ip, 60000, lb->now);
         *p = e;
@@ -272,16 +270,12 @@ void lobby__idle_append(struct lobby *lb, struct session *s)
 
 struct lobby *lobby_new(const struct lobby_limits *lim)
 {
-    struct lobby *lb = calloc(1, sizeof *lb);
-    if (lb == NULL)
-        srv_oom("lobby");
+    struct lobby *lb = mem_zalloc(1, sizeof *lb);
     lb->lim = *lim;
     lb->server_name = "carcd/0.2";
     lb->nbuckets = 64;
-    lb->buckets = calloc(lb->nbuckets, sizeof *lb->buckets);
-    lb->ips = calloc(IP_BUCKETS, sizeof *lb->ips);
-    if (lb->buckets == NULL || lb->ips == NULL)
-        srv_oom("lobby");
+    lb->buckets = mem_zalloc(lb->nbuckets, sizeof *lb->buckets);
+    lb->ips = mem_zalloc(IP_BUCKETS, sizeof *lb->ips);
     return lb;
 }
 
@@ -350,7 +344,7 @@ int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, ui
     log_event(LOG_DEBUG, &(struct log_fields){.addr = s->peer, .session = s->id},
               "connection open");
     session_send_text(s, proto_encode_welcome(lb->server_name, lb->lim.message_bytes, lb->lim.rate,
-                                              turn_wall_ms()));
+                                              clock_wall_ms()));
     return 0;
 }
 
@@ -458,9 +452,7 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
 {
     const struct directory_room *far;
     int nfar = roomnode_rooms(lb->node, &far), max = lb->lim.list_max, k = 0, j = 0;
-    struct proto_room_summary *list = malloc((size_t)(max > 0 ? max : 1) * sizeof *list);
-    if (list == NULL)
-        srv_oom("room list");
+    struct proto_room_summary *list = mem_alloc((size_t)(max > 0 ? max : 1) * sizeof *list);
     /* Newest first: this node's rooms exactly, and in a cluster the other
      * nodes' as the directory last read them. A finished game is in GET
      * /api/games, not among the rooms to join or watch. */
@@ -481,6 +473,6 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
     char *text = proto_encode_rooms(list, k, ref, as_message);
     free(list);
     if (text == NULL)
-        srv_oom("room list");
+        mem_oom("room list");
     return text;
 }

@@ -11,6 +11,7 @@
 #include "util/rand.h"
 #include "store/store.h"
 #include "game/turn.h"
+#include "util/mem.h"
 
 /* ---- the public document and deltas ---- */
 
@@ -54,7 +55,7 @@ static struct proto_state *room__build(const struct room *r, const struct proto_
     room__view(r, &v);
     struct proto_state *st = proto_state_build_next(prev, &v);
     if (st == NULL)
-        srv_oom("building a state document");
+        mem_oom("building a state document");
     return st;
 }
 
@@ -235,9 +236,7 @@ int room_members(const struct room *r)
 
 struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes)
 {
-    struct room *r = calloc(1, sizeof *r);
-    if (r == NULL)
-        srv_oom("room_new");
+    struct room *r = mem_zalloc(1, sizeof *r);
     snprintf(r->id, sizeof r->id, "%s", id);
     if (c->u.create.password[0] != '\0') {
         char pw[PROTO_PASSWORD_MAX];
@@ -258,9 +257,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     r->host = 0;
     r->hist_cap = history > 0 ? history : 1;
     r->hist_max_bytes = history_bytes > 0 ? (size_t)history_bytes : SIZE_MAX;
-    r->hist = calloc((size_t)r->hist_cap, sizeof *r->hist);
-    if (r->hist == NULL)
-        srv_oom("room history");
+    r->hist = mem_zalloc((size_t)r->hist_cap, sizeof *r->hist);
     r->hist_first = 1;
     fair_room_init(r);
     r->state = room__build(r, NULL);
@@ -310,9 +307,7 @@ int room_settings_check(const struct proto_msg *c, struct carc_error *err)
     cfg.farm_rule = c->u.create.farm_rule;
     cfg.small_city = c->u.create.small_city;
     cfg.start = -1;
-    struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
-    if (g == NULL)
-        srv_oom("room_settings_check");
+    struct carc_game *g = mem_zalloc(1, sizeof *g); /* zeroed: see room_start */
     int rc = carc_game_init(g, &cfg, err);
     free(g);
     return rc;
@@ -474,9 +469,7 @@ static void room__moves_reserve(struct room *r, int n)
         cap *= 2;
     if (cap > CARC_MAX_MOVES)
         cap = CARC_MAX_MOVES;
-    struct carc_move *m = realloc(r->moves, (size_t)cap * sizeof *m);
-    if (m == NULL)
-        srv_oom("room moves");
+    struct carc_move *m = mem_resize(r->moves, (size_t)cap * sizeof *m);
     r->moves = m;
     r->moves_cap = cap;
 }
@@ -487,9 +480,7 @@ static void room__keep_deal(struct room *r, uint64_t seed, const uint8_t *deck, 
 {
     r->seed = seed;
     if (deck != NULL && deck_len > 0) {
-        r->deck = malloc((size_t)deck_len);
-        if (r->deck == NULL)
-            srv_oom("room deck");
+        r->deck = mem_alloc((size_t)deck_len);
         memcpy(r->deck, deck, (size_t)deck_len);
         r->deck_len = deck_len;
     }
@@ -517,9 +508,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     /* Zeroed: carc_game_init leaves the slots past the live counts (frontier,
      * nodes, events) as they are, and a recycled allocation would keep an
      * older game's bytes there. */
-    struct carc_game *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        srv_oom("room_start");
+    struct carc_game *g = mem_zalloc(1, sizeof *g);
     int rc = carc_game_init(g, &cfg, err);
     if (rc != 0) {
         free(g);
@@ -706,9 +695,7 @@ static int room__replay(struct room *r, int n, struct carc_error *err)
 {
     struct carc_config cfg;
     room__deal(r, &cfg);
-    struct carc_game *g = calloc(1, sizeof *g); /* zeroed: see room_start */
-    if (g == NULL)
-        srv_oom("room replay");
+    struct carc_game *g = mem_zalloc(1, sizeof *g); /* zeroed: see room_start */
     int rc = carc_game_init(g, &cfg, err);
     for (int i = 0; rc == 0 && i < n; i++) {
         struct carc_move mv = r->moves[i];

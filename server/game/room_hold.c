@@ -9,6 +9,7 @@
 #include "game/room.h"
 #include "game/roomdb.h"
 #include "store/store.h"
+#include "util/mem.h"
 
 int room__holding(const struct room *r)
 {
@@ -34,9 +35,7 @@ void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *
         }
         if (r->nheld == r->held_cap) {
             int cap = r->held_cap ? r->held_cap * 2 : 16;
-            struct room_held *h = realloc(r->held, (size_t)cap * sizeof *h);
-            if (h == NULL)
-                srv_oom("room hold queue");
+            struct room_held *h = mem_resize(r->held, (size_t)cap * sizeof *h);
             r->held = h;
             r->held_cap = cap;
         }

@@ -12,6 +12,8 @@
 #include "game/room.h"
 #include "conn/sbuf.h"
 #include "game/turn.h"
+#include "util/mem.h"
+#include "util/clock.h"
 
 int room_move_json(const struct room *r, int i, char *buf, size_t size)
 {
@@ -72,9 +74,7 @@ void room_record_fill(const struct room *r, struct carc_record *rec)
 void room__chat_keep(struct room *r, int seat, const char *name, const char *text)
 {
     if (r->chat == NULL) {
-        r->chat = calloc(ROOM_CHAT_KEPT, sizeof *r->chat);
-        if (r->chat == NULL)
-            srv_oom("room chat");
+        r->chat = mem_zalloc(ROOM_CHAT_KEPT, sizeof *r->chat);
     }
     struct proto_chat_line *line = &r->chat[r->chat_next];
     r->chat_next = (r->chat_next + 1) % ROOM_CHAT_KEPT;
@@ -83,7 +83,7 @@ void room__chat_keep(struct room *r, int seat, const char *name, const char *tex
     line->seat = seat;
     snprintf(line->name, sizeof line->name, "%s", name);
     snprintf(line->text, sizeof line->text, "%s", text);
-    line->time = turn_wall_ms();
+    line->time = clock_wall_ms();
 }
 
 void room_history(struct room *r, struct session *s, const char *ref)
@@ -98,7 +98,7 @@ void room_history(struct room *r, struct session *s, const char *ref)
     char *text =
         proto_history_encode(r->game != NULL ? &cfg : NULL, r->moves, r->nmoves, lines, n, ref);
     if (text == NULL)
-        srv_oom("room history");
+        mem_oom("room history");
     room_reply(r, s, text);
 }
 
@@ -106,9 +106,7 @@ char *room_record_json(const struct room *r, const char *closed)
 {
     if (r->game == NULL)
         return NULL;
-    struct carc_record *rec = calloc(1, sizeof *rec);
-    if (rec == NULL)
-        srv_oom("room record");
+    struct carc_record *rec = mem_zalloc(1, sizeof *rec);
     room_record_fill(r, rec);
     if (closed != NULL)
         snprintf(rec->closed, sizeof rec->closed, "%s", closed);

@@ -14,6 +14,8 @@
 #include "game/roomnode.h"
 #include "conn/sbuf.h"
 #include "store/store.h"
+#include "util/mem.h"
+#include "util/clock.h"
 
 /* ---- a room to rows ---- */
 
@@ -36,13 +38,13 @@ static void record_entry(struct store_room *e, const struct room *r, const char 
     }
     buf[n++] = ']';
     buf[n] = '\0';
-    e->players = store_strdup(buf);
+    e->players = mem_strdup(buf);
     n = (size_t)snprintf(buf, sizeof buf, "[");
     for (int i = 0; i < r->nseats; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%d", i ? "," : "",
                               (int)r->game->players[i].score);
     snprintf(buf + n, sizeof buf - n, "]");
-    e->scores = store_strdup(buf);
+    e->scores = mem_strdup(buf);
 }
 
 /* The fencing number of r's writes: its lease's in a cluster (0 there: the
@@ -103,14 +105,12 @@ static void snapshot(struct lobby *lb, struct room *r)
     e->move_from = r->moves_saved;
     e->move_to = r->nmoves;
     if (e->move_to > e->move_from) {
-        e->moves = calloc((size_t)(e->move_to - e->move_from), sizeof *e->moves);
-        if (e->moves == NULL)
-            srv_oom("store batch");
+        e->moves = mem_zalloc((size_t)(e->move_to - e->move_from), sizeof *e->moves);
         char buf[256];
         for (int i = e->move_from; i < e->move_to; i++) {
             if (room_move_json(r, i, buf, sizeof buf) < 0)
                 snprintf(buf, sizeof buf, "null");
-            e->moves[i - e->move_from] = store_strdup(buf);
+            e->moves[i - e->move_from] = mem_strdup(buf);
         }
     }
     r->moves_saved = r->nmoves;
@@ -151,7 +151,7 @@ void roomdb_attach(struct lobby *lb, struct store *st)
 
 unsigned long roomdb_dirty(struct room *r)
 {
-    uint64_t now = store_wall_ms();
+    uint64_t now = (uint64_t)clock_wall_ms();
     if (r->created_ms == 0)
         r->created_ms = now;
     r->updated_ms = now;
@@ -177,7 +177,7 @@ static void forget(struct lobby *lb, struct room *r, int gone, const char *close
         e->fence = fence;
         snprintf(e->id, sizeof e->id, "%s", r->id);
         e->gone = gone;
-        e->updated = store_wall_ms();
+        e->updated = (uint64_t)clock_wall_ms();
         /* A game closed before its end is kept as a record too. */
         if (gone == STORE_CLOSE && r->phase == PROTO_PHASE_PLAYING && r->game != NULL)
             record_entry(e, r, STORE_ABANDONED, closed);
@@ -200,9 +200,7 @@ void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
  * then its stored moves. */
 static char *record_text(const struct store_room *e, const struct room *r, char *err, size_t errlen)
 {
-    struct carc_record *rec = calloc(1, sizeof *rec);
-    if (rec == NULL)
-        srv_oom("restore");
+    struct carc_record *rec = mem_zalloc(1, sizeof *rec);
     room_record_fill(r, rec); /* without moves: they are appended below */
     char *head = NULL;
     struct proto_error perr;
@@ -218,9 +216,7 @@ static char *record_text(const struct store_room *e, const struct room *r, char 
     size_t len = hl;
     for (int k = 0; k < e->move_to - e->move_from; k++)
         len += strlen(e->moves[k]) + 1;
-    char *out = malloc(len + 4);
-    if (out == NULL)
-        srv_oom("restore");
+    char *out = mem_alloc(len + 4);
     size_t n = hl - 2;
     memcpy(out, head, n);
     free(head);
@@ -303,9 +299,7 @@ struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char
             room_free(r);
             return NULL;
         }
-        struct carc_record *rec = calloc(1, sizeof *rec);
-        if (rec == NULL)
-            srv_oom("restore");
+        struct carc_record *rec = mem_zalloc(1, sizeof *rec);
         struct proto_error perr;
         proto_error_init(&perr);
         if (proto_record_load(text, strlen(text), 0, rec, &perr) != 0) {

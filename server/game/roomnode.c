@@ -13,6 +13,7 @@
 #include "game/room.h"
 #include "game/roomdb.h"
 #include "store/store.h"
+#include "util/mem.h"
 
 enum { W_LOCATE, W_CREATE };
 
@@ -53,9 +54,7 @@ struct roomnode {
 struct roomnode *roomnode_new(struct lobby *lb, struct lease_set *ls, struct directory *dir,
                               const char *node, int ttl_ms)
 {
-    struct roomnode *n = calloc(1, sizeof *n);
-    if (n == NULL)
-        srv_oom("roomnode");
+    struct roomnode *n = mem_zalloc(1, sizeof *n);
     n->lb = lb;
     n->ls = ls;
     n->dir = dir;
@@ -70,9 +69,7 @@ struct roomnode *roomnode_new(struct lobby *lb, struct lease_set *ls, struct dir
 static struct roomnode_wait *wait_new(struct roomnode *n, struct session *s,
                                       const struct proto_msg *m, const char *room, int kind)
 {
-    struct roomnode_wait *w = calloc(1, sizeof *w);
-    if (w == NULL)
-        srv_oom("roomnode");
+    struct roomnode_wait *w = mem_zalloc(1, sizeof *w);
     w->n = n;
     w->s = s;
     w->m = *m;
@@ -283,9 +280,7 @@ static void take_join(struct roomnode *n, struct roomnode_wait *w)
 {
     struct take *t = take_find(n, w->room);
     if (t == NULL) {
-        t = calloc(1, sizeof *t);
-        if (t == NULL)
-            srv_oom("roomnode");
+        t = mem_zalloc(1, sizeof *t);
         t->n = n;
         snprintf(t->room, sizeof t->room, "%s", w->room);
         t->step = T_EXISTS;
@@ -487,7 +482,7 @@ void roomnode_tick(struct roomnode *n, uint64_t now)
         room_summary(r, &sum);
         char *json = proto_encode_room_entry(&sum);
         if (json == NULL)
-            srv_oom("directory");
+            mem_oom("directory");
         uint64_t h = text_hash(json);
         r->dir_updated = r->updated_ms;
         if ((due || h != r->dir_hash) && directory_put(n->dir, r->id, r->created_ms, json) == 0) {

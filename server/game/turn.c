@@ -10,13 +10,7 @@
 #include "util/log.h"
 #include "util/rand.h"
 #include "game/room.h"
-
-long long turn_wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "util/clock.h"
 
 static int has_clock(const struct room *r)
 {
@@ -41,7 +35,7 @@ static int bot_level(const struct room *r, int i)
 static void turn_start(struct room *r, uint64_t now)
 {
     r->turn_ms = now != 0 ? now : 1;
-    r->turn_wall = turn_wall_ms();
+    r->turn_wall = clock_wall_ms();
     r->turn_moves = r->nmoves;
     r->timed_out = 0;
 }

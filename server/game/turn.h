@@ -22,9 +22,6 @@
 
 struct room;
 
-/* The wall clock, ms since 1970 (what clients see of time). */
-long long turn_wall_ms(void);
-
 /* A bot playing a person's seat plays at this level. */
 #define TURN_STAND_IN_LEVEL 1 /* CARC_BOT_GREEDY */
 /* Timeouts in a row under on_timeout skip before a bot plays the seat. */

@@ -13,6 +13,7 @@
 #include "conn/sbuf.h"
 #include "sha256.h"
 #include "store/store.h"
+#include "util/mem.h"
 
 void admin_init(struct admin *ad, struct lobby *lb, struct store *st, const char *token,
                 const char *data_dir)
@@ -126,7 +127,7 @@ const char *admin_route_method(int kind)
 void admin__reply(struct api_reply *out, int status, char *json)
 {
     if (json == NULL)
-        srv_oom("admin reply");
+        mem_oom("admin reply");
     out->status = status;
     out->content_type = "application/json";
     out->cache_control = "no-store";
@@ -139,7 +140,7 @@ void admin__error(struct api_reply *out, int status, const char *code)
 {
     char buf[96];
     snprintf(buf, sizeof buf, "{\"error\":\"%s\"}", code);
-    admin__reply(out, status, strdup(buf));
+    admin__reply(out, status, mem_strdup(buf));
 }
 
 /* ---- POST /admin/backup ---- */
@@ -199,7 +200,7 @@ static void route_notice(struct admin *ad, const char *text, struct api_reply *o
     }
     char buf[64];
     snprintf(buf, sizeof buf, "{\"sent\":%d}", n);
-    admin__reply(out, 200, strdup(buf));
+    admin__reply(out, 200, mem_strdup(buf));
 }
 
 static void dispatch(struct admin *ad, const struct api_request *rq, const struct admin_path *ap,
@@ -229,7 +230,7 @@ static void dispatch(struct admin *ad, const struct api_request *rq, const struc
     if (ap->kind == ADMIN_R_CLOSE) {
         lobby_room_close(ad->lobby, r, "admin",
                          "this room was closed by the server's administrator");
-        admin__reply(out, 200, strdup("{\"closed\":true}"));
+        admin__reply(out, 200, mem_strdup("{\"closed\":true}"));
         return;
     }
     if (ap->seat < 0 || ap->seat >= r->nseats) {
@@ -242,7 +243,7 @@ static void dispatch(struct admin *ad, const struct api_request *rq, const struc
         admin__error(out, 409, code);
         return;
     }
-    admin__reply(out, 200, strdup("{\"ok\":true}"));
+    admin__reply(out, 200, mem_strdup("{\"ok\":true}"));
 }
 
 void admin_route(struct admin *ad, const struct api_request *rq, struct api_reply *out)

@@ -9,14 +9,13 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "store/store.h"
+#include "util/mem.h"
 
 void admin__json_init(struct admin_json *j)
 {
     j->cap = 256;
     j->len = 0;
-    j->buf = malloc(j->cap);
-    if (j->buf == NULL)
-        srv_oom("admin json");
+    j->buf = mem_alloc(j->cap);
     j->buf[0] = '\0';
 }
 
@@ -26,9 +25,7 @@ static void reserve(struct admin_json *j, size_t more)
         return;
     while (j->len + more + 1 > j->cap)
         j->cap *= 2;
-    char *b = realloc(j->buf, j->cap);
-    if (b == NULL)
-        srv_oom("admin json");
+    char *b = mem_resize(j->buf, j->cap);
     j->buf = b;
 }
 

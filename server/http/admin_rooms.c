@@ -13,6 +13,7 @@
 #include "conn/sbuf.h"
 #include "game/room.h"
 #include "game/turn.h"
+#include "util/mem.h"
 
 static const char *const phases[] = {"lobby", "playing", "over"};
 
@@ -78,7 +79,7 @@ char *admin__room_json(const struct room *r, int with_state)
     if (with_state) {
         char *state = proto_state_encode(r->state, r->seq, "");
         if (state == NULL)
-            srv_oom("admin state");
+            mem_oom("admin state");
         admin__json_raw(&j, ",\"state\":");
         admin__json_raw(&j, state);
         admin__json_raw(&j, "}");

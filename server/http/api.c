@@ -15,6 +15,7 @@
 #include "replay_json.h"
 #include "conn/sbuf.h"
 #include "store/store.h"
+#include "util/mem.h"
 
 int api_init(struct api *a, const struct lobby *lb, const char *web_root)
 {
@@ -107,9 +108,7 @@ static void reply_text(struct api_reply *r, int status, const char *type, const 
     r->status = status;
     r->content_type = type;
     r->len = strlen(text);
-    r->owned = malloc(r->len + 1);
-    if (r->owned == NULL)
-        srv_oom("http reply");
+    r->owned = mem_alloc(r->len + 1);
     memcpy(r->owned, text, r->len + 1);
     r->body = r->owned;
 }
@@ -318,9 +317,7 @@ static int reply_games(struct api *a, const char *path, const char *query, struc
         if (list) {
             out->rq = store_games_read(a->store, query_page(query), status, on_read, out);
         } else if (is_replay) {
-            out->owned = strdup(id);
-            if (out->owned == NULL)
-                srv_oom("replay id");
+            out->owned = mem_strdup(id);
             out->rq = store_game_read(a->store, id, on_read_replay, out);
             if (out->rq == NULL) {
                 free(out->owned);
@@ -356,7 +353,7 @@ static void reply_metrics(struct api *a, struct api_reply *out)
     out->cache_control = "no-store";
     out->owned = metrics_exposition(a->lobby, a->stats);
     if (out->owned == NULL)
-        srv_oom("metrics");
+        mem_oom("metrics");
     out->body = out->owned;
     out->len = strlen(out->body);
 }
@@ -488,8 +485,6 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
         out->content_type = "application/json";
         out->cache_control = "no-store";
         out->owned = loopstat_json(a->stats);
-        if (out->owned == NULL)
-            srv_oom("stats");
         out->body = out->owned;
         out->len = strlen(out->body);
         return;

@@ -12,6 +12,7 @@
 
 #include "conn/sbuf.h"
 #include "sha256.h"
+#include "util/mem.h"
 
 struct walk {
     struct webroot *w;
@@ -31,9 +32,7 @@ static int read_file(const char *fs, char **out, size_t *len, size_t room)
         errno = EFBIG;
         return -1;
     }
-    char *d = malloc((size_t)st.st_size + 1);
-    if (d == NULL)
-        srv_oom("web root");
+    char *d = mem_alloc((size_t)st.st_size + 1);
     size_t n = fread(d, 1, (size_t)st.st_size, f);
     int bad = ferror(f);
     fclose(f);
@@ -55,9 +54,7 @@ static char *gzip_of(const char *data, size_t len, size_t *out_len)
     if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
         return NULL;
     uLong cap = deflateBound(&z, (uLong)len);
-    char *gz = malloc(cap);
-    if (gz == NULL)
-        srv_oom("web root");
+    char *gz = mem_alloc(cap);
     z.next_in = (Bytef *)data;
     z.avail_in = (uInt)len;
     z.next_out = (Bytef *)gz;
@@ -95,9 +92,7 @@ static int add(struct walk *k, const char *url, const char *fs)
     }
     if (w->n == k->cap) {
         k->cap = k->cap ? k->cap * 2 : 32;
-        struct webroot_file *f = realloc(w->files, (size_t)k->cap * sizeof *f);
-        if (f == NULL)
-            srv_oom("web root");
+        struct webroot_file *f = mem_resize(w->files, (size_t)k->cap * sizeof *f);
         w->files = f;
     }
     struct webroot_file *f = &w->files[w->n];
@@ -106,9 +101,7 @@ static int add(struct walk *k, const char *url, const char *fs)
                  errno == EFBIG ? "over the web root's size bound" : strerror(errno));
         return -1;
     }
-    f->path = strdup(url);
-    if (f->path == NULL)
-        srv_oom("web root");
+    f->path = mem_strdup(url);
     f->gz = f->len >= 256 ? gzip_of(f->data, f->len, &f->gz_len) : NULL;
     if (f->gz == NULL)
         f->gz_len = 0;

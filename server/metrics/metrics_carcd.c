@@ -23,6 +23,7 @@
 #include "conn/sbuf.h"
 #include "conn/session.h"
 #include "state.h"
+#include "util/clock.h"
 
 #define N_ERRORS (CARC__EPOS_COUNT - 1) /* the codes of err.h, then "other" */
 
@@ -183,9 +184,7 @@ uint64_t metrics_now_ns(void)
 void metrics_init(void)
 {
     names_init();
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    v_start = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+    v_start = (double)clock_wall_ms() / 1000.0;
 }
 
 void metrics_received_count(int type)

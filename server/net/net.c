@@ -16,6 +16,7 @@
 #include "util/log.h"
 #include "net/net_rx.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 _Static_assert(LWS_PRE <= SBUF_PRE, "SBUF_PRE must leave room for the lws frame header");
 _Static_assert(offsetof(struct sbuf, data) == offsetof(struct sbuf, pre) + SBUF_PRE,
@@ -424,9 +425,7 @@ static int net_metrics_start(struct net *n, struct lws_context_creation_info *in
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
                       const struct net_options *c)
 {
-    struct net *n = calloc(1, sizeof *n);
-    if (n == NULL)
-        srv_oom("net");
+    struct net *n = mem_zalloc(1, sizeof *n);
     n->loop = loop;
     n->lobby = lb;
     n->api = api;

@@ -19,12 +19,12 @@ struct net;
 
 /* What the adapter needs of the settings (main.c copies them from config). */
 struct net_options {
-    const char *listen;         /* address to bind; "0.0.0.0" or "*": every interface */
-    int port;                   /* 0: the kernel picks one */
-    const char *metrics_listen; /* the metrics listener's address ... */
-    int metrics_port;           /* ... and port; 0: none */
-    int ping_interval;          /* seconds between pings of a quiet connection; 0: off */
-    int log_level;              /* enum log_level: how much of lws' own log to pass on */
+    const char *listen;          /* address to bind; "0.0.0.0" or "*": every interface */
+    int port;                    /* 0: the kernel picks one */
+    const char *metrics_listen;  /* the metrics listener's address ... */
+    int metrics_port;            /* ... and port; 0: none */
+    int ping_interval;           /* seconds between pings of a quiet connection; 0: off */
+    int log_level;               /* enum log_level: how much of lws' own log to pass on */
     const char *trusted_proxies; /* proxy_list_parse's spec; "" = none */
 };
 

@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "sqlite_int.h"
+#include "util/mem.h"
 
 /* Pages copied per step: a step holds a read transaction of the source,
  * which keeps checkpoints from going past it, so it stays short. */
@@ -160,9 +161,7 @@ struct store_backup *store_backup_start(struct store *st, const char *dir, store
 {
     if (st == NULL || st->loop == NULL || st->be->file == NULL)
         return NULL;
-    struct store_backup *b = calloc(1, sizeof *b);
-    if (b == NULL)
-        srv_oom("backup");
+    struct store_backup *b = mem_zalloc(1, sizeof *b);
     snprintf(b->src, sizeof b->src, "%s", st->be->file(st));
     snprintf(b->dir, sizeof b->dir, "%s", dir);
     b->cb = cb;

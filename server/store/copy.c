@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "store_int.h"
+#include "util/mem.h"
 
 struct copy {
     struct batch *b;
@@ -33,12 +34,10 @@ static int on_row(void *arg, struct store_room *e)
 static int on_chat(void *arg, struct sb_chat *line)
 {
     struct copy *c = arg;
-    struct sb_chat *n = calloc(1, sizeof *n);
-    if (n == NULL)
-        srv_oom("copy");
+    struct sb_chat *n = mem_zalloc(1, sizeof *n);
     *n = *line;
     n->next = NULL;
-    n->text = store_strdup(line->text);
+    n->text = mem_strdup(line->text);
     *c->b->chat_tail = n;
     c->b->chat_tail = &n->next;
     return 0;

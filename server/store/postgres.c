@@ -30,6 +30,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "postgres_int.h"
+#include "util/mem.h"
 
 static const char *schema_sql =
     "CREATE TABLE rooms(id TEXT PRIMARY KEY, sets INTEGER NOT NULL, no_farmers INTEGER NOT NULL,"
@@ -676,12 +677,10 @@ struct store *store_open_postgres_node(const char *url, const char *node, int wa
         snprintf(err, errlen, "a node id is 1 to %zu bytes", sizeof((struct pg *)0)->node - 1);
         return NULL;
     }
-    struct pg *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        srv_oom("store");
+    struct pg *p = mem_zalloc(1, sizeof *p);
     if (node != NULL)
         snprintf(p->node, sizeof p->node, "%s", node);
-    p->url = store_strdup(url);
+    p->url = mem_strdup(url);
     p->sync_commit = 1;
     p->w.writer = 1;
     uint64_t deadline = now_ms() + (uint64_t)wait_s * 1000;

@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "postgres_int.h"
 #include "conn/sbuf.h"
+#include "util/mem.h"
 
 /* ---- reads for HTTP (the reader connection) ---- */
 
@@ -82,7 +83,7 @@ char *pg__game_get(struct store *st, const char *id, int *code)
     }
     char *out = NULL;
     if (PQntuples(q) == 1) {
-        out = store_strdup(PQgetvalue(q, 0, 0));
+        out = mem_strdup(PQgetvalue(q, 0, 0));
         *code = 200;
     } else {
         *code = 404;
@@ -199,12 +200,10 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
         return -1;
     int nm = PQntuples(m);
     if (nm > 0) {
-        e->moves = calloc((size_t)nm, sizeof *e->moves);
-        if (e->moves == NULL)
-            srv_oom("restore");
+        e->moves = mem_zalloc((size_t)nm, sizeof *e->moves);
     }
     for (int k = 0; k < nm; k++)
-        e->moves[e->move_to++] = store_strdup(PQgetvalue(m, k, 0));
+        e->moves[e->move_to++] = mem_strdup(PQgetvalue(m, k, 0));
     PQclear(m);
     return 0;
 }
@@ -303,9 +302,9 @@ int pg__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t 
         memset(&e, 0, sizeof e);
         e.gone = STORE_RECORD;
         snprintf(e.id, sizeof e.id, "%s", PQgetvalue(q, i, 0));
-        e.record = store_strdup(PQgetvalue(q, i, 1));
-        e.players = store_strdup(PQgetvalue(q, i, 2));
-        e.scores = store_strdup(PQgetvalue(q, i, 3));
+        e.record = mem_strdup(PQgetvalue(q, i, 1));
+        e.players = mem_strdup(PQgetvalue(q, i, 2));
+        e.scores = mem_strdup(PQgetvalue(q, i, 3));
         e.updated = (uint64_t)col_ll(q, i, 4);
         e.status =
             strcmp(PQgetvalue(q, i, 5), STORE_ABANDONED) == 0 ? STORE_ABANDONED : STORE_FINISHED;

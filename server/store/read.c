@@ -11,6 +11,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "store_int.h"
+#include "util/mem.h"
 
 enum { READ_LIST, READ_RECORD, READ_ENTRY };
 
@@ -113,9 +114,7 @@ static struct store_read *read_new(struct store *st, int kind, store_read_cb cb,
 {
     if (!st->started || st->rq_len >= STORE_READS_MAX)
         return NULL;
-    struct store_read *rq = calloc(1, sizeof *rq);
-    if (rq == NULL)
-        srv_oom("store read");
+    struct store_read *rq = mem_zalloc(1, sizeof *rq);
     rq->st = st;
     rq->kind = kind;
     rq->cb = cb;
@@ -156,9 +155,7 @@ struct store_read *store_entry_read(struct store *st, const char *id, store_entr
     if (rq == NULL)
         return NULL;
     rq->entry_cb = cb;
-    rq->entry = calloc(1, sizeof *rq->entry);
-    if (rq->entry == NULL)
-        srv_oom("store read");
+    rq->entry = mem_zalloc(1, sizeof *rq->entry);
     snprintf(rq->id, sizeof rq->id, "%s", id);
     return read_submit(rq);
 }

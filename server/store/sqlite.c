@@ -40,6 +40,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "sqlite_int.h"
+#include "util/mem.h"
 
 /* ---- SQL ---- */
 
@@ -554,7 +555,7 @@ static struct store *sq_open(const char *path, int lock, int busy_ms, char *err,
     char *mode = NULL;
     if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) == SQLITE_OK) {
         if (sqlite3_step(s) == SQLITE_ROW)
-            mode = store_strdup((const char *)sqlite3_column_text(s, 0));
+            mode = mem_strdup((const char *)sqlite3_column_text(s, 0));
         sqlite3_finalize(s);
     }
     if (mode == NULL || strcmp(mode, "wal") != 0) {
@@ -586,9 +587,7 @@ static struct store *sq_open(const char *path, int lock, int busy_ms, char *err,
         sq__db_error(err, errlen, path, "cannot open a second connection", cdb);
         goto fail;
     }
-    struct sq *q = calloc(1, sizeof *q);
-    if (q == NULL)
-        srv_oom("store");
+    struct sq *q = mem_zalloc(1, sizeof *q);
     q->db = db;
     q->rdb = rdb;
     q->cdb = cdb;

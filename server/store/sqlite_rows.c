@@ -8,6 +8,7 @@
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "sqlite_int.h"
+#include "util/mem.h"
 
 /* ---- the queries (any thread; only db is touched) ---- */
 
@@ -81,7 +82,7 @@ char *sq__game_get(struct store *st, const char *id, int *code)
         sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
         int rc = sqlite3_step(q);
         if (rc == SQLITE_ROW) {
-            out = store_strdup((const char *)sqlite3_column_text(q, 0));
+            out = mem_strdup((const char *)sqlite3_column_text(q, 0));
             *code = 200;
         } else if (rc == SQLITE_DONE) {
             *code = 404;
@@ -189,12 +190,10 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     while (sqlite3_step(s) == SQLITE_ROW) {
         if (e->move_to == cap) {
             cap = cap ? cap * 2 : 64;
-            char **m = realloc(e->moves, (size_t)cap * sizeof *m);
-            if (m == NULL)
-                srv_oom("restore");
+            char **m = mem_resize(e->moves, (size_t)cap * sizeof *m);
             e->moves = m;
         }
-        e->moves[e->move_to++] = store_strdup(text_col(s, 0));
+        e->moves[e->move_to++] = mem_strdup(text_col(s, 0));
     }
     sqlite3_finalize(s);
     return 0;
@@ -277,9 +276,9 @@ int sq__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t 
         memset(&e, 0, sizeof e);
         e.gone = STORE_RECORD;
         snprintf(e.id, sizeof e.id, "%s", text_col(s, 0));
-        e.record = store_strdup(text_col(s, 1));
-        e.players = store_strdup(text_col(s, 2));
-        e.scores = store_strdup(text_col(s, 3));
+        e.record = mem_strdup(text_col(s, 1));
+        e.players = mem_strdup(text_col(s, 2));
+        e.scores = mem_strdup(text_col(s, 3));
         e.updated = (uint64_t)sqlite3_column_int64(s, 4);
         e.status = strcmp(text_col(s, 5), STORE_ABANDONED) == 0 ? STORE_ABANDONED : STORE_FINISHED;
         rc = cb(arg, &e);

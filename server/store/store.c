@@ -14,29 +14,12 @@
 #include "metrics/metrics.h"
 #include "conn/sbuf.h"
 #include "store_int.h"
-
-uint64_t store_wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-char *store_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d == NULL)
-        srv_oom("store");
-    memcpy(d, s, n);
-    return d;
-}
+#include "util/mem.h"
+#include "util/clock.h"
 
 struct batch *store__batch_new(struct store *st, unsigned long gen)
 {
-    struct batch *b = calloc(1, sizeof *b);
-    if (b == NULL)
-        srv_oom("store batch");
+    struct batch *b = mem_zalloc(1, sizeof *b);
     b->st = st;
     b->gen = gen;
     b->fence = st->fence;
@@ -49,9 +32,7 @@ struct store_room *store__batch_add(struct batch *b)
 {
     if (b->n == b->cap) {
         int cap = b->cap ? b->cap * 2 : 16;
-        struct store_room *r = realloc(b->rooms, (size_t)cap * sizeof *r);
-        if (r == NULL)
-            srv_oom("store batch");
+        struct store_room *r = mem_resize(b->rooms, (size_t)cap * sizeof *r);
         b->rooms = r;
         b->cap = cap;
     }
@@ -88,9 +69,7 @@ void store__batch_free(struct batch *b)
 
 struct store *store__new(const struct store_backend *be, void *impl)
 {
-    struct store *st = calloc(1, sizeof *st);
-    if (st == NULL)
-        srv_oom("store");
+    struct store *st = mem_zalloc(1, sizeof *st);
     st->be = be;
     st->impl = impl;
     st->fill_gen = 1;
@@ -116,9 +95,7 @@ void store__text_add(struct store_text *t, const char *s, size_t len)
         size_t cap = t->cap ? t->cap : 1024;
         while (cap < t->n + len + 1)
             cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (p == NULL)
-            srv_oom("store text");
+        char *p = mem_resize(t->s, cap);
         t->s = p;
         t->cap = cap;
     }
@@ -158,9 +135,7 @@ unsigned long store_mark(struct store *st, void *key)
 {
     if (st->ndirty == st->dirty_cap) {
         int cap = st->dirty_cap ? st->dirty_cap * 2 : 64;
-        void **d = realloc(st->dirty, (size_t)cap * sizeof *d);
-        if (d == NULL)
-            srv_oom("store");
+        void **d = mem_resize(st->dirty, (size_t)cap * sizeof *d);
         st->dirty = d;
         st->dirty_cap = cap;
     }
@@ -227,14 +202,12 @@ const char *store_backend_name(const struct store *st)
 void store_chat(struct store *st, const char *room, int seat, const char *name, const char *text,
                 uint64_t now_ms)
 {
-    struct sb_chat *c = calloc(1, sizeof *c);
-    if (c == NULL)
-        srv_oom("store chat");
+    struct sb_chat *c = mem_zalloc(1, sizeof *c);
     snprintf(c->room, sizeof c->room, "%s", room);
     c->seat = seat;
     snprintf(c->name, sizeof c->name, "%s", name);
-    c->text = store_strdup(text);
-    c->time = now_ms ? now_ms : store_wall_ms();
+    c->text = mem_strdup(text);
+    c->time = now_ms ? now_ms : (uint64_t)clock_wall_ms();
     *st->fill->chat_tail = c;
     st->fill->chat_tail = &c->next;
 }

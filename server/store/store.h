@@ -232,10 +232,6 @@ int store_failing(const struct store *st);
  * The backend reconnects with its own backoff. */
 void store_retry(struct store *st);
 
-/* Wall clock, ms since 1970. */
-uint64_t store_wall_ms(void);
-/* strdup that aborts when out of memory. */
-char *store_strdup(const char *s);
 /* Append s as a JSON string to out (size bytes, *n used, NUL kept). */
 void store_json_str(char *out, size_t size, size_t *n, const char *s);
 

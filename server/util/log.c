@@ -1,4 +1,5 @@
 #include "util/log.h"
+#include "util/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,11 +255,8 @@ void log_text(int level, const struct log_fields *f, const char *text)
         sink(sink_ctx, level, line);
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     char line[2048];
-    size_t n = log_line_format(line, sizeof line, format, level,
-                               (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, f, text);
+    size_t n = log_line_format(line, sizeof line, format, level, clock_wall_ms(), f, text);
     /* One write per line, so that lines of threads logging at once do not mix. */
     fwrite(line, 1, n, stderr);
 }

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mem.h"
+
 /* Index of the highest set bit of v (v > 0). */
 static int msb(uint64_t v)
 {
@@ -163,9 +165,7 @@ char *loopstat_json(const struct loopstat *ls)
     hist_json(sloop, sizeof sloop, "", &ls->store_loop);
     hist_json(scommit, sizeof scommit, "", &ls->store_commit);
     double ratio = ls->wall_total > 0 ? (double)ls->busy_total / (double)ls->wall_total : 0;
-    char *out = malloc(SIZE);
-    if (out == NULL)
-        return NULL;
+    char *out = mem_alloc(SIZE);
     snprintf(out, SIZE,
              "{\"loop\":{\"iterations\":%llu,%s,\"busy_ratio\":%.4f},"
              "\"store_loop\":{\"count\":%llu,%s},"

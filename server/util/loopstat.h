@@ -71,8 +71,8 @@ void loopstat_stop(struct loopstat *ls);
  *            "busy_mean_us":X,"busy_ratio":X},
  *    "store_loop":{"count":N,"p50_us":X,"p99_us":X,"max_us":X,"mean_us":X},
  *    "store_commit":{...the same keys...}}
- * busy_ratio: busy time over wall time of the measured turns (0..1). NULL when
- * out of memory. */
+ * busy_ratio: busy time over wall time of the measured turns (0..1). Never NULL
+ * (out of memory aborts). */
 char *loopstat_json(const struct loopstat *ls);
 
 /* One line for the log, into out (truncated to size, always terminated):
