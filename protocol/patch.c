@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "state.h"
 #include "tiles.h"
 
@@ -45,66 +46,41 @@ void proto__add(json_t *a, json_t *v, int *ok)
 #define out_string proto__out_string
 #define out_value proto__out_value
 
-void out_put(struct outbuf *b, const char *s, size_t n)
+/* Room for n more bytes and a NUL; 0, or -1 (b->ok cleared) when out of
+ * memory. */
+static int out_reserve(struct outbuf *b, size_t n)
 {
     if (!b->ok)
-        return;
+        return -1;
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap * 2 > b->n + n + 1 ? b->cap * 2 : b->n + n + 1;
         char *p = realloc(b->p, cap);
         if (p == NULL) {
             b->ok = 0;
-            return;
+            return -1;
         }
         b->p = p;
         b->cap = cap;
     }
+    return 0;
+}
+
+void out_put(struct outbuf *b, const char *s, size_t n)
+{
+    if (out_reserve(b, n) != 0)
+        return;
     memcpy(b->p + b->n, s, n);
     b->n += n;
 }
 
 void out_string(struct outbuf *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF"; /* jansson writes \u001F */
-    size_t start = 0;
-    out_put(b, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        out_put(b, s + start, i - start);
-        start = i + 1;
-        char esc[7] = {'\\', (char)c, 0};
-        size_t len = 2;
-        switch (c) {
-        case '"':
-        case '\\':
-            break;
-        case '\b':
-            esc[1] = 'b';
-            break;
-        case '\f':
-            esc[1] = 'f';
-            break;
-        case '\n':
-            esc[1] = 'n';
-            break;
-        case '\r':
-            esc[1] = 'r';
-            break;
-        case '\t':
-            esc[1] = 't';
-            break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            len = 6;
-        }
-        out_put(b, esc, len);
-    }
-    out_put(b, s + start, n - start);
-    out_put(b, "\"", 1);
+    size_t max = PROTO_JSON_ESCAPE_MAX(n);
+    if (out_reserve(b, max + 2) != 0)
+        return;
+    b->p[b->n++] = '"';
+    b->n += proto_json_escape(b->p + b->n, max, s, n, NULL, 0);
+    b->p[b->n++] = '"';
 }
 
 void out_value(struct outbuf *b, const json_t *v)

@@ -116,6 +116,7 @@ int main(void)
     srunner_add_suite(sr, suite_rxguard());
     srunner_add_suite(sr, suite_proxy());
     srunner_add_suite(sr, suite_log());
+    srunner_add_suite(sr, suite_json_str());
     srunner_add_suite(sr, suite_metrics());
     srunner_add_suite(sr, suite_fair());
     srunner_add_suite(sr, suite_cluster());

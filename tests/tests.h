@@ -31,6 +31,7 @@ Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engin
 Suite *suite_rxguard(void);     /* tests/test_rxguard.c: unmasked frames, early frames */
 Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
 Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
+Suite *suite_json_str(void);    /* tests/test_json_str.c: the one JSON string writer (protocol/) */
 Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "bot.h"
 #include "game/fair_room.h"
 #include "game/lobby.h"
@@ -34,7 +35,7 @@ static void record_entry(struct store_room *e, const struct room *r, const char 
     for (int i = 0; i < r->nseats; i++) {
         if (i > 0)
             buf[n++] = ',';
-        store_json_str(buf, sizeof buf, &n, r->seats[i].name);
+        proto_json_str_append(buf, sizeof buf, &n, r->seats[i].name);
     }
     buf[n++] = ']';
     buf[n] = '\0';

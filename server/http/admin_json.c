@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "http/admin_int.h"
+#include "json_str.h"
 #include "util/log.h"
 #include "conn/sbuf.h"
 #include "store/store.h"
@@ -54,11 +55,11 @@ void admin__json_fmt(struct admin_json *j, const char *fmt, ...)
 
 void admin__json_str(struct admin_json *j, const char *s)
 {
-    /* store_json_str's escaping (the records' too); room for the worst case,
+    /* proto_json_str_append's escaping (the records' too); room for the worst case,
      * every byte a \u00XX, and the slack it keeps. */
     size_t room = strlen(s) * 6 + 10;
     reserve(j, room);
-    store_json_str(j->buf, j->len + room + 1, &j->len, s);
+    proto_json_str_append(j->buf, j->len + room + 1, &j->len, s);
 }
 
 char *admin__json_take(struct admin_json *j)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "json_str.h"
 #include "conn/sbuf.h"
 #include "postgres_int.h"
 #include "util/mem.h"
@@ -453,7 +454,7 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
             const struct store_seat *t = &e->seats[k];
             m += (size_t)snprintf(js + m, sizeof js - m, "%s{\"idx\":%d,\"name\":", k ? "," : "",
                                   t->idx);
-            store_json_str(js, sizeof js, &m, t->name);
+            proto_json_str_append(js, sizeof js, &m, t->name);
             m += (size_t)snprintf(js + m, sizeof js - m,
                                   ",\"hash\":\"%s\",\"bot\":%d,\"autoplay\":%d,\"forfeited\":%d,"
                                   "\"timeouts\":%d,\"clock_ms\":%lld}",

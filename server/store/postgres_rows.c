@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "json_str.h"
 #include "postgres_int.h"
 #include "conn/sbuf.h"
 #include "util/mem.h"
@@ -46,7 +47,7 @@ char *pg__games_get(struct store *st, int page, const char *status, int *code)
     for (int i = 0; i < PQntuples(q) && !PQgetisnull(q, i, 1); i++) {
         size_t n = 0;
         n += (size_t)snprintf(buf, sizeof buf, "%s{\"id\":", i ? "," : "");
-        store_json_str(buf, sizeof buf, &n, PQgetvalue(q, i, 1));
+        proto_json_str_append(buf, sizeof buf, &n, PQgetvalue(q, i, 1));
         n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"status\":\"%s\",\"finished\":%s", status,
                               PQgetvalue(q, i, 2));
         store__text_add(&t, buf, n);

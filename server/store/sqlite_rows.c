@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "json_str.h"
 #include "conn/sbuf.h"
 #include "sqlite_int.h"
 #include "util/mem.h"
@@ -43,7 +44,7 @@ char *sq__games_get(struct store *st, int page, const char *status, int *code)
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         size_t n = 0;
         n += (size_t)snprintf(buf, sizeof buf, "%s{\"id\":", k++ ? "," : "");
-        store_json_str(buf, sizeof buf, &n, (const char *)sqlite3_column_text(q, 0));
+        proto_json_str_append(buf, sizeof buf, &n, (const char *)sqlite3_column_text(q, 0));
         n += (size_t)snprintf(buf + n, sizeof buf - n, ",\"status\":\"%s\",\"finished\":%lld",
                               status, (long long)sqlite3_column_int64(q, 1));
         store__text_add(&t, buf, n);

@@ -109,26 +109,6 @@ void store__text_str(struct store_text *t, const char *s)
     store__text_add(t, s, strlen(s));
 }
 
-void store_json_str(char *out, size_t size, size_t *n, const char *s)
-{
-    if (*n + 1 < size)
-        out[(*n)++] = '"';
-    for (; *s != '\0' && *n + 8 < size; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            out[(*n)++] = '\\';
-            out[(*n)++] = (char)ch;
-        } else if (ch < 0x20) {
-            *n += (size_t)snprintf(out + *n, size - *n, "\\u%04x", ch);
-        } else {
-            out[(*n)++] = (char)ch;
-        }
-    }
-    if (*n + 1 < size)
-        out[(*n)++] = '"';
-    out[*n] = '\0';
-}
-
 /* ---- the batch being filled ---- */
 
 unsigned long store_mark(struct store *st, void *key)

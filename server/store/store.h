@@ -232,9 +232,6 @@ int store_failing(const struct store *st);
  * The backend reconnects with its own backoff. */
 void store_retry(struct store *st);
 
-/* Append s as a JSON string to out (size bytes, *n used, NUL kept). */
-void store_json_str(char *out, size_t size, size_t *n, const char *s);
-
 /* ---- reads for HTTP (read.c), on the thread pool ----
  * cb runs on the loop with status 200 and the JSON text (malloc'd, the
  * callee's), 404 (no such game) or 503 (the database could not be read) and

@@ -1,10 +1,12 @@
 #include "util/log.h"
-#include "util/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "json_str.h"
+#include "util/clock.h"
 
 static int threshold = LOG_INFO;
 static int format = LOG_TEXT;
@@ -78,73 +80,13 @@ static int w_str(struct w *w, const char *s)
     return w_put(w, s, strlen(s));
 }
 
-/* The length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* s as the inside of a JSON string, as much as fits; returns 0 when whole. */
 static int w_json(struct w *w, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    while (n > 0) {
-        char esc[8];
-        const char *out = esc;
-        size_t olen, used = 1;
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)c;
-            olen = 2;
-        } else if (c == '\n' || c == '\t' || c == '\r') {
-            esc[0] = '\\';
-            esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-            olen = 2;
-        } else if (c < 0x20 || c == 0x7f) {
-            olen = (size_t)snprintf(esc, sizeof esc, "\\u%04x", c);
-        } else if ((used = utf8_len(p, n)) == 0) {
-            out = "\\ufffd";
-            olen = 6;
-            used = 1;
-        } else {
-            out = (const char *)p;
-            olen = used;
-        }
-        if (w_put(w, out, olen) != 0)
-            return -1;
-        p += used;
-        n -= used;
-    }
-    return 0;
+    size_t n = strlen(s), used;
+    w->len +=
+        proto_json_escape(w->buf + w->len, w->end - w->len, s, n, &used, PROTO_JSON_ANY_BYTES);
+    return used == n ? 0 : -1;
 }
 
 /* s for a text line: control bytes as \xNN, so that one event stays one line. */
