@@ -335,8 +335,27 @@ START_TEST(lease_bad_options)
     o.renew_ms = 600;
     ck_assert_ptr_null(lease_set_new(&loop, NULL, &o, NULL, err, sizeof err));
     ck_assert_int_eq(uv_loop_close(&loop), 0);
-    ck_assert_str_eq(lease_status_name(LEASE_E_HELD), "LEASE_E_HELD");
-    ck_assert_str_eq(lease_status_name(REDIS_E_TIMEOUT), "REDIS_E_TIMEOUT");
+    ck_assert_str_eq(srv_status_name(LEASE_E_HELD), "LEASE_E_HELD");
+    ck_assert_str_eq(srv_status_name(REDIS_E_TIMEOUT), "REDIS_E_TIMEOUT");
+}
+END_TEST
+
+/* One number space: no server status reads as an engine code (REDIS_E_DOWN
+ * once was -1, CARC_E_INVAL) and every status has a name of its own. */
+START_TEST(status_one_space)
+{
+    ck_assert_int_ne(REDIS_E_DOWN, CARC_E_INVAL);
+    ck_assert_int_ne(LEASE_E_HELD, CARC_E_NOMEM);
+    ck_assert_str_eq(srv_status_name(CARC_E_STORAGE), "storage_error");
+    ck_assert_str_eq(srv_status_name(REDIS_E_DOWN), "REDIS_E_DOWN");
+    ck_assert_str_eq(srv_status_str(LEASE_E_ARGS), "bad node id, room id or times");
+    for (int a = -1; a >= SRV_STATUS_MIN; a--) {
+        ck_assert_str_ne(srv_status_name(a), "unknown_status");
+        for (int b = a - 1; b >= SRV_STATUS_MIN; b--)
+            ck_assert_str_ne(srv_status_name(a), srv_status_name(b));
+    }
+    ck_assert_str_eq(srv_status_name(SRV_STATUS_MIN - 1), "unknown_status");
+    ck_assert_str_eq(srv_status_name(1), "unknown_status");
 }
 END_TEST
 
@@ -346,6 +365,7 @@ Suite *suite_lease(void)
     TCase *tc = tcase_create("lease");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, status_one_space);
     tcase_add_test(tc, lease_race);
     tcase_add_test(tc, lease_renewed);
     tcase_add_test(tc, lease_paused_owner_loses);

@@ -68,26 +68,6 @@ struct lease_set {
     void *done_arg;
 };
 
-const char *lease_status_name(int status)
-{
-#define LEASE_NAME_(name, val, text)                                                               \
-    if (status == val)                                                                             \
-        return #name;
-    LEASE_ERRORS(LEASE_NAME_)
-#undef LEASE_NAME_
-    return redis_status_name(status);
-}
-
-const char *lease_status_str(int status)
-{
-#define LEASE_STR_(name, val, text)                                                                \
-    if (status == val)                                                                             \
-        return text;
-    LEASE_ERRORS(LEASE_STR_)
-#undef LEASE_STR_
-    return redis_status_str(status);
-}
-
 static unsigned hash(const char *s)
 {
     uint32_t h = 2166136261u;

@@ -36,19 +36,8 @@
 struct uv_loop_s;
 struct lease_set;
 
-/* Status codes: 0, a redis.h status, or one of these. */
-#define LEASE_ERRORS(X)                                                                            \
-    X(LEASE_E_HELD, -20, "another node holds the room's lease")                                    \
-    X(LEASE_E_BUSY, -21, "this node already holds or is taking the room's lease")                  \
-    X(LEASE_E_REPLY, -22, "Redis answered the lease script with something unexpected")             \
-    X(LEASE_E_ARGS, -23, "bad node id, room id or times")
-enum lease_status {
-#define LEASE_ENUM_(name, val, text) name = val,
-    LEASE_ERRORS(LEASE_ENUM_)
-#undef LEASE_ENUM_
-};
-const char *lease_status_name(int status); /* also knows redis.h's codes */
-const char *lease_status_str(int status);
+/* Status codes: 0, a Redis client status, or LEASE_E_HELD, LEASE_E_BUSY,
+ * LEASE_E_REPLY, LEASE_E_ARGS: all in util/status.h's one table. */
 
 #define LEASE_TTL_MS 5000   /* default lease-ttl */
 #define LEASE_MARGIN_PCT 10 /* of ttl: the local deadline ends this much before Redis's */

@@ -65,26 +65,6 @@ struct redis {
     struct redis_stats stats;
 };
 
-const char *redis_status_name(int status)
-{
-#define REDIS_NAME_(name, val, text)                                                               \
-    if (status == val)                                                                             \
-        return #name;
-    REDIS_ERRORS(REDIS_NAME_)
-#undef REDIS_NAME_
-    return status == 0 ? "OK" : "REDIS_E_UNKNOWN";
-}
-
-const char *redis_status_str(int status)
-{
-#define REDIS_STR_(name, val, text)                                                                \
-    if (status == val)                                                                             \
-        return text;
-    REDIS_ERRORS(REDIS_STR_)
-#undef REDIS_STR_
-    return status == 0 ? "ok" : "unknown Redis client status";
-}
-
 /* ---- hiredis on the loop ---- */
 
 struct glue {
@@ -323,7 +303,7 @@ static void drop(struct redis *r, int status)
     if (r->state != S_CLOSING)
         r->state = S_WAIT;
     redisAsyncFree(ac); /* (deferred by hiredis when inside one of its callbacks) */
-    went_down(r, was_up, redis_status_str(status));
+    went_down(r, was_up, srv_status_str(status));
 }
 
 static struct redis_reply *reply_view(const redisReply *x)
@@ -527,7 +507,7 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
         return;
     char why[160];
     snprintf(why, sizeof why, "%s",
-             r->drop_status != 0 ? redis_status_str(r->drop_status)
+             r->drop_status != 0 ? srv_status_str(r->drop_status)
              : ac->errstr[0]     ? ac->errstr
                                  : "connection closed");
     int was_up = r->state == S_UP;

@@ -23,24 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/status.h"
+
 struct uv_loop_s;
 struct redis;
 
-/* Status codes: 0 or one of these (negative). */
-#define REDIS_ERRORS(X)                                                                            \
-    X(REDIS_E_DOWN, -1, "not connected to Redis")                                                  \
-    X(REDIS_E_TIMEOUT, -2, "Redis did not answer in time")                                         \
-    X(REDIS_E_CLOSED, -3, "the Redis client is closing")                                           \
-    X(REDIS_E_URL, -4, "not a redis:// URL")                                                       \
-    X(REDIS_E_ARGS, -5, "too many or too long command arguments")
-enum redis_status {
-#define REDIS_ENUM_(name, val, text) name = val,
-    REDIS_ERRORS(REDIS_ENUM_)
-#undef REDIS_ENUM_
-};
-/* "REDIS_E_DOWN", and a sentence, for any status (0: "OK", "ok"). */
-const char *redis_status_name(int status);
-const char *redis_status_str(int status);
+/* Status codes: 0 or a negative code of util/status.h (REDIS_E_DOWN,
+ * REDIS_E_TIMEOUT, REDIS_E_CLOSED, REDIS_E_URL, REDIS_E_ARGS); srv_status_name
+ * and srv_status_str name them. */
 
 #define REDIS_CONNECT_MS 2000 /* default connect deadline */
 #define REDIS_COMMAND_MS 1000 /* default reply deadline */

@@ -1,0 +1,48 @@
+/* status.h: the server's status codes, in one number space with the
+ * engine's (common/err.h).
+ *
+ * The engine's codes are -1 .. -(CARC__EPOS_COUNT - 1) and carry wire names;
+ * the server's own codes (Redis client, leases) continue below them, so a
+ * status that travels from one module to another (a lease callback handing
+ * on a Redis status, a room refusing with the engine's CARC_E_STORAGE) can
+ * never be read as something else. A new module adds its codes here, at the
+ * end of the table: numbers are not stored anywhere, but keep them stable for
+ * logs. */
+#ifndef CARCD_UTIL_STATUS_H
+#define CARCD_UTIL_STATUS_H
+
+#include "err.h"
+
+/* X(name, text): the server's codes. */
+#define SRV_STATUS_MAP(X)                                                                          \
+    /* the Redis client (cluster/redis.h) */                                                       \
+    X(REDIS_E_DOWN, "not connected to Redis")                                                      \
+    X(REDIS_E_TIMEOUT, "Redis did not answer in time")                                             \
+    X(REDIS_E_CLOSED, "the Redis client is closing")                                               \
+    X(REDIS_E_URL, "not a redis:// URL")                                                           \
+    X(REDIS_E_ARGS, "too many or too long command arguments")                                      \
+    /* room leases (cluster/lease.h); they also hand on the Redis client's codes */                \
+    X(LEASE_E_HELD, "another node holds the room's lease")                                         \
+    X(LEASE_E_BUSY, "this node already holds or is taking the room's lease")                       \
+    X(LEASE_E_REPLY, "Redis answered the lease script with something unexpected")                  \
+    X(LEASE_E_ARGS, "bad node id, room id or times")
+
+#define SRV__SPOS(name, text) SRV__SPOS_##name,
+enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };
+#undef SRV__SPOS
+
+#define SRV__SNEG(name, text) name = -SRV__SPOS_##name,
+enum srv_status { SRV_STATUS_MAP(SRV__SNEG) };
+#undef SRV__SNEG
+
+/* The lowest (most negative) status any module returns. */
+#define SRV_STATUS_MIN (-(SRV__SPOS_END - 1))
+
+/* A status' name: "OK" for 0, the engine's wire name for an engine code
+ * ("storage_error"), the identifier for a server code ("REDIS_E_DOWN"),
+ * "unknown_status" otherwise. Never NULL; static storage. */
+const char *srv_status_name(int status);
+/* A sentence for any status, as srv_status_name. */
+const char *srv_status_str(int status);
+
+#endif
