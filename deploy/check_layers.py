@@ -73,7 +73,7 @@ errors = []
 
 def fail(path, line, reason):
     errors.append((path, line, reason))
-    print(f"{path}:{line}: {reason}", file=sys.stderr)
+    print(f"{path}:{line}: {reason}" if line else f"{path}: {reason}", file=sys.stderr)
 
 
 def list_files():
@@ -246,9 +246,9 @@ def find_cycles(nodes, edges):
     return comps, succ
 
 
-def cycle_path(comp, succ):
-    """One circle through the component: a list of folders, first == last."""
-    start, inside = comp[0], set(comp)
+def cycle_path(start, comp, succ):
+    """A shortest circle from start through its component: folders, first == last."""
+    inside = set(comp)
     prev, queue = {start: None}, [start]
     while queue:  # breadth first from start until an edge leads back to it
         v = queue.pop(0)
@@ -272,11 +272,15 @@ def check_graph(files, graph):
     comps, succ = find_cycles(nodes, graph)
     comp_of = {n: n for n in nodes}
     for comp in comps:
-        cyc = cycle_path(comp, succ)
-        hops = "; ".join(f"{a} -> {b}: {graph[(a, b)][0]}" for a, b in zip(cyc, cyc[1:]))
-        first = graph[(cyc[0], cyc[1])][0]
-        fail(first.rsplit(":", 1)[0], first.rsplit(":", 1)[1],
-             f"include circle between folders: {' -> '.join(cyc)} ({hops})")
+        seen = set()
+        for start in comp:  # a shortest circle through each folder of it, each told once
+            cyc = cycle_path(start, comp, succ)
+            if frozenset(zip(cyc, cyc[1:])) in seen:
+                continue
+            seen.add(frozenset(zip(cyc, cyc[1:])))
+            hops = "; ".join(f"{a} -> {b}: {graph[(a, b)][0]}" for a, b in zip(cyc, cyc[1:]))
+            where, line = graph[(cyc[0], cyc[1])][0].rsplit(":", 1)
+            fail(where, line, f"include circle between folders: {' -> '.join(cyc)} ({hops})")
         for n in comp:
             comp_of[n] = "|".join(comp)
     # Longest chain over the graph with each circle taken as one node.
@@ -323,11 +327,12 @@ def check_calls(build, files):
         print(f"check-layers: call check skipped: no objects under {objroot}/ (build first)")
         return
     sources = set(files)
-    source_of, stale = {}, 0
+    source_of, stale, old = {}, 0, 0
     for obj in objs:
         src = "server/" + os.path.relpath(obj, objroot)[:-2] + ".c"
         if src in sources:
             source_of[obj] = src
+            old += os.path.getmtime(obj) < os.path.getmtime(src)
         else:
             stale += 1  # left by a file since moved or deleted
     out = subprocess.run(["nm", "-P", "-A"] + sorted(source_of), capture_output=True,
@@ -347,12 +352,15 @@ def check_calls(build, files):
     for src, sym in undefined:
         for dst in defined.get(sym, []):
             if order_reason(server_folder(src), server_folder(dst)):
-                fail(src, 1, f"calls {sym} defined in {dst}: "
+                fail(src, None, f"calls {sym} defined in {dst}: "
                              f"{order_reason(server_folder(src), server_folder(dst))}")
         count += 1
-    note = f", {stale} stale object(s) without a source skipped" if stale else ""
+    note = f"; {stale} object(s) without a source skipped" if stale else ""
+    note += f"; {old} object(s) older than their source (build again)" if old else ""
+    shown = os.path.relpath(objroot)
+    shown = objroot if shown.startswith("..") else shown
     print(f"check-layers: calls checked: {count} undefined symbol(s) in "
-          f"{len(source_of)} object(s) under {objroot}/{note}")
+          f"{len(source_of)} object(s) under {shown}/{note}")
 
 
 def function_name(lines, brace):
