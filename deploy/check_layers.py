@@ -5,7 +5,9 @@ Run through deploy/check-layers.sh [BUILD]. Rules:
 
   common/    #include <...> only of standard C headers (COMMON_STD below; no time.h: no clock),
              #include "..." only of files in common/, no computed #include.
-  protocol/  #include "..." only of files in protocol/ and common/ (it is built without -Iserver).
+  protocol/  #include "..." only of files in protocol/ and common/ (it is built without -Iserver);
+             in server/ and protocol/ too a "..." include names a file of the tree (<...> the
+             system's), so that no include escapes the checks below.
   jansson    included only under protocol/.
   uv.h, sqlite3.h   included only under server/; uv.h also by tests/, whose server tests
              drive a real loop.
@@ -173,6 +175,10 @@ def check_includes(files, graph):
             if area == "protocol" and target and not target.startswith(("protocol/", "common/")):
                 fail(path, lineno, f"protocol/ may include only protocol/ and common/, "
                                    f"not \"{name}\" ({target})")
+            if area in ("server", "protocol") and not target:
+                fail(path, lineno, f"\"{name}\" is not a file of the tree (beside it or under "
+                                   f"{', '.join(INCLUDE_ROOTS[area])}/): use <{name}> for a "
+                                   f"system header")
             if area == "server" and target:
                 check_server_include(path, lineno, name, target, graph)
 
@@ -278,6 +284,9 @@ def check_graph(files, graph):
             if frozenset(zip(cyc, cyc[1:])) in seen:
                 continue
             seen.add(frozenset(zip(cyc, cyc[1:])))
+            ups = [i for i, (a, b) in enumerate(zip(cyc, cyc[1:])) if order_reason(a, b)]
+            if ups:  # told at the include that goes against the order: the one to remove
+                cyc = cyc[ups[0]:-1] + cyc[:ups[0]] + [cyc[ups[0]]]
             hops = "; ".join(f"{a} -> {b}: {graph[(a, b)][0]}" for a, b in zip(cyc, cyc[1:]))
             where, line = graph[(cyc[0], cyc[1])][0].rsplit(":", 1)
             fail(where, line, f"include circle between folders: {' -> '.join(cyc)} ({hops})")
