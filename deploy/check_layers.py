@@ -93,7 +93,7 @@ def list_files():
     if names is None:
         names = []
         for root, dirs, files in os.walk("."):
-            dirs[:] = [d for d in dirs if d != ".git"]
+            dirs[:] = [d for d in dirs if d not in (".git", "build", "node_modules")]
             names += [os.path.relpath(os.path.join(root, f), ".") for f in files]
     keep = set()
     for name in names:
@@ -430,7 +430,7 @@ def main(argv):
     main_files = check_folders(files)
     floors, chain = check_graph(files, graph)
     if floors > MAX_FLOORS:
-        fail("server", 1, f"{floors} floors (max {MAX_FLOORS}): {' > '.join(chain)}")
+        fail("server/", None, f"{floors} floors (max {MAX_FLOORS}): {' > '.join(chain)}")
     if build:
         check_calls(build, files)
     else:
