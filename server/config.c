@@ -162,6 +162,141 @@ void config_defaults(struct carcd_config *c)
     lobby_limits_defaults(&c->limits);
 }
 
+/* The kinds' parsers: `value` for the setting k into field (inside struct
+ * carcd_config). 0, or -1 with err; an error names the setting, and echoes
+ * the value only where it can hold no secret. */
+
+/* K_STR, and K_URL, which may hold a password: never echoed. */
+static int set_str(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    if (value[0] == '\0' || strlen(value) >= k->size) {
+        snprintf(err, errlen, "%s: value must be 1 to %zu bytes", k->name, k->size - 1);
+        return -1;
+    }
+    strcpy(field, value);
+    return 0;
+}
+
+static int set_secret(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    size_t n = strlen(value);
+    int visible = n >= 16 && n < k->size;
+    for (size_t i = 0; visible && i < n; i++)
+        visible = value[i] > 0x20 && value[i] < 0x7f && value[i] != '#';
+    if (!visible) {
+        snprintf(err, errlen, "%s: must be 16 to %zu bytes of visible ASCII, no spaces or '#'",
+                 k->name, k->size - 1);
+        return -1;
+    }
+    strcpy(field, value);
+    return 0;
+}
+
+static int set_storage(const struct key *k, char *field, const char *value, char *err,
+                       size_t errlen)
+{
+    int v = strcmp(value, "on") == 0 || strcmp(value, "sqlite") == 0 ? 1
+            : strcmp(value, "postgres") == 0                         ? 2
+            : strcmp(value, "off") == 0                              ? 0
+                                                                     : -1;
+    if (v < 0) {
+        snprintf(err, errlen, "%s: '%s' is not sqlite, postgres, on or off", k->name, value);
+        return -1;
+    }
+    *(int *)(void *)field = v;
+    return 0;
+}
+
+static int set_node(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    size_t n = strlen(value);
+    int ok = n >= 1 && n < k->size;
+    for (size_t i = 0; ok && i < n; i++) {
+        char ch = value[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '-' || ch == '_';
+    }
+    if (!ok) {
+        snprintf(err, errlen, "%s: must be 1 to %zu of A-Z a-z 0-9 - _", k->name, k->size - 1);
+        return -1;
+    }
+    strcpy(field, value);
+    return 0;
+}
+
+/* May hold a password: never echoed. */
+static int set_redis(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    if (strncmp(value, "redis://", 8) != 0 || strlen(value) >= k->size) {
+        snprintf(err, errlen, "%s: must be a redis:// URL of at most %zu bytes", k->name,
+                 k->size - 1);
+        return -1;
+    }
+    strcpy(field, value);
+    return 0;
+}
+
+static int set_onoff(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+        snprintf(err, errlen, "%s: '%s' is not on or off", k->name, value);
+        return -1;
+    }
+    *(int *)(void *)field = strcmp(value, "on") == 0;
+    return 0;
+}
+
+static int set_format(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    int f = log_format_find(value);
+    if (f < 0) {
+        snprintf(err, errlen, "%s: '%s' is not text or json", k->name, value);
+        return -1;
+    }
+    *(int *)(void *)field = f;
+    return 0;
+}
+
+static int set_proxies(const struct key *k, char *field, const char *value, char *err,
+                       size_t errlen)
+{
+    struct proxy_list l; /* checked here, parsed again where it is used (net/net.c) */
+    if (strlen(value) >= k->size) {
+        snprintf(err, errlen, "%s: value must be at most %zu bytes", k->name, k->size - 1);
+        return -1;
+    }
+    if (proxy_list_parse(&l, value, err, errlen) != 0)
+        return -1;
+    strcpy(field, value);
+    return 0;
+}
+
+static int set_level(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    int lv = log_level_find(value);
+    if (lv < 0) {
+        snprintf(err, errlen, "%s: '%s' is not error, warn, info or debug", k->name, value);
+        return -1;
+    }
+    *(int *)(void *)field = lv;
+    return 0;
+}
+
+/* K_INT: a decimal integer from k->min to k->max. */
+static int set_int(const struct key *k, char *field, const char *value, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0' || v < k->min || v > k->max) {
+        snprintf(err, errlen, "%s: '%s' is not an integer from %ld to %ld", k->name, value, k->min,
+                 k->max);
+        return -1;
+    }
+    *(int *)(void *)field = (int)v;
+    return 0;
+}
+
 int config_set(struct carcd_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
     const struct key *k = NULL;
@@ -175,115 +310,26 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
     char *field = (char *)c + k->off;
     switch (k->kind) {
     case K_STR:
-        if (value[0] == '\0' || strlen(value) >= k->size) {
-            snprintf(err, errlen, "%s: value must be 1 to %zu bytes", key, k->size - 1);
-            return -1;
-        }
-        strcpy(field, value);
-        return 0;
-    case K_SECRET: {
-        size_t n = strlen(value);
-        int visible = n >= 16 && n < k->size;
-        for (size_t i = 0; visible && i < n; i++)
-            visible = value[i] > 0x20 && value[i] < 0x7f && value[i] != '#';
-        if (!visible) {
-            snprintf(err, errlen, "%s: must be 16 to %zu bytes of visible ASCII, no spaces or '#'",
-                     key, k->size - 1);
-            return -1;
-        }
-        strcpy(field, value);
-        return 0;
-    }
-    case K_STORAGE: {
-        int v = strcmp(value, "on") == 0 || strcmp(value, "sqlite") == 0 ? 1
-                : strcmp(value, "postgres") == 0                         ? 2
-                : strcmp(value, "off") == 0                              ? 0
-                                                                         : -1;
-        if (v < 0) {
-            snprintf(err, errlen, "%s: '%s' is not sqlite, postgres, on or off", key, value);
-            return -1;
-        }
-        *(int *)(void *)field = v;
-        return 0;
-    }
-    case K_URL: /* may hold a password: never echoed */
-        if (value[0] == '\0' || strlen(value) >= k->size) {
-            snprintf(err, errlen, "%s: value must be 1 to %zu bytes", key, k->size - 1);
-            return -1;
-        }
-        strcpy(field, value);
-        return 0;
-    case K_NODE: {
-        size_t n = strlen(value);
-        int ok = n >= 1 && n < k->size;
-        for (size_t i = 0; ok && i < n; i++) {
-            char ch = value[i];
-            ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                 ch == '-' || ch == '_';
-        }
-        if (!ok) {
-            snprintf(err, errlen, "%s: must be 1 to %zu of A-Z a-z 0-9 - _", key, k->size - 1);
-            return -1;
-        }
-        strcpy(field, value);
-        return 0;
-    }
-    case K_REDIS: /* may hold a password: never echoed */
-        if (strncmp(value, "redis://", 8) != 0 || strlen(value) >= k->size) {
-            snprintf(err, errlen, "%s: must be a redis:// URL of at most %zu bytes", key,
-                     k->size - 1);
-            return -1;
-        }
-        strcpy(field, value);
-        return 0;
+    case K_URL:
+        return set_str(k, field, value, err, errlen);
+    case K_SECRET:
+        return set_secret(k, field, value, err, errlen);
+    case K_STORAGE:
+        return set_storage(k, field, value, err, errlen);
+    case K_NODE:
+        return set_node(k, field, value, err, errlen);
+    case K_REDIS:
+        return set_redis(k, field, value, err, errlen);
     case K_ONOFF:
-        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
-            snprintf(err, errlen, "%s: '%s' is not on or off", key, value);
-            return -1;
-        }
-        *(int *)(void *)field = strcmp(value, "on") == 0;
-        return 0;
-    case K_FORMAT: {
-        int f = log_format_find(value);
-        if (f < 0) {
-            snprintf(err, errlen, "%s: '%s' is not text or json", key, value);
-            return -1;
-        }
-        *(int *)(void *)field = f;
-        return 0;
-    }
-    case K_PROXIES: {
-        struct proxy_list l; /* checked here, parsed again where it is used (net/net.c) */
-        if (strlen(value) >= k->size) {
-            snprintf(err, errlen, "%s: value must be at most %zu bytes", key, k->size - 1);
-            return -1;
-        }
-        if (proxy_list_parse(&l, value, err, errlen) != 0)
-            return -1;
-        strcpy(field, value);
-        return 0;
-    }
-    case K_LEVEL: {
-        int lv = log_level_find(value);
-        if (lv < 0) {
-            snprintf(err, errlen, "%s: '%s' is not error, warn, info or debug", key, value);
-            return -1;
-        }
-        *(int *)(void *)field = lv;
-        return 0;
-    }
-    default: {
-        char *end;
-        errno = 0;
-        long v = strtol(value, &end, 10);
-        if (errno != 0 || end == value || *end != '\0' || v < k->min || v > k->max) {
-            snprintf(err, errlen, "%s: '%s' is not an integer from %ld to %ld", key, value, k->min,
-                     k->max);
-            return -1;
-        }
-        *(int *)(void *)field = (int)v;
-        return 0;
-    }
+        return set_onoff(k, field, value, err, errlen);
+    case K_FORMAT:
+        return set_format(k, field, value, err, errlen);
+    case K_PROXIES:
+        return set_proxies(k, field, value, err, errlen);
+    case K_LEVEL:
+        return set_level(k, field, value, err, errlen);
+    default:
+        return set_int(k, field, value, err, errlen);
     }
 }
 

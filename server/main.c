@@ -344,173 +344,229 @@ static int backup_run(const struct carcd_config *cfg, const char *file)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The files of --backup, --export-db and --import-db: NULL when not given. */
+struct file_flags {
+    const char *backup, *export_db, *import_db;
+};
+
+/* The file flags out of argv, then the settings into cfg, the log set up
+ * and the metrics ready. -1 to go on, else main's exit status: 0 after
+ * --help or --version, 2 on a bad flag or setting (said on stderr). */
+static int settings_load(struct carcd_config *cfg, int *argc, char **argv, struct file_flags *ff)
 {
-    static struct server sv;
     char err[512];
-    const char *backup = NULL, *export_db = NULL, *import_db = NULL;
-    if (file_flag(&argc, argv, "backup", &backup) != 0 ||
-        file_flag(&argc, argv, "export-db", &export_db) != 0 ||
-        file_flag(&argc, argv, "import-db", &import_db) != 0) {
+    if (file_flag(argc, argv, "backup", &ff->backup) != 0 ||
+        file_flag(argc, argv, "export-db", &ff->export_db) != 0 ||
+        file_flag(argc, argv, "import-db", &ff->import_db) != 0) {
         fprintf(stderr, "carcd: --backup, --export-db and --import-db need a file name\n");
         return 2;
     }
-    int rc = config_load(&sv.cfg, argc, argv, stdout, err, sizeof err);
+    int rc = config_load(cfg, *argc, argv, stdout, err, sizeof err);
     if (rc == 1)
         return 0;
     if (rc != 0) {
         fprintf(stderr, "carcd: %s\n", err);
         return 2;
     }
-    log_level_set(sv.cfg.log_level);
-    log_format_set(sv.cfg.log_format);
+    log_level_set(cfg->log_level);
+    log_format_set(cfg->log_format);
     metrics_init();
-    if (backup != NULL)
-        return backup_run(&sv.cfg, backup);
-    if (export_db != NULL || import_db != NULL) {
-        if (make_dirs(sv.cfg.data_dir) != 0) {
-            fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", sv.cfg.data_dir,
-                    strerror(errno));
-            return 1;
-        }
-        return copy_run(&sv.cfg, export_db != NULL ? export_db : import_db, import_db != NULL);
+    return -1;
+}
+
+/* --export-db or --import-db: the data directory made, then copy_run. main's
+ * exit status. */
+static int copy_main(const struct carcd_config *cfg, const struct file_flags *ff)
+{
+    if (make_dirs(cfg->data_dir) != 0) {
+        fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", cfg->data_dir,
+                strerror(errno));
+        return 1;
     }
+    return copy_run(cfg, ff->export_db != NULL ? ff->export_db : ff->import_db,
+                    ff->import_db != NULL);
+}
+
+/* The process made ready to serve: signals that would kill it ignored, the
+ * descriptor limit raised, the data directory made. 0, or 1 (logged). */
+static int process_prepare(const struct carcd_config *cfg)
+{
     signal(SIGPIPE, SIG_IGN);
     /* Over a file size limit, a write fails like a full disk (EFBIG) and
      * storage refuses moves; without this the process would die. */
     signal(SIGXFSZ, SIG_IGN);
     raise_fd_limit();
-    if (make_dirs(sv.cfg.data_dir) != 0) {
-        log_error("cannot create the data directory %s: %s", sv.cfg.data_dir, strerror(errno));
+    if (make_dirs(cfg->data_dir) != 0) {
+        log_error("cannot create the data directory %s: %s", cfg->data_dir, strerror(errno));
         return 1;
     }
+    return 0;
+}
 
-    int cluster = sv.cfg.node_id[0] != '\0' || sv.cfg.redis_url[0] != '\0';
-    if (cluster &&
-        (sv.cfg.node_id[0] == '\0' || sv.cfg.redis_url[0] == '\0' || sv.cfg.storage != 2)) {
+/* Whether the settings make a cluster node (1) or one node alone (0); -1
+ * (logged) when they ask for a node without all it needs. */
+static int cluster_wanted(const struct carcd_config *cfg)
+{
+    int cluster = cfg->node_id[0] != '\0' || cfg->redis_url[0] != '\0';
+    if (cluster && (cfg->node_id[0] == '\0' || cfg->redis_url[0] == '\0' || cfg->storage != 2)) {
         log_error("a cluster node needs node-id, redis-url and storage = postgres together");
+        return -1;
+    }
+    return cluster;
+}
+
+/* The lobby, the memory trimmer and the bots, on sv->loop. */
+static void game_open(struct server *sv)
+{
+    sv->lobby = lobby_new(&sv->cfg.limits);
+    memtrim_init(&sv->trim);
+    sv->bots = bots_new(&sv->loop, sv->cfg.bot_searches, sv->cfg.bot_think_ms);
+    lobby_bots_set(sv->lobby, sv->bots);
+}
+
+/* The configured backend, opened for serving; NULL with err. */
+static struct store *store_open_serving(const struct server *sv, int cluster, char *err,
+                                        size_t errlen)
+{
+    const struct carcd_config *c = &sv->cfg;
+    if (cluster)
+        return store_open_postgres_node(c->postgres_url, c->node_id, c->storage_wait, err, errlen);
+    if (c->storage == 2)
+        return store_open_postgres(c->postgres_url, c->storage_wait, err, errlen);
+    return store_open(c->data_dir, c->storage_busy_ms, err, errlen);
+}
+
+/* With storage on: the store opened and given to the lobby, one node's rooms
+ * restored or a cluster node's parts opened, then the store's writer
+ * started. 0, or main's exit status (logged) with the lobby freed and the
+ * loop closed. */
+static int storage_open(struct server *sv, int cluster)
+{
+    char err[512];
+    if (sv->cfg.storage == 2 && sv->cfg.postgres_url[0] == '\0') {
+        log_error("storage = postgres needs postgres-url (a libpq connection string)");
+        lobby_free(sv->lobby);
+        uv_loop_close(&sv->loop);
         return 2;
     }
-    if (uv_loop_init(&sv.loop) != 0) {
-        log_error("cannot start the event loop");
+    sv->store = store_open_serving(sv, cluster, err, sizeof err);
+    if (sv->store == NULL) {
+        log_error("storage: %s", err);
+        lobby_free(sv->lobby);
+        uv_loop_close(&sv->loop);
         return 1;
     }
-    sv.lobby = lobby_new(&sv.cfg.limits);
-    memtrim_init(&sv.trim);
-    sv.bots = bots_new(&sv.loop, sv.cfg.bot_searches, sv.cfg.bot_think_ms);
-    lobby_bots_set(sv.lobby, sv.bots);
-    if (sv.cfg.storage) {
-        if (sv.cfg.storage == 2 && sv.cfg.postgres_url[0] == '\0') {
-            log_error("storage = postgres needs postgres-url (a libpq connection string)");
-            lobby_free(sv.lobby);
-            uv_loop_close(&sv.loop);
-            return 2;
-        }
-        if (cluster)
-            sv.store = store_open_postgres_node(sv.cfg.postgres_url, sv.cfg.node_id,
-                                                sv.cfg.storage_wait, err, sizeof err);
-        else if (sv.cfg.storage == 2)
-            sv.store =
-                store_open_postgres(sv.cfg.postgres_url, sv.cfg.storage_wait, err, sizeof err);
-        else
-            sv.store = store_open(sv.cfg.data_dir, sv.cfg.storage_busy_ms, err, sizeof err);
-        if (sv.store == NULL) {
-            log_error("storage: %s", err);
-            lobby_free(sv.lobby);
-            uv_loop_close(&sv.loop);
-            return 1;
-        }
-        lobby_store_set(sv.lobby, sv.store);
-        /* A cluster node restores nothing at start: it takes a room from the
-         * database when the room's lease is free and someone asks for it. */
-        if (store_fsync_set(sv.store, sv.cfg.storage_fsync, err, sizeof err) != 0 ||
-            (!cluster && roomdb_restore(sv.lobby, sv.cfg.stale_room, (uint64_t)clock_wall_ms(), err,
-                                        sizeof err) < 0) ||
-            (cluster && cluster_open(&sv, err, sizeof err) != 0)) {
-            log_error("storage: %s", err);
-            lobby_free(sv.lobby);
-            store_close(sv.store);
-            uv_loop_close(&sv.loop);
-            return 1;
-        }
-        store_start(sv.store, &sv.loop, &sv.stats);
+    lobby_store_set(sv->lobby, sv->store);
+    /* A cluster node restores nothing at start: it takes a room from the
+     * database when the room's lease is free and someone asks for it. */
+    if (store_fsync_set(sv->store, sv->cfg.storage_fsync, err, sizeof err) != 0 ||
+        (!cluster && roomdb_restore(sv->lobby, sv->cfg.stale_room, (uint64_t)clock_wall_ms(), err,
+                                    sizeof err) < 0) ||
+        (cluster && cluster_open(sv, err, sizeof err) != 0)) {
+        log_error("storage: %s", err);
+        lobby_free(sv->lobby);
+        store_close(sv->store);
+        uv_loop_close(&sv->loop);
+        return 1;
     }
-    if (api_init(&sv.api, sv.lobby, sv.cfg.web_root) != 0) {
+    store_start(sv->store, &sv->loop, &sv->stats);
+    return 0;
+}
+
+/* The HTTP API and the admin API over the lobby and the store. 0, or -1
+ * (logged) out of memory. */
+static int http_open(struct server *sv)
+{
+    if (api_init(&sv->api, sv->lobby, sv->cfg.web_root) != 0) {
         log_error("out of memory");
+        return -1;
+    }
+    sv->api.store = sv->store;
+    sv->api.stats = &sv->stats;
+    sv->api.metrics_token = sv->cfg.metrics_token;
+    sv->api.redis = sv->redis;
+    admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
+    sv->api.admin = &sv->admin;
+    return 0;
+}
+
+/* The timers and signal handlers started on sv->loop, and the address
+ * announced on stdout (scripts wait for that line). */
+static void handles_start(struct server *sv)
+{
+    uv_timer_init(&sv->loop, &sv->tick);
+    uv_timer_init(&sv->loop, &sv->clock);
+    uv_timer_init(&sv->loop, &sv->drain);
+    uv_timer_init(&sv->loop, &sv->handover);
+    uv_signal_init(&sv->loop, &sv->sigint);
+    uv_signal_init(&sv->loop, &sv->sigterm);
+    sv->tick.data = sv->clock.data = sv->drain.data = sv->handover.data = sv->sigint.data =
+        sv->sigterm.data = sv;
+    uv_timer_start(&sv->tick, on_tick, 1000, 1000);
+    uv_timer_start(&sv->clock, on_clock, 100, 100);
+    /* Figures only: carcd serves the same without them. */
+    int rc = loopstat_start(&sv->stats, &sv->loop);
+    if (rc != 0)
+        log_warn("loop statistics off: %s", uv_strerror(rc));
+    uv_signal_start(&sv->sigint, on_signal, SIGINT);
+    uv_signal_start(&sv->sigterm, on_signal, SIGTERM);
+    char host[80];
+    url_host(sv->cfg.listen, host, sizeof host);
+    printf("carcd listening on http://%s:%d/\n", host, net_port(sv->net));
+    fflush(stdout);
+    log_info("data directory %s", sv->cfg.data_dir);
+}
+
+/* The listeners, then the handles that serve. 0, or 1 when the network
+ * could not start: the store's writer and the bots are then stopped, so that
+ * uv_run returns. */
+static int serve_start(struct server *sv)
+{
+    struct net_options nopt = {
+        .listen = sv->cfg.listen,
+        .port = sv->cfg.port,
+        .metrics_listen = sv->cfg.metrics_listen,
+        .metrics_port = sv->cfg.metrics_port,
+        .ping_interval = sv->cfg.ping_interval,
+        .log_level = sv->cfg.log_level,
+        .trusted_proxies = sv->cfg.trusted_proxies,
+    };
+    sv->net = net_start(&sv->loop, sv->lobby, &sv->api, &nopt);
+    if (sv->net == NULL || net_port(sv->net) < 0) {
+        store_stop(sv->store);
+        bots_stop(sv->bots);
         return 1;
     }
-    sv.api.store = sv.store;
-    sv.api.stats = &sv.stats;
-    sv.api.metrics_token = sv.cfg.metrics_token;
-    sv.api.redis = sv.redis;
-    admin_init(&sv.admin, sv.lobby, sv.store, sv.cfg.admin_token, sv.cfg.data_dir);
-    sv.api.admin = &sv.admin;
-    struct net_options nopt = {
-        .listen = sv.cfg.listen,
-        .port = sv.cfg.port,
-        .metrics_listen = sv.cfg.metrics_listen,
-        .metrics_port = sv.cfg.metrics_port,
-        .ping_interval = sv.cfg.ping_interval,
-        .log_level = sv.cfg.log_level,
-        .trusted_proxies = sv.cfg.trusted_proxies,
-    };
-    sv.net = net_start(&sv.loop, sv.lobby, &sv.api, &nopt);
-    int status = 0;
-    if (sv.net == NULL || net_port(sv.net) < 0) {
-        status = 1;
-    } else {
-        uv_timer_init(&sv.loop, &sv.tick);
-        uv_timer_init(&sv.loop, &sv.clock);
-        uv_timer_init(&sv.loop, &sv.drain);
-        uv_timer_init(&sv.loop, &sv.handover);
-        uv_signal_init(&sv.loop, &sv.sigint);
-        uv_signal_init(&sv.loop, &sv.sigterm);
-        sv.tick.data = sv.clock.data = sv.drain.data = sv.handover.data = sv.sigint.data =
-            sv.sigterm.data = &sv;
-        uv_timer_start(&sv.tick, on_tick, 1000, 1000);
-        uv_timer_start(&sv.clock, on_clock, 100, 100);
-        /* Figures only: carcd serves the same without them. */
-        if ((rc = loopstat_start(&sv.stats, &sv.loop)) != 0)
-            log_warn("loop statistics off: %s", uv_strerror(rc));
-        uv_signal_start(&sv.sigint, on_signal, SIGINT);
-        uv_signal_start(&sv.sigterm, on_signal, SIGTERM);
-        char host[80];
-        url_host(sv.cfg.listen, host, sizeof host);
-        printf("carcd listening on http://%s:%d/\n", host, net_port(sv.net));
-        fflush(stdout);
-        log_info("data directory %s", sv.cfg.data_dir);
-    }
-    if (status != 0) {
-        store_stop(sv.store);
-        bots_stop(sv.bots);
-    }
-    uv_run(&sv.loop, UV_RUN_DEFAULT);
-    if (status == 0) {
-        char line[512];
-        loopstat_summary(&sv.stats, line, sizeof line);
-        log_info("%s", line);
-    }
-    net_free(sv.net);
+    handles_start(sv);
+    return 0;
+}
+
+/* After the loop: the last changes written (one node), a cluster opened by a
+ * failed start-up closed, everything freed and the loop closed. status is
+ * serve_start's; returns main's exit status. */
+static int server_close(struct server *sv, int status)
+{
+    net_free(sv->net);
     /* A cluster node wrote its last batch before it released its leases:
      * after that its rooms are other nodes' and nothing of them is written. */
-    if (sv.node == NULL && sv.store != NULL && store_flush(sv.store) != 0)
+    if (sv->node == NULL && sv->store != NULL && store_flush(sv->store) != 0)
         log_error("storage: the last changes could not be written");
-    if (sv.leases != NULL || sv.redis != NULL) {
+    if (sv->leases != NULL || sv->redis != NULL) {
         /* Start-up failed after the cluster was opened. */
-        if (sv.node != NULL)
-            roomnode_close(sv.node);
-        if (sv.leases != NULL)
-            lease_set_close(sv.leases, NULL, NULL);
-        redis_close(sv.redis);
-        uv_run(&sv.loop, UV_RUN_DEFAULT);
+        if (sv->node != NULL)
+            roomnode_close(sv->node);
+        if (sv->leases != NULL)
+            lease_set_close(sv->leases, NULL, NULL);
+        redis_close(sv->redis);
+        uv_run(&sv->loop, UV_RUN_DEFAULT);
     }
-    roomnode_free(sv.node);
-    directory_free(sv.dir);
-    lobby_free(sv.lobby);
-    bots_free(sv.bots);
-    store_close(sv.store);
-    api_fini(&sv.api);
-    int lc = uv_loop_close(&sv.loop);
+    roomnode_free(sv->node);
+    directory_free(sv->dir);
+    lobby_free(sv->lobby);
+    bots_free(sv->bots);
+    store_close(sv->store);
+    api_fini(&sv->api);
+    int lc = uv_loop_close(&sv->loop);
     if (lc != 0) {
         log_error("the event loop still had handles at exit (%s)", uv_strerror(lc));
         status = 1;
@@ -518,4 +574,39 @@ int main(int argc, char **argv)
     if (status == 0)
         log_info("stopped");
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    static struct server sv;
+    struct file_flags ff = {0};
+    int rc = settings_load(&sv.cfg, &argc, argv, &ff);
+    if (rc >= 0)
+        return rc;
+    if (ff.backup != NULL)
+        return backup_run(&sv.cfg, ff.backup);
+    if (ff.export_db != NULL || ff.import_db != NULL)
+        return copy_main(&sv.cfg, &ff);
+    if (process_prepare(&sv.cfg) != 0)
+        return 1;
+    int cluster = cluster_wanted(&sv.cfg);
+    if (cluster < 0)
+        return 2;
+    if (uv_loop_init(&sv.loop) != 0) {
+        log_error("cannot start the event loop");
+        return 1;
+    }
+    game_open(&sv);
+    if (sv.cfg.storage && (rc = storage_open(&sv, cluster)) != 0)
+        return rc;
+    if (http_open(&sv) != 0)
+        return 1;
+    int status = serve_start(&sv);
+    uv_run(&sv.loop, UV_RUN_DEFAULT);
+    if (status == 0) {
+        char line[512];
+        loopstat_summary(&sv.stats, line, sizeof line);
+        log_info("%s", line);
+    }
+    return server_close(&sv, status);
 }

@@ -95,6 +95,7 @@ int main(void)
     srunner_add_suite(sr, suite_perft());
     srunner_add_suite(sr, suite_score());
     srunner_add_suite(sr, suite_expansions());
+    srunner_add_suite(sr, suite_tithes());
     srunner_add_suite(sr, suite_variants());
     srunner_add_suite(sr, suite_record());
     srunner_add_suite(sr, suite_replay());

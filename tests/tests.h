@@ -9,7 +9,8 @@ Suite *suite_tiles(void);      /* tests/test_tiles.c: catalogue against RULES.md
 Suite *suite_moves(void);      /* tests/test_moves.c: placements, validation, determinism */
 Suite *suite_perft(void);      /* tests/test_perft.c: placement counts against tests/gen/perft.py */
 Suite *suite_score(void);      /* tests/test_score.c: base scoring rules and worked examples */
-Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges, apothecaries/tithes */
+Suite *suite_expansions(void); /* tests/test_expansions.c: I&C, sieges and escape */
+Suite *suite_tithes(void);     /* tests/test_tithes.c: apothecaries and tithe barns */
 Suite *suite_variants(void);   /* tests/test_variants.c: farm scorings, small city (RULES.md 2.8) */
 Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) */
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */

@@ -229,15 +229,26 @@ static int reserve(void **buf, size_t *cap, size_t need)
     return 0;
 }
 
-int ws_connect(struct ws_conn *c, const char *url, const char *source)
+/* Binds fd to the numeric address source (of the family), so that a load
+ * test can spread its connections over several local addresses. 0, or -1
+ * when the bind failed; a source that does not parse is ignored. */
+static int bind_source(int fd, int family, const char *source)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
-    c->close_code = 0;
-    os_random(&c->rng, sizeof c->rng);
-    char host[256], port[16], path[512];
-    if (ws_url_split(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0)
-        return fail(c, "bad url %s (want ws://HOST:PORT/PATH)", url);
+    struct addrinfo *src;
+    struct addrinfo sh = {
+        .ai_family = family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
+    if (getaddrinfo(source, NULL, &sh, &src) != 0)
+        return 0;
+    int ok = bind(fd, src->ai_addr, src->ai_addrlen);
+    freeaddrinfo(src);
+    return ok < 0 ? -1 : 0;
+}
+
+/* c->fd connected to the first address of host:port that takes it (from
+ * source when not NULL), with TCP_NODELAY. WS_OK, or WS_ERROR with c->err
+ * and c->fd -1. */
+static int tcp_connect(struct ws_conn *c, const char *host, const char *port, const char *source)
+{
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
     int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0)
@@ -246,19 +257,10 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         c->fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
         if (c->fd < 0)
             continue;
-        if (source != NULL) {
-            struct addrinfo *src;
-            struct addrinfo sh = {
-                .ai_family = ai->ai_family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
-            if (getaddrinfo(source, NULL, &sh, &src) == 0) {
-                int ok = bind(c->fd, src->ai_addr, src->ai_addrlen);
-                freeaddrinfo(src);
-                if (ok < 0) {
-                    close(c->fd);
-                    c->fd = -1;
-                    continue;
-                }
-            }
+        if (source != NULL && bind_source(c->fd, ai->ai_family, source) < 0) {
+            close(c->fd);
+            c->fd = -1;
+            continue;
         }
         if (connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
             break;
@@ -270,9 +272,17 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         return fail(c, "cannot connect to %s:%s: %s", host, port, strerror(errno));
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return WS_OK;
+}
 
+/* Sends the upgrade request for path on host:port with a fresh key; want
+ * gets the Sec-WebSocket-Accept the server must answer. WS_OK, or WS_ERROR
+ * with c closed. */
+static int handshake_send(struct ws_conn *c, const char *host, const char *port, const char *path,
+                          char want[32])
+{
     unsigned char nonce[16], digest[20];
-    char key[32], want[32], req[1024], both[128];
+    char key[32], req[1024], both[128];
     os_random(nonce, sizeof nonce);
     base64(nonce, sizeof nonce, key);
     snprintf(both, sizeof both, "%s%s", key, WS_GUID);
@@ -287,9 +297,16 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         ws_close(c, 0);
         return WS_ERROR;
     }
-    /* Read the response head; what follows it is already frames. */
-    char *end = NULL;
-    while (end == NULL) {
+    return WS_OK;
+}
+
+/* Reads into c->in up to the end of the response head; *end points at its
+ * "\r\n\r\n" (what follows it is already frames). WS_OK, or WS_ERROR with
+ * c closed. */
+static int head_read(struct ws_conn *c, char **end)
+{
+    *end = NULL;
+    while (*end == NULL) {
         if (reserve((void **)&c->in, &c->icap, c->ilen + 1025) < 0 || c->ilen > WS_HEAD_MAX) {
             ws_close(c, 0);
             return fail(c, "handshake response too long");
@@ -313,10 +330,15 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         }
         c->ilen += (size_t)r;
         c->in[c->ilen] = '\0';
-        end = strstr((char *)c->in, "\r\n\r\n");
+        *end = strstr((char *)c->in, "\r\n\r\n");
     }
-    *end = '\0';
-    char *head = (char *)c->in;
+    return WS_OK;
+}
+
+/* The response head (its end cut off) must be a 101 with the accept key
+ * want. WS_OK, or WS_ERROR with c closed. */
+static int head_check(struct ws_conn *c, const char *head, const char *want)
+{
     if (strncmp(head, "HTTP/1.1 101", 12) != 0) {
         char line[80];
         snprintf(line, sizeof line, "%.*s", (int)strcspn(head, "\r\n"), head);
@@ -324,10 +346,10 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         return fail(c, "handshake refused: %s", line);
     }
     int accepted = 0;
-    for (char *l = strstr(head, "\r\n"); l != NULL; l = strstr(l, "\r\n")) {
+    for (const char *l = strstr(head, "\r\n"); l != NULL; l = strstr(l, "\r\n")) {
         l += 2;
         if (strncasecmp(l, "Sec-WebSocket-Accept:", 21) == 0) {
-            char *v = l + 21;
+            const char *v = l + 21;
             while (*v == ' ' || *v == '\t')
                 v++;
             size_t vl = strcspn(v, "\r\n \t");
@@ -338,6 +360,25 @@ int ws_connect(struct ws_conn *c, const char *url, const char *source)
         ws_close(c, 0);
         return fail(c, "handshake: bad Sec-WebSocket-Accept");
     }
+    return WS_OK;
+}
+
+int ws_connect(struct ws_conn *c, const char *url, const char *source)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->close_code = 0;
+    os_random(&c->rng, sizeof c->rng);
+    char host[256], port[16], path[512], want[32], *end;
+    if (ws_url_split(url, host, sizeof host, port, sizeof port, path, sizeof path) < 0)
+        return fail(c, "bad url %s (want ws://HOST:PORT/PATH)", url);
+    if (tcp_connect(c, host, port, source) != WS_OK ||
+        handshake_send(c, host, port, path, want) != WS_OK || head_read(c, &end) != WS_OK)
+        return WS_ERROR;
+    *end = '\0';
+    char *head = (char *)c->in;
+    if (head_check(c, head, want) != WS_OK)
+        return WS_ERROR;
     c->ipos = (size_t)(end + 4 - head);
     return WS_OK;
 }

@@ -142,13 +142,159 @@ static int write_game(sqlite3_stmt *game, const struct store_room *e)
     return step_done(game);
 }
 
+/* One batch's statements, prepared after BEGIN and finalised together. */
+struct batch_stmts {
+    sqlite3_stmt *room, *seat_del, *seat, *move, *chat, *game, *del[4], *closer;
+};
+
+/* 0, or -1 with some of s prepared: stmts_finalize frees those. */
+static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
+{
+    if (prep(db,
+             "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
+             " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
+             " clock_initial, clock_increment, clock_policy, fence, variants, fair)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+             &s->room) ||
+        prep(db, "DELETE FROM seats WHERE room = ?", &s->seat_del) ||
+        prep(db,
+             "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
+             " clock_ms) VALUES(?,?,?,?,?,?,?,?,?)",
+             &s->seat) ||
+        prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &s->move) ||
+        prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &s->chat) ||
+        prep(db,
+             "INSERT OR REPLACE INTO games(room, record, players, scores, finished, status)"
+             " VALUES(?,?,?,?,?,?)",
+             &s->game) ||
+        prep(db, "DELETE FROM rooms WHERE id = ?", &s->del[0]) ||
+        prep(db, "DELETE FROM seats WHERE room = ?", &s->del[1]) ||
+        prep(db, "DELETE FROM moves WHERE room = ?", &s->del[2]) ||
+        prep(db, "DELETE FROM chat WHERE room = ?", &s->del[3]) ||
+        prep(db, "UPDATE rooms SET closed = 1, updated = ? WHERE id = ?", &s->closer))
+        return -1;
+    return 0;
+}
+
+static void stmts_finalize(struct batch_stmts *s)
+{
+    sqlite3_stmt *all[] = {s->room,   s->seat_del, s->seat,   s->move,   s->chat,  s->game,
+                           s->del[0], s->del[1],   s->del[2], s->del[3], s->closer};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        sqlite3_finalize(all[i]);
+}
+
+/* e's row of rooms; its fence, or the batch's (fence) when e has none. */
+static int write_room(sqlite3_stmt *room, const struct store_room *e, uint64_t fence)
+{
+    sqlite3_bind_text(room, 1, e->id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(room, 2, e->sets);
+    sqlite3_bind_int(room, 3, e->no_farmers);
+    sqlite3_bind_int(room, 4, e->escape_rule);
+    sqlite3_bind_int(room, 5, e->nseats);
+    sqlite3_bind_int(room, 6, e->priv);
+    sqlite3_bind_text(room, 7, e->pw, -1, SQLITE_STATIC);
+    sqlite3_bind_int(room, 8, e->host);
+    sqlite3_bind_int(room, 9, e->phase);
+    sqlite3_bind_int64(room, 10, (sqlite3_int64)e->seed);
+    if (e->deck_len > 0)
+        sqlite3_bind_blob(room, 11, e->deck, e->deck_len, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(room, 11);
+    sqlite3_bind_int64(room, 12, e->seq);
+    sqlite3_bind_int64(room, 13, (sqlite3_int64)e->created);
+    sqlite3_bind_int64(room, 14, (sqlite3_int64)e->updated);
+    sqlite3_bind_int(room, 15, e->gone == STORE_CLOSED);
+    sqlite3_bind_int(room, 16, e->clock_initial);
+    sqlite3_bind_int(room, 17, e->clock_increment);
+    sqlite3_bind_int(room, 18, e->clock_policy);
+    sqlite3_bind_int64(room, 19, (sqlite3_int64)(e->fence ? e->fence : fence));
+    sqlite3_bind_int(room, 20, e->variants);
+    sqlite3_bind_text(room, 21, e->fair, -1, SQLITE_STATIC);
+    return step_done(room);
+}
+
+/* e's seats replace the room's seat rows. */
+static int write_seats(const struct batch_stmts *s, const struct store_room *e)
+{
+    sqlite3_bind_text(s->seat_del, 1, e->id, -1, SQLITE_STATIC);
+    if (step_done(s->seat_del))
+        return -1;
+    for (int k = 0; k < e->nseat; k++) {
+        sqlite3_bind_text(s->seat, 1, e->id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s->seat, 2, e->seats[k].idx);
+        sqlite3_bind_text(s->seat, 3, e->seats[k].name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->seat, 4, e->seats[k].hash, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s->seat, 5, e->seats[k].bot);
+        sqlite3_bind_int(s->seat, 6, e->seats[k].autoplay);
+        sqlite3_bind_int(s->seat, 7, e->seats[k].forfeited);
+        sqlite3_bind_int(s->seat, 8, e->seats[k].timeouts);
+        sqlite3_bind_int64(s->seat, 9, e->seats[k].clock_ms);
+        if (step_done(s->seat))
+            return -1;
+    }
+    return 0;
+}
+
+/* The moves e brings, move_from to move_to (the earlier ones are written). */
+static int write_moves(sqlite3_stmt *move, const struct store_room *e)
+{
+    for (int k = e->move_from; k < e->move_to; k++) {
+        sqlite3_bind_text(move, 1, e->id, -1, SQLITE_STATIC);
+        sqlite3_bind_int(move, 2, k);
+        sqlite3_bind_text(move, 3, e->moves[k - e->move_from], -1, SQLITE_STATIC);
+        if (step_done(move))
+            return -1;
+    }
+    return 0;
+}
+
+/* One entry of a batch, by what happened to its room (e->gone). 0, or -1:
+ * the transaction is to be rolled back. */
+static int write_entry(const struct batch_stmts *s, const struct store_room *e, uint64_t fence)
+{
+    if (e->gone == STORE_RECORD)
+        return write_game(s->game, e);
+    if (e->gone == STORE_DELETE) {
+        for (int k = 0; k < 4; k++) {
+            sqlite3_bind_text(s->del[k], 1, e->id, -1, SQLITE_STATIC);
+            if (step_done(s->del[k]))
+                return -1;
+        }
+        return 0;
+    }
+    if (e->gone == STORE_CLOSE) {
+        sqlite3_bind_int64(s->closer, 1, (sqlite3_int64)e->updated);
+        sqlite3_bind_text(s->closer, 2, e->id, -1, SQLITE_STATIC);
+        return step_done(s->closer) || write_game(s->game, e) ? -1 : 0;
+    }
+    if (write_room(s->room, e, fence) || write_seats(s, e) || write_moves(s->move, e) ||
+        write_game(s->game, e))
+        return -1;
+    return 0;
+}
+
+/* The batch's chat lines, oldest first. */
+static int write_chat(sqlite3_stmt *chat, const struct sb_chat *c)
+{
+    for (; c != NULL; c = c->next) {
+        sqlite3_bind_text(chat, 1, c->room, -1, SQLITE_STATIC);
+        sqlite3_bind_int(chat, 2, c->seat);
+        sqlite3_bind_text(chat, 3, c->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(chat, 4, c->text, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(chat, 5, (sqlite3_int64)c->time);
+        if (step_done(chat))
+            return -1;
+    }
+    return 0;
+}
+
 /* Write batch b in one transaction. Runs on the thread pool (or the caller's
  * thread in store_flush); touches only b and the connection. */
 static int sq_batch_write(struct store *st, struct batch *b)
 {
     sqlite3 *db = SQ(st)->db;
-    sqlite3_stmt *room = NULL, *seat_del = NULL, *seat = NULL, *move = NULL, *chat = NULL,
-                 *game = NULL, *del[4] = {NULL}, *closer = NULL;
+    struct batch_stmts s = {0};
     int ok = 0;
     /* Not logged here: the loop logs once when commits start failing and
      * once when they work again, not at every retry. */
@@ -156,122 +302,20 @@ static int sq_batch_write(struct store *st, struct batch *b)
         snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
         return -1;
     }
-    if (prep(db,
-             "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
-             " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
-             " clock_initial, clock_increment, clock_policy, fence, variants, fair)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-             &room) ||
-        prep(db, "DELETE FROM seats WHERE room = ?", &seat_del) ||
-        prep(db,
-             "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-             " clock_ms) VALUES(?,?,?,?,?,?,?,?,?)",
-             &seat) ||
-        prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &move) ||
-        prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &chat) ||
-        prep(db,
-             "INSERT OR REPLACE INTO games(room, record, players, scores, finished, status)"
-             " VALUES(?,?,?,?,?,?)",
-             &game) ||
-        prep(db, "DELETE FROM rooms WHERE id = ?", &del[0]) ||
-        prep(db, "DELETE FROM seats WHERE room = ?", &del[1]) ||
-        prep(db, "DELETE FROM moves WHERE room = ?", &del[2]) ||
-        prep(db, "DELETE FROM chat WHERE room = ?", &del[3]) ||
-        prep(db, "UPDATE rooms SET closed = 1, updated = ? WHERE id = ?", &closer))
+    if (stmts_prepare(db, &s) != 0)
         goto fail;
-    for (int i = 0; i < b->n; i++) {
-        struct store_room *e = &b->rooms[i];
-        if (e->gone == STORE_RECORD) {
-            if (write_game(game, e))
-                goto fail;
-            continue;
-        }
-        if (e->gone == STORE_DELETE) {
-            for (int k = 0; k < 4; k++) {
-                sqlite3_bind_text(del[k], 1, e->id, -1, SQLITE_STATIC);
-                if (step_done(del[k]))
-                    goto fail;
-            }
-            continue;
-        }
-        if (e->gone == STORE_CLOSE) {
-            sqlite3_bind_int64(closer, 1, (sqlite3_int64)e->updated);
-            sqlite3_bind_text(closer, 2, e->id, -1, SQLITE_STATIC);
-            if (step_done(closer) || write_game(game, e))
-                goto fail;
-            continue;
-        }
-        sqlite3_bind_text(room, 1, e->id, -1, SQLITE_STATIC);
-        sqlite3_bind_int(room, 2, e->sets);
-        sqlite3_bind_int(room, 3, e->no_farmers);
-        sqlite3_bind_int(room, 4, e->escape_rule);
-        sqlite3_bind_int(room, 5, e->nseats);
-        sqlite3_bind_int(room, 6, e->priv);
-        sqlite3_bind_text(room, 7, e->pw, -1, SQLITE_STATIC);
-        sqlite3_bind_int(room, 8, e->host);
-        sqlite3_bind_int(room, 9, e->phase);
-        sqlite3_bind_int64(room, 10, (sqlite3_int64)e->seed);
-        if (e->deck_len > 0)
-            sqlite3_bind_blob(room, 11, e->deck, e->deck_len, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(room, 11);
-        sqlite3_bind_int64(room, 12, e->seq);
-        sqlite3_bind_int64(room, 13, (sqlite3_int64)e->created);
-        sqlite3_bind_int64(room, 14, (sqlite3_int64)e->updated);
-        sqlite3_bind_int(room, 15, e->gone == STORE_CLOSED);
-        sqlite3_bind_int(room, 16, e->clock_initial);
-        sqlite3_bind_int(room, 17, e->clock_increment);
-        sqlite3_bind_int(room, 18, e->clock_policy);
-        sqlite3_bind_int64(room, 19, (sqlite3_int64)(e->fence ? e->fence : b->fence));
-        sqlite3_bind_int(room, 20, e->variants);
-        sqlite3_bind_text(room, 21, e->fair, -1, SQLITE_STATIC);
-        if (step_done(room))
+    for (int i = 0; i < b->n; i++)
+        if (write_entry(&s, &b->rooms[i], b->fence) != 0)
             goto fail;
-        sqlite3_bind_text(seat_del, 1, e->id, -1, SQLITE_STATIC);
-        if (step_done(seat_del))
-            goto fail;
-        for (int k = 0; k < e->nseat; k++) {
-            sqlite3_bind_text(seat, 1, e->id, -1, SQLITE_STATIC);
-            sqlite3_bind_int(seat, 2, e->seats[k].idx);
-            sqlite3_bind_text(seat, 3, e->seats[k].name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(seat, 4, e->seats[k].hash, -1, SQLITE_STATIC);
-            sqlite3_bind_int(seat, 5, e->seats[k].bot);
-            sqlite3_bind_int(seat, 6, e->seats[k].autoplay);
-            sqlite3_bind_int(seat, 7, e->seats[k].forfeited);
-            sqlite3_bind_int(seat, 8, e->seats[k].timeouts);
-            sqlite3_bind_int64(seat, 9, e->seats[k].clock_ms);
-            if (step_done(seat))
-                goto fail;
-        }
-        for (int k = e->move_from; k < e->move_to; k++) {
-            sqlite3_bind_text(move, 1, e->id, -1, SQLITE_STATIC);
-            sqlite3_bind_int(move, 2, k);
-            sqlite3_bind_text(move, 3, e->moves[k - e->move_from], -1, SQLITE_STATIC);
-            if (step_done(move))
-                goto fail;
-        }
-        if (write_game(game, e))
-            goto fail;
-    }
-    for (struct sb_chat *c = b->chat; c != NULL; c = c->next) {
-        sqlite3_bind_text(chat, 1, c->room, -1, SQLITE_STATIC);
-        sqlite3_bind_int(chat, 2, c->seat);
-        sqlite3_bind_text(chat, 3, c->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(chat, 4, c->text, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(chat, 5, (sqlite3_int64)c->time);
-        if (step_done(chat))
-            goto fail;
-    }
+    if (write_chat(s.chat, b->chat) != 0)
+        goto fail;
     ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 fail:
     if (!ok) {
         snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
-    sqlite3_stmt *all[] = {room,   seat_del, seat,   move,   chat,  game,
-                           del[0], del[1],   del[2], del[3], closer};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        sqlite3_finalize(all[i]);
+    stmts_finalize(&s);
     return ok ? 0 : -1;
 }
 
