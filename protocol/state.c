@@ -244,26 +244,12 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
     PUT(b, "}}");
 }
 
-void proto__put_frame(struct proto__out *b, const char *type, const char *ref)
-{
-    PUT(b, "{\"v\":" PROTO_VERSION_TEXT ",\"type\":");
-    put_name(b, type);
-    if (ref != NULL && ref[0] != '\0') {
-        json_t *r = json_loads(ref, JSON_DECODE_ANY, NULL);
-        if (json_is_string(r) || json_is_integer(r)) {
-            PUT(b, ",\"ref\":");
-            proto__out_value(b, r);
-        }
-        json_decref(r);
-    }
-}
-
 char *proto_state_encode(const struct proto_state *s, long long seq, const char *ref)
 {
     struct proto__out b;
     if (proto__out_init(&b, 4096) != 0)
         return NULL;
-    proto__put_frame(&b, "state", ref);
+    proto__put_frame(&b, PROTO_S_STATE, ref);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"state\":");
@@ -295,7 +281,7 @@ char *proto_legal_encode(const struct proto_state *s, long long seq)
     struct proto__out b;
     if (proto__out_init(&b, 128 + s->legal->len) != 0)
         return NULL;
-    proto__put_frame(&b, "legal", NULL);
+    proto__put_frame(&b, PROTO_S_LEGAL, NULL);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"turn\":");
@@ -734,7 +720,7 @@ char *proto_delta_encode(const struct proto_state *from, const struct proto_stat
     if (proto__out_init(&b, 1024) != 0)
         return NULL;
     int nev = 0;
-    proto__put_frame(&b, "delta", NULL);
+    proto__put_frame(&b, PROTO_S_DELTA, NULL);
     PUT(&b, ",\"seq\":");
     put_int(&b, seq);
     PUT(&b, ",\"events\":[");

@@ -126,9 +126,11 @@ static inline size_t cell_key(char *out, int x, int y)
     return (size_t)(out - start - 1);
 }
 
-/* {"v":1,"type":type and "ref" (compact JSON of the request's id, "" or NULL:
- * none), as proto__frame_new writes them; the caller closes the object. */
-void proto__put_frame(struct proto__out *b, const char *type, const char *ref);
+/* {"v":2,"type":NAME of a server message type (enum proto_server_type) and
+ * "ref" (compact JSON of the request's id, "" or NULL: none), the same bytes
+ * as proto__frame_new writes (frame.c); the caller closes the object. A type
+ * not in the table fails b. */
+void proto__put_frame(struct proto__out *b, int type, const char *ref);
 /* A move's events as its delta carries them, comma-separated: its "placed"
  * (or "skip") event, then g->events. g: the game right after the move. */
 /* ,"meeple":...,"escape":... of a placing move m, as its "placed" event

@@ -33,12 +33,15 @@ static const char *recv_names[PROTO_T_COUNT + 1]; /* proto_type_name, then "inva
 static const char *error_names[N_ERRORS + 1];     /* carc_err_name, then "other" */
 static int names_ready;
 
-/* The server's messages (PROTOCOL.md "Server messages"). */
-static const char *const sent_names[] = {"welcome", "rooms", "joined",  "watching", "left",
-                                         "state",   "delta", "ack",     "synced",   "legal",
-                                         "chat",    "pong",  "history", "error",    "other"};
+/* The server's messages (msg_types.h): series i is enum proto_server_type
+ * i + 1, then "other" for a text that is not one. */
+static const char *const sent_names[] = {
+#define X(name, wire) wire,
+    PROTO_SERVER_TYPES(X)
+#undef X
+        "other"};
 #define N_SENT ((int)(sizeof sent_names / sizeof sent_names[0]))
-#define SENT_ERROR (N_SENT - 2)
+#define SENT_ERROR (PROTO_S_ERROR - 1)
 
 static const int close_codes[] = {
     SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY, SESSION_CLOSE_TOO_BIG, SESSION_CLOSE_TAKEOVER,
