@@ -157,7 +157,7 @@ END_TEST
 static void sent(const char *text)
 {
     struct sbuf *b = sbuf_new(text, strlen(text));
-    metrics_sent_count(b);
+    metrics_sent_count(b->type, b->code);
     sbuf_unref(b);
 }
 

@@ -89,7 +89,6 @@ void metrics_number_format(double x, char *out, size_t size);
 
 struct lobby;
 struct loopstat;
-struct sbuf;
 
 /* Note the process' start time (process_start_time_seconds). Call once at
  * start; counting works without it. */
@@ -98,10 +97,12 @@ void metrics_init(void);
 /* A whole inbound message was decoded as type (enum proto_type), or could not
  * be (-1: counted as type "invalid"). carcd_messages_received_total{type} */
 void metrics_received_count(int type);
-/* b was queued to one connection: carcd_messages_sent_total{type}, its type
- * read from the text's head ("other" when not a known server message); an
- * error also counts carcd_errors_total{code}. */
-void metrics_sent_count(const struct sbuf *b);
+/* A server message of this type (enum proto_server_type; PROTO_S_UNKNOWN or
+ * out of range: "other") was queued to one connection:
+ * carcd_messages_sent_total{type}. An error (PROTO_S_ERROR) also counts
+ * carcd_errors_total{code} (code: CARC_E_*; 0 or unknown: "other"). The
+ * caller knows both from where the message was encoded (struct sbuf). */
+void metrics_sent_count(int type, int code);
 /* The server asked to close a connection with this close code:
  * carcd_closes_total{code} ("other" for a code not in the table). */
 void metrics_close_count(int code);

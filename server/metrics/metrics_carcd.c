@@ -20,7 +20,6 @@
 #include "util/loopstat.h"
 #include "msg.h"
 #include "game/room.h"
-#include "conn/sbuf.h"
 #include "conn/session.h"
 #include "state.h"
 #include "util/clock.h"
@@ -41,7 +40,7 @@ static const char *const sent_names[] = {
 #undef X
         "other"};
 #define N_SENT ((int)(sizeof sent_names / sizeof sent_names[0]))
-#define SENT_ERROR (PROTO_S_ERROR - 1)
+_Static_assert(N_SENT == PROTO_S_COUNT, "a series per server type, then other");
 
 static const int close_codes[] = {
     SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY, SESSION_CLOSE_TOO_BIG, SESSION_CLOSE_TAKEOVER,
@@ -195,46 +194,12 @@ void metrics_received_count(int type)
     metrics_family_add(&f_recv, type >= 0 && type < PROTO_T_COUNT ? type : PROTO_T_COUNT, 1);
 }
 
-/* The string value after key (`"key":"`) in text[0..len), into out; -1 when
- * absent or longer than out. */
-static int text_field(const char *text, size_t len, const char *key, char *out, size_t size)
+void metrics_sent_count(int type, int code)
 {
-    size_t k = strlen(key);
-    for (size_t i = 0; i + k <= len; i++) {
-        if (memcmp(text + i, key, k) != 0)
-            continue;
-        const char *v = text + i + k;
-        const char *end = memchr(v, '"', len - i - k);
-        if (end == NULL || (size_t)(end - v) >= size)
-            return -1;
-        memcpy(out, v, (size_t)(end - v));
-        out[end - v] = '\0';
-        return 0;
-    }
-    return -1;
-}
-
-void metrics_sent_count(const struct sbuf *b)
-{
-    /* Every server message starts {"v":N,"type":"NAME" (proto__frame_new):
-     * the type is looked for in the head only, the code of an error in its
-     * first bytes (it comes before the message, which may quote input). */
-    char name[16];
-    size_t head = b->len < 40 ? b->len : 40;
-    int t = N_SENT - 1;
-    if (text_field(b->data, head, "\"type\":\"", name, sizeof name) == 0)
-        for (int i = 0; i < N_SENT - 1; i++)
-            if (strcmp(name, sent_names[i]) == 0)
-                t = i;
-    metrics_family_add(&f_sent, t, 1);
-    if (t != SENT_ERROR)
-        return;
-    char code[40];
-    size_t part = b->len < 160 ? b->len : 160;
-    int c = text_field(b->data, part, "\"code\":\"", code, sizeof code) == 0
-                ? carc_err_from_name(code)
-                : 0;
-    metrics_family_add(&f_errors, c < 0 && -c <= N_ERRORS ? -c - 1 : N_ERRORS, 1);
+    metrics_family_add(&f_sent,
+                       type > PROTO_S_UNKNOWN && type < PROTO_S_COUNT ? type - 1 : N_SENT - 1, 1);
+    if (type == PROTO_S_ERROR)
+        metrics_family_add(&f_errors, code < 0 && -code <= N_ERRORS ? -code - 1 : N_ERRORS, 1);
 }
 
 void metrics_close_count(int code)
