@@ -2,9 +2,10 @@
  * calls that count into them, and the exposition built when /metrics is
  * scraped.
  *
- * Every label value comes from a fixed table: message types and close codes
- * from the protocol, error codes from common/err.h. Nothing a client sends
- * (room ids, names, tokens, passwords) can become a label. */
+ * Every label value comes from a fixed table: message types from the
+ * protocol's (msg_types.h), error codes from common/err.h, close codes from
+ * the one below. Nothing a client sends (room ids, names, tokens, passwords)
+ * can become a label. */
 #include "metrics/metrics.h"
 
 #include <dirent.h>
