@@ -23,16 +23,6 @@ struct proto_client_doc {
     int legal_turn, legal_player, legal_tile; /* what it is the list for */
 };
 
-static const char *const server_types[PROTO_S_COUNT] = {
-    NULL,   "welcome", "rooms", "joined",  "watching", "left",  "state",  "delta",    "ack",
-    "chat", "pong",    "error", "history", "synced",   "legal", "notice", "redirect",
-};
-
-const char *proto_server_type_name(int type)
-{
-    return type > 0 && type < PROTO_S_COUNT ? server_types[type] : NULL;
-}
-
 struct proto_client_doc *proto_client_doc_new(void)
 {
     struct proto_client_doc *d = malloc(sizeof *d);
@@ -273,9 +263,7 @@ int proto_client_handle(struct proto_client_doc *d, const char *text, size_t len
         json_decref(root);
         return CARC_E_JSON;
     }
-    for (int t = 1; t < PROTO_S_COUNT && ev->type == PROTO_S_UNKNOWN; t++)
-        if (strcmp(type, server_types[t]) == 0)
-            ev->type = t;
+    ev->type = proto_server_type_find(type);
     read_ref(root, ev);
     int rc = ev->type == PROTO_S_UNKNOWN ? CARC_E_TYPE : handle_root(d, root, ev);
     json_decref(root);

@@ -35,38 +35,16 @@
 #include "msg.h"
 #include "state.h"
 
-/* Server message types (PROTOCOL.md "Server messages"). */
-enum proto_server_type {
-    PROTO_S_UNKNOWN = 0,
-    PROTO_S_WELCOME,
-    PROTO_S_ROOMS,
-    PROTO_S_JOINED,
-    PROTO_S_WATCHING,
-    PROTO_S_LEFT,
-    PROTO_S_STATE,
-    PROTO_S_DELTA,
-    PROTO_S_ACK,
-    PROTO_S_CHAT,
-    PROTO_S_PONG,
-    PROTO_S_ERROR,
-    PROTO_S_HISTORY,  /* ref only: read the turns and chat from the text */
-    PROTO_S_SYNCED,   /* seq: a catch-up by deltas is complete */
-    PROTO_S_LEGAL,    /* seq: the mover's legal list (kept by the doc holder) */
-    PROTO_S_NOTICE,   /* the administrator's words: read text (and room) from the message */
-    PROTO_S_REDIRECT, /* ref: the room lives on another node: room, node, path, retry_ms */
-    PROTO_S_COUNT
-};
-
 #define PROTO_CLIENT_NODE_MAX 33  /* a node id ([A-Za-z0-9_-]{1,32}), NUL included */
 #define PROTO_CLIENT_PATH_MAX 128 /* a redirect's path ("/n/NODE/ws"), NUL included */
 
-/* Wire name of a server message type ("delta"), or NULL. */
-const char *proto_server_type_name(int type);
-
 /* What one server message said. Fields not named for a type keep their
- * "absent" value: -1 for numbers, "" for texts, 0 for flags. */
+ * "absent" value: -1 for numbers, "" for texts, 0 for flags. Read from the
+ * text itself what no field holds: a history's turns and chat, a notice's
+ * text and room. A legal message gives seq; its list is kept by the doc
+ * holder (proto_client_legal). */
 struct proto_client_event {
-    int type;               /* enum proto_server_type */
+    int type;               /* enum proto_server_type (msg.h, the table of msg_types.h) */
     char ref[PROTO_ID_MAX]; /* compact JSON of "ref" ("7", "\"a\""), "" when absent */
     long long ref_num;      /* "ref" when it is an integer >= 0, else -1 */
     long long seq;          /* state, delta, ack, synced */

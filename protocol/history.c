@@ -13,7 +13,7 @@ char *proto_history_encode(const struct carc_config *cfg, const struct carc_move
     struct proto__out b;
     if (proto__out_init(&b, 4096) != 0)
         return NULL;
-    proto__put_frame(&b, "history", ref);
+    proto__put_frame(&b, PROTO_S_HISTORY, ref);
     PUT(&b, ",\"turns\":[");
     struct carc_game *g = NULL;
     if (cfg != NULL) {

@@ -18,8 +18,9 @@
 #define ID_ABS_MAX 9007199254740992LL /* 2^53: integers a JavaScript client keeps exactly */
 
 static const char *const type_names[PROTO_T_COUNT] = {
-    "list", "create", "join", "resume",  "watch",      "leave",   "start",   "play",
-    "chat", "sync",   "ping", "add_bot", "remove_bot", "history", "entropy",
+#define X(name, wire) wire,
+    PROTO_CLIENT_TYPES(X)
+#undef X
 };
 
 const char *proto_type_name(int type)
@@ -610,7 +611,7 @@ char *proto_encode_welcome(const char *server, int message_bytes, int messages_p
                            long long now_ms)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("welcome", NULL);
+    json_t *o = proto__frame_new(PROTO_S_WELCOME, NULL);
     json_t *limits = json_object();
     proto__set(o, "server", proto__string_or(server, "carcd"), &ok);
     proto__set(limits, "message_bytes", json_integer(message_bytes), &ok);
@@ -624,7 +625,7 @@ char *proto_encode_welcome(const char *server, int message_bytes, int messages_p
 char *proto_encode_error(int code, const char *message, const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("error", ref);
+    json_t *o = proto__frame_new(PROTO_S_ERROR, ref);
     proto__set(o, "code", json_string(carc_err_name(code)), &ok);
     /* A message may quote bytes of the input; fall back to the table's text. */
     const char *text = message != NULL && message[0] != '\0' ? message : carc_err_str(code);
@@ -635,7 +636,7 @@ char *proto_encode_error(int code, const char *message, const char *ref)
 char *proto_encode_joined(const char *room, int seat, const char *token, const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("joined", ref);
+    json_t *o = proto__frame_new(PROTO_S_JOINED, ref);
     proto__set(o, "room", json_string(room), &ok);
     proto__set(o, "seat", json_integer(seat), &ok);
     if (token != NULL)
@@ -646,25 +647,25 @@ char *proto_encode_joined(const char *room, int seat, const char *token, const c
 char *proto_encode_watching(const char *room, const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("watching", ref);
+    json_t *o = proto__frame_new(PROTO_S_WATCHING, ref);
     proto__set(o, "room", json_string(room), &ok);
     return proto__dump_take(o, ok);
 }
 
 char *proto_encode_left(const char *ref)
 {
-    return proto__dump_take(proto__frame_new("left", ref), 1);
+    return proto__dump_take(proto__frame_new(PROTO_S_LEFT, ref), 1);
 }
 
 char *proto_encode_pong(const char *ref)
 {
-    return proto__dump_take(proto__frame_new("pong", ref), 1);
+    return proto__dump_take(proto__frame_new(PROTO_S_PONG, ref), 1);
 }
 
 char *proto_encode_ack(long long seq, const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("ack", ref);
+    json_t *o = proto__frame_new(PROTO_S_ACK, ref);
     proto__set(o, "seq", json_integer(seq), &ok);
     return proto__dump_take(o, ok);
 }
@@ -672,7 +673,7 @@ char *proto_encode_ack(long long seq, const char *ref)
 char *proto_encode_synced(long long seq, const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("synced", ref);
+    json_t *o = proto__frame_new(PROTO_S_SYNCED, ref);
     proto__set(o, "seq", json_integer(seq), &ok);
     return proto__dump_take(o, ok);
 }
@@ -680,7 +681,7 @@ char *proto_encode_synced(long long seq, const char *ref)
 char *proto_encode_chat(int seat, const char *name, const char *text)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("chat", NULL);
+    json_t *o = proto__frame_new(PROTO_S_CHAT, NULL);
     proto__set(o, "seat", seat >= 0 ? json_integer(seat) : json_null(), &ok);
     proto__set(o, "name", proto__string_or(name, "?"), &ok);
     proto__set(o, "text", proto__string_or(text, ""), &ok);
@@ -690,7 +691,7 @@ char *proto_encode_chat(int seat, const char *name, const char *text)
 char *proto_encode_notice(const char *text, const char *room)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("notice", NULL);
+    json_t *o = proto__frame_new(PROTO_S_NOTICE, NULL);
     proto__set(o, "text", json_string(text), &ok);
     if (room != NULL)
         proto__set(o, "room", json_string(room), &ok);
@@ -701,7 +702,7 @@ char *proto_encode_redirect(const char *room, const char *node, const char *path
                             const char *ref)
 {
     int ok = 1;
-    json_t *o = proto__frame_new("redirect", ref);
+    json_t *o = proto__frame_new(PROTO_S_REDIRECT, ref);
     proto__set(o, "room", json_string(room), &ok);
     proto__set(o, "node", json_string(node), &ok);
     proto__set(o, "path", json_string(path), &ok);
@@ -752,7 +753,7 @@ char *proto_encode_rooms(const struct proto_room_summary *rooms, int n, const ch
     }
     if (!as_message)
         return proto__dump_take(list, ok);
-    json_t *o = proto__frame_new("rooms", ref);
+    json_t *o = proto__frame_new(PROTO_S_ROOMS, ref);
     proto__set(o, "rooms", list, &ok);
     return proto__dump_take(o, ok);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "game.h"
+#include "msg_types.h"
 #include "perror.h"
 
 #define PROTO_VERSION 2
@@ -38,27 +39,37 @@ struct proto_clock {
     int on_timeout;         /* enum proto_timeout */
 };
 
+/* Client message types: PROTO_T_LIST (0) .. in the order of msg_types.h. */
 enum proto_type {
-    PROTO_T_LIST = 0,
-    PROTO_T_CREATE,
-    PROTO_T_JOIN,
-    PROTO_T_RESUME,
-    PROTO_T_WATCH,
-    PROTO_T_LEAVE,
-    PROTO_T_START,
-    PROTO_T_PLAY,
-    PROTO_T_CHAT,
-    PROTO_T_SYNC,
-    PROTO_T_PING,
-    PROTO_T_ADD_BOT,
-    PROTO_T_REMOVE_BOT,
-    PROTO_T_HISTORY,
-    PROTO_T_ENTROPY,
-    PROTO_T_COUNT
+#define PROTO__T(name, wire) PROTO_T_##name,
+    PROTO_CLIENT_TYPES(PROTO__T)
+#undef PROTO__T
+        PROTO_T_COUNT
 };
 
 /* Wire name of a client message type ("play"), or NULL. */
 const char *proto_type_name(int type);
+
+/* Server message types, in the order of msg_types.h after PROTO_S_UNKNOWN: a
+ * text that is not a server message (an unknown type, to a client). */
+enum proto_server_type {
+    PROTO_S_UNKNOWN = 0,
+#define PROTO__S(name, wire) PROTO_S_##name,
+    PROTO_SERVER_TYPES(PROTO__S)
+#undef PROTO__S
+        PROTO_S_COUNT
+};
+
+/* Wire name of a server message type ("delta"), or NULL (PROTO_S_UNKNOWN too). */
+const char *proto_server_type_name(int type);
+/* The type with that wire name, or PROTO_S_UNKNOWN. */
+int proto_server_type_find(const char *name);
+/* The type of a server message text[0..len) that these encoders wrote, from
+ * the head they all put first ({"v":2,"type":"NAME"; no JSON is parsed):
+ * PROTO_S_UNKNOWN for any other text. *code (code may be NULL) is set to an
+ * error's CARC_E_* code, read from its "code" right after the head (and
+ * "ref"); 0 when unknown and for every other type. */
+int proto_server_type_of(const char *text, size_t len, int *code);
 
 struct proto_msg {
     int type;              /* enum proto_type */

@@ -211,27 +211,6 @@ json_t *proto__string_or(const char *s, const char *fallback)
     return v != NULL ? v : json_string(fallback);
 }
 
-json_t *proto__frame_new(const char *type, const char *ref)
-{
-    int ok = 1;
-    json_t *o = json_object();
-    proto__set(o, "v", json_integer(PROTO_VERSION), &ok);
-    proto__set(o, "type", json_string(type), &ok);
-    if (ref != NULL && ref[0] != '\0') {
-        /* ref comes from proto_msg_decode, which only keeps strings and integers. */
-        json_t *r = json_loads(ref, JSON_DECODE_ANY, NULL);
-        if (json_is_string(r) || json_is_integer(r))
-            proto__set(o, "ref", r, &ok);
-        else
-            json_decref(r);
-    }
-    if (!ok) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
 static const char *const phase_names[] = {"lobby", "playing", "over"};
 static const char *const escape_rules[] = {"siege-tile", "any-tile"};
 

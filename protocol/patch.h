@@ -26,9 +26,11 @@ int proto__patch_apply(json_t **doc, const json_t *patch, char *why, size_t whyl
  * when it would not fit. */
 int proto__pointer_push(char *buf, size_t size, const char *key);
 
-/* {"v":1,"type":type} plus "ref" when ref is the compact JSON of an id (a
- * string or an integer; anything else is left out). NULL when out of memory. */
-json_t *proto__frame_new(const char *type, const char *ref);
+/* {"v":2,"type":NAME} of a server message type (enum proto_server_type),
+ * plus "ref" when ref is the compact JSON of an id (a string or an integer;
+ * anything else is left out). NULL when out of memory or type is not one
+ * (frame.c, which also writes the same head as text: proto__put_frame). */
+json_t *proto__frame_new(int type, const char *ref);
 
 /* Set o[key] = v, taking v; on failure (o or v NULL, no memory) clear *ok. */
 void proto__set(json_t *o, const char *key, json_t *v, int *ok);

@@ -1,6 +1,7 @@
 /* state_int.h: what the state files share (state_build.c builds documents,
- * state.c writes them and the deltas between two of them). Not for the rest
- * of the code: state.h is the interface. */
+ * state.c writes them and the deltas between two of them, state_events.c the
+ * events in a delta; history.c and replay_json.c write a move's events too).
+ * Not for the rest of the code: state.h is the interface. */
 #ifndef PROTO_STATE_INT_H
 #define PROTO_STATE_INT_H
 
@@ -126,16 +127,23 @@ static inline size_t cell_key(char *out, int x, int y)
     return (size_t)(out - start - 1);
 }
 
-/* {"v":1,"type":type and "ref" (compact JSON of the request's id, "" or NULL:
- * none), as proto__frame_new writes them; the caller closes the object. */
-void proto__put_frame(struct proto__out *b, const char *type, const char *ref);
-/* A move's events as its delta carries them, comma-separated: its "placed"
- * (or "skip") event, then g->events. g: the game right after the move. */
+/* {"v":2,"type":NAME of a server message type (enum proto_server_type) and
+ * "ref" (compact JSON of the request's id, "" or NULL: none), the same bytes
+ * as proto__frame_new writes (frame.c); the caller closes the object. A type
+ * not in the table fails b. */
+void proto__put_frame(struct proto__out *b, int type, const char *ref);
 /* ,"meeple":...,"escape":... of a placing move m, as its "placed" event
  * writes them (g: the game after the move, for the knight's tile). */
 void proto__put_meeple_escape(struct proto__out *b, const struct carc_game *g,
                               const struct carc_move *m);
+/* A move's events as its delta carries them, comma-separated: its "placed"
+ * (or "skip") event, then g->events. g: the game right after the move. */
 void proto__put_move_events(struct proto__out *b, const struct carc_game *g,
                             const struct carc_move *m);
+/* The room's events of extra[0..nextra) as a delta carries them,
+ * comma-separated (kinds out of range left out; a start event reads the
+ * players' names from `to`, the new document). Returns how many it wrote. */
+int proto__put_extra_events(struct proto__out *b, const struct proto_extra_event *extra, int nextra,
+                            const struct proto_state *to);
 
 #endif

@@ -5,6 +5,7 @@
  * moves and broadcasts, rooms and connections, and that no room id, token or
  * password shows up in the text. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,7 +158,7 @@ END_TEST
 static void sent(const char *text)
 {
     struct sbuf *b = sbuf_new(text, strlen(text));
-    metrics_sent_count(b);
+    metrics_sent_count(b->type, b->code);
     sbuf_unref(b);
 }
 
@@ -189,6 +190,27 @@ START_TEST(test_sent_classified)
     metrics_close_count(4999);
     ck_assert(metrics_value("carcd_closes_total", "1008") == c1008 + 1);
     ck_assert(metrics_value("carcd_closes_total", "other") == cother + 1);
+
+    /* Every type of the server's table has its series (notice and redirect
+     * were once "other"), and every close code the server asks for but 1002
+     * (metrics/ lists them by number, below conn/). */
+    for (int t = PROTO_S_UNKNOWN + 1; t < PROTO_S_COUNT; t++)
+        ck_assert(metrics_value("carcd_messages_sent_total", proto_server_type_name(t)) >= 0);
+    double notice = metrics_value("carcd_messages_sent_total", "notice");
+    sent("{\"v\":2,\"type\":\"notice\",\"text\":\"x\"}");
+    ck_assert(metrics_value("carcd_messages_sent_total", "notice") == notice + 1);
+    static const int asked[] = {SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY,
+                                SESSION_CLOSE_TOO_BIG,    SESSION_CLOSE_TAKEOVER,
+                                SESSION_CLOSE_OVERFLOW,   SESSION_CLOSE_IDLE,
+                                SESSION_CLOSE_MOVED};
+    for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "%d", asked[i]);
+        double before = metrics_value("carcd_closes_total", label);
+        ck_assert(before >= 0);
+        metrics_close_count(asked[i]);
+        ck_assert(metrics_value("carcd_closes_total", label) == before + 1);
+    }
 }
 END_TEST
 
@@ -223,7 +245,7 @@ START_TEST(test_lobby_counted)
     expect_error(w, "malformed_json");
     ck_assert(metrics_value("carcd_messages_received_total", "invalid") == invalid + 1);
 
-    char *text = metrics_exposition(lb, NULL);
+    char *text = api_metrics_render(lb, NULL);
     ck_assert_ptr_nonnull(strstr(text, "carcd_rooms{phase=\"lobby\"} 1\n"));
     ck_assert_ptr_nonnull(strstr(text, "carcd_connections{kind=\"player\"} 2\n"));
     ck_assert_ptr_nonnull(strstr(text, "carcd_connections{kind=\"lobby\"} 1\n"));
@@ -249,7 +271,7 @@ START_TEST(test_lobby_counted)
     expect(b2, "joined");
     ck_assert(metrics_value("carcd_resumes_total", NULL) == resumes + 1);
 
-    text = metrics_exposition(lb, NULL);
+    text = api_metrics_render(lb, NULL);
     ck_assert_ptr_nonnull(strstr(text, "carcd_rooms{phase=\"playing\"} 1\n"));
     ck_assert_ptr_null(strstr(text, a->room));
     ck_assert_ptr_null(strstr(text, a->token));

@@ -16,6 +16,7 @@
 
 #include "client.h"
 #include "event_json.h"
+#include "history.h"
 #include "msg.h"
 #include "state.h"
 #include "tests.h"
@@ -239,6 +240,54 @@ START_TEST(encode_server_messages)
     for (size_t i = 0; i < n; i++)
         free(got[i]);
     free(want);
+}
+END_TEST
+
+/* One table per direction (msg_types.h): names and enums agree both ways, and
+ * the head every server encoder writes gives its type back (the server counts
+ * what it sends by it), and an error's code whatever its ref holds. */
+START_TEST(server_type_of)
+{
+    for (int t = PROTO_S_UNKNOWN + 1; t < PROTO_S_COUNT; t++)
+        ck_assert_int_eq(proto_server_type_find(proto_server_type_name(t)), t);
+    ck_assert_int_eq(proto_server_type_find("zap"), PROTO_S_UNKNOWN);
+    ck_assert_ptr_null(proto_server_type_name(PROTO_S_COUNT));
+    for (int t = 0; t < PROTO_T_COUNT; t++)
+        ck_assert_ptr_nonnull(proto_type_name(t));
+    ck_assert_ptr_null(proto_type_name(PROTO_T_COUNT));
+    const struct {
+        char *text;
+        int type, code;
+    } cases[] = {
+        {proto_encode_error(CARC_E_EDGE, "x", "7"), PROTO_S_ERROR, CARC_E_EDGE},
+        {proto_encode_error(CARC_E_TURN, "\"code\":\"room_full\"", "\"a\\\"b,\\\"code\\\":\\\"x\""),
+         PROTO_S_ERROR, CARC_E_TURN},
+        {proto_encode_error(CARC_E_RATE, NULL, "\"\\\\\""), PROTO_S_ERROR, CARC_E_RATE},
+        {proto_encode_error(CARC_E_ROOM_FULL, NULL, "-12"), PROTO_S_ERROR, CARC_E_ROOM_FULL},
+        {proto_encode_welcome("x", 1, 1, 0), PROTO_S_WELCOME, 0},
+        {proto_encode_synced(3, "1"), PROTO_S_SYNCED, 0},
+        {proto_encode_redirect("r", "n", "/p", 1, NULL), PROTO_S_REDIRECT, 0},
+        {proto_history_encode(NULL, NULL, 0, NULL, 0, "2"), PROTO_S_HISTORY, 0},
+        {proto_encode_notice("hi", NULL), PROTO_S_NOTICE, 0},
+        {proto_encode_rooms(NULL, 0, NULL, 1), PROTO_S_ROOMS, 0},
+        {proto_encode_rooms(NULL, 0, NULL, 0), PROTO_S_UNKNOWN, 0}, /* the bare list (HTTP) */
+        {strdup("{\"v\":2,\"type\":\"error\",\"code\":\"k3J9xQ2a\",\"message\":\"x\"}"),
+         PROTO_S_ERROR, 0},
+        {strdup("{\"v\":2,\"type\":\"zap\"}"), PROTO_S_UNKNOWN, 0},
+        {strdup("{\"v\":1,\"type\":\"delta\"}"), PROTO_S_UNKNOWN, 0},
+        {strdup("{\"type\":\"delta\",\"v\":2}"), PROTO_S_UNKNOWN, 0},
+        {strdup("{\"v\":2,\"type\":\"delt"), PROTO_S_UNKNOWN, 0},
+        {strdup("not json"), PROTO_S_UNKNOWN, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int code = 99;
+        ck_assert_ptr_nonnull(cases[i].text);
+        ck_assert_msg(proto_server_type_of(cases[i].text, strlen(cases[i].text), &code) ==
+                              cases[i].type &&
+                          code == cases[i].code,
+                      "%zu: %s: code %d", i, cases[i].text, code);
+        free(cases[i].text);
+    }
 }
 END_TEST
 
@@ -467,6 +516,7 @@ static char *sim_push(struct sim *S, struct proto_state *next, const struct prot
     struct proto_client_event ev;
     ck_assert_int_eq(proto_client_handle(S->doc, d, strlen(d), &ev), 0);
     ck_assert(ev.type == PROTO_S_DELTA && ev.applied && !ev.gap && ev.seq == S->n + 1);
+    ck_assert_int_eq(proto_server_type_of(d, strlen(d), NULL), PROTO_S_DELTA);
     ck_assert_int_eq(ev.turn_over, mv != NULL);
     S->deltas[S->n++] = d;
     int new_list = proto_state_legal_changed(S->cur, next);
@@ -479,11 +529,13 @@ static char *sim_push(struct sim *S, struct proto_state *next, const struct prot
     if (new_list) {
         ck_assert_int_eq(proto_client_handle(S->doc, lm, strlen(lm), &ev), 0);
         ck_assert(ev.type == PROTO_S_LEGAL && !ev.applied && ev.seq == S->n);
+        ck_assert_int_eq(proto_server_type_of(lm, strlen(lm), NULL), PROTO_S_LEGAL);
     }
     ck_assert_int_eq(proto_client_legal_ready(S->doc), proto_state_mover(next) >= 0);
     free(lm);
     char *st = proto_state_encode(next, S->n, NULL), *cs = client_state_msg(S);
     ck_assert_msg(strstr(st, "\"legal\"") == NULL, "the document holds a legal list");
+    ck_assert_int_eq(proto_server_type_of(st, strlen(st), NULL), PROTO_S_STATE);
     ck_assert_msg(proto__dump_same(d) && proto__dump_same(st), "dump differs from jansson's");
     struct proto_error err;
     proto_error_init(&err);
@@ -764,6 +816,7 @@ START_TEST(redirect_round_trip)
     struct proto_client_event ev;
     ck_assert_int_eq(proto_client_handle(NULL, text, strlen(text), &ev), 0);
     ck_assert_int_eq(ev.type, PROTO_S_REDIRECT);
+    ck_assert_int_eq(proto_server_type_of(text, strlen(text), NULL), PROTO_S_REDIRECT);
     ck_assert_int_eq(ev.ref_num, 7);
     ck_assert_str_eq(ev.room, "k3J9xQ2a");
     ck_assert_str_eq(ev.node, "node-2");
@@ -869,6 +922,7 @@ Suite *suite_protocol(void)
     tcase_add_test(tc, decode_keeps_id_on_error);
     tcase_add_test(tc, decode_too_big);
     tcase_add_test(tc, encode_server_messages);
+    tcase_add_test(tc, server_type_of);
     tcase_add_test(tc, encode_tiles);
     tcase_add_test(tc, encode_client_messages);
     suite_add_tcase(s, tc);

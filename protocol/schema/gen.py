@@ -7,12 +7,16 @@ so a validator needs no resolver: client/<type>.json, server/<type>.json, and
 server/state-document.json for the state document alone. Tile ids and set names come from
 common/tiles_data.c and common/tiles.c, so the schemas follow the catalogue.
 
+The message types are those of protocol/msg_types.h, the C tables every other part uses: the
+script stops without writing anything when its schemas name other messages than those tables.
+
 What a schema cannot say, and only the C decoder checks: texts are limited in bytes (a schema
 counts characters), a meeple's feature must exist on the played tile, duplicate keys.
 """
 import json
 import os
 import re
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "protocol", "schema")
@@ -28,8 +32,28 @@ def catalogue():
     return ids, re.findall(r'"([a-z-]+)"', body)
 
 
+def message_types():
+    """The wire names of protocol/msg_types.h, per direction: the X(NAME, "wire") entries of the
+    macros PROTO_CLIENT_TYPES and PROTO_SERVER_TYPES (each from its #define to the end of its
+    continued lines)."""
+    with open(os.path.join(ROOT, "protocol", "msg_types.h"), encoding="utf-8") as f:
+        text = f.read()
+    tables = {}
+    for direction, macro in (("client", "PROTO_CLIENT_TYPES"), ("server", "PROTO_SERVER_TYPES")):
+        m = re.search(r"^#define %s\(X\)((?:.*\\\n)*.*)$" % macro, text, re.M)
+        if m is None:
+            sys.exit("gen.py: no #define %s(X) in protocol/msg_types.h" % macro)
+        names = re.findall(r'\bX\(\s*[A-Z][A-Z0-9_]*\s*,\s*"([a-z_]+)"\s*\)', m.group(1))
+        if not names or len(set(names)) != len(names):
+            sys.exit("gen.py: %s in protocol/msg_types.h: empty or repeated names: %s"
+                     % (macro, names))
+        tables[direction] = names
+    return tables
+
+
 TILE_IDS, SET_NAMES = catalogue()
 assert len(TILE_IDS) > 60 and SET_NAMES[0] == "base", (len(TILE_IDS), SET_NAMES)
+MESSAGE_TYPES = message_types()
 
 # Shared pieces ---------------------------------------------------------------------------------
 NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
@@ -306,6 +330,14 @@ del SERVER["welcome"]["properties"]["ref"]
 
 STATE_ONLY = dict({"$schema": DRAFT, "$id": BASE + "server/state-document.json",
                    "title": "carcd v2 public state document"}, **STATE_DOC)
+
+
+for direction, schemas in (("client", CLIENT), ("server", SERVER)):
+    if set(schemas) != set(MESSAGE_TYPES[direction]):
+        sys.exit("gen.py: %s messages differ from protocol/msg_types.h: only in the table %s, "
+                 "only in gen.py %s" % (direction,
+                                        sorted(set(MESSAGE_TYPES[direction]) - set(schemas)),
+                                        sorted(set(schemas) - set(MESSAGE_TYPES[direction]))))
 
 
 def write(path, schema):

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "util/mem.h"
 
 struct sbuf *sbuf_new(const char *text, size_t len)
@@ -13,6 +14,7 @@ struct sbuf *sbuf_new(const char *text, size_t len)
     b->len = len;
     memcpy(b->data, text, len);
     b->data[len] = '\0';
+    b->type = proto_server_type_of(b->data, len, &b->code);
     return b;
 }
 

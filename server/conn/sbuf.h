@@ -14,12 +14,18 @@
 struct sbuf {
     unsigned refs;
     size_t len; /* bytes of text, NUL excluded */
+    /* What the text is, read once from its head when the buffer is built
+     * (proto_server_type_of), so that counting each connection it is queued
+     * to reads these and never the text: */
+    int type; /* enum proto_server_type; PROTO_S_UNKNOWN: not a server message */
+    int code; /* an error's CARC_E_* code, 0 when unknown and for other types */
     unsigned char pre[SBUF_PRE];
     char data[]; /* len bytes of text, then a NUL */
 };
 
 /* A new buffer holding a copy of text[0..len), with one reference owned by the
- * caller. Never NULL: out of memory aborts the process (util/mem.h). */
+ * caller, its type and code set. Never NULL: out of memory aborts the process
+ * (util/mem.h). */
 struct sbuf *sbuf_new(const char *text, size_t len);
 
 /* Take ownership of malloc'd NUL-terminated text (an encoder's result) and

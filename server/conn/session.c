@@ -113,7 +113,7 @@ void session_send(struct session *s, struct sbuf *b)
     s->q[(s->qhead + s->qlen) % s->qcap] = sbuf_ref(b);
     s->qlen++;
     s->qbytes += b->len;
-    metrics_sent_count(b);
+    metrics_sent_count(b->type, b->code);
     if (s->qlen == 1 && s->sink != NULL && s->sink->wake != NULL)
         s->sink->wake(s);
 }

@@ -10,7 +10,6 @@
 #include "game/lobby.h"
 #include "util/log.h"
 #include "util/loopstat.h"
-#include "metrics/metrics.h"
 #include "msg.h"
 #include "replay_json.h"
 #include "conn/sbuf.h"
@@ -351,7 +350,7 @@ static void reply_metrics(struct api *a, struct api_reply *out)
     out->status = 200;
     out->content_type = "text/plain; version=0.0.4; charset=utf-8";
     out->cache_control = "no-store";
-    out->owned = metrics_exposition(a->lobby, a->stats);
+    out->owned = api_metrics_render(a->lobby, a->stats);
     if (out->owned == NULL)
         mem_oom("metrics");
     out->body = out->owned;

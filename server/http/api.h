@@ -101,6 +101,11 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
 
+/* The text of GET /metrics (metrics_page.c): what metrics/ counted, and the
+ * rooms and connections of lb counted now (lb NULL: none); ls as
+ * metrics_exposition takes it. Malloc'd; NULL when out of memory. */
+char *api_metrics_render(const struct lobby *lb, const struct loopstat *ls);
+
 /* GET (or HEAD) /metrics on the public port: 404 when a->metrics_token is
  * unset; 401 (WWW-Authenticate: Bearer) unless authorization (the header's
  * value, NULL when absent) is "Bearer " (the scheme in any case) and the

@@ -11,8 +11,15 @@
  * (metrics_carcd.c) that the modules which see an event feed with one call
  * each (metrics_*_count, metrics_*_observe). Not thread safe: every call runs
  * on the loop thread (a commit measured on the thread pool is counted in its
- * after-work callback). The exposition is built on the loop when scraped: its
- * work is bounded by the number of families, rooms and connections. */
+ * after-work callback).
+ *
+ * A leaf: others push into it; it walks nothing. It includes util/ and the
+ * protocol's and engine's tables (message types, error codes) only, never
+ * the connections, rooms, storage or HTTP above it, and calls nothing back.
+ * What only a walk of the lobby can tell (rooms by phase, connections by
+ * kind) the scraper counts and hands over (struct metrics_gauges, see
+ * http/metrics_page.c); the exposition's own work is bounded by the number
+ * of families. */
 #ifndef CARCD_METRICS_H
 #define CARCD_METRICS_H
 
@@ -87,9 +94,20 @@ void metrics_number_format(double x, char *out, size_t size);
 
 /* ---- carcd's families (metrics_carcd.c) ---- */
 
-struct lobby;
 struct loopstat;
-struct sbuf;
+
+/* Read when scraped, by whoever can walk the rooms and connections. */
+enum metrics_conn_kind {
+    METRICS_CONN_PLAYER = 0, /* seated in a room */
+    METRICS_CONN_SPECTATOR,  /* in a room without a seat */
+    METRICS_CONN_LOBBY,      /* in no room */
+    METRICS_CONN_COUNT
+};
+#define METRICS_PHASES 3 /* enum proto_phase: lobby, playing, over (labelled "ended") */
+struct metrics_gauges {
+    double rooms[METRICS_PHASES];     /* rooms by phase */
+    double conns[METRICS_CONN_COUNT]; /* open connections (not closing) by kind */
+};
 
 /* Note the process' start time (process_start_time_seconds). Call once at
  * start; counting works without it. */
@@ -98,12 +116,15 @@ void metrics_init(void);
 /* A whole inbound message was decoded as type (enum proto_type), or could not
  * be (-1: counted as type "invalid"). carcd_messages_received_total{type} */
 void metrics_received_count(int type);
-/* b was queued to one connection: carcd_messages_sent_total{type}, its type
- * read from the text's head ("other" when not a known server message); an
- * error also counts carcd_errors_total{code}. */
-void metrics_sent_count(const struct sbuf *b);
+/* A server message of this type (enum proto_server_type; PROTO_S_UNKNOWN or
+ * out of range: "other") was queued to one connection:
+ * carcd_messages_sent_total{type}. An error (PROTO_S_ERROR) also counts
+ * carcd_errors_total{code} (code: CARC_E_*; 0 or unknown: "other"). The
+ * caller knows both from where the message was encoded (struct sbuf). */
+void metrics_sent_count(int type, int code);
 /* The server asked to close a connection with this close code:
- * carcd_closes_total{code} ("other" for a code not in the table). */
+ * carcd_closes_total{code}: one series for each code conn/session.h's enum
+ * session_close asks for but 1002 (lws' protocol errors), "other" for the rest. */
 void metrics_close_count(int code);
 /* A seat was resumed with its token: carcd_resumes_total. */
 void metrics_resume_count(void);
@@ -126,10 +147,11 @@ void metrics_commit_observe(uint64_t ns, int ok);
 uint64_t metrics_now_ns(void);
 
 /* The whole exposition, malloc'd (the caller frees it), or NULL when out of
- * memory: the counters above, then what is read now: rooms by phase and
- * connections by kind from lb, the loop's figures from ls (NULL: left out),
- * and the process' memory, open files, CPU time and start time. */
-char *metrics_exposition(const struct lobby *lb, const struct loopstat *ls);
+ * memory: the counters above, then what is read now: the rooms and
+ * connections the caller counted in g (NULL: all 0), the loop's figures
+ * from ls (NULL: left out), and the process' memory, open files, CPU time
+ * and start time. */
+char *metrics_exposition(const struct metrics_gauges *g, const struct loopstat *ls);
 
 /* A series' current value by family name and label value (NULL for a family
  * without a label); a histogram gives its count. -1 when there is no such

@@ -2,9 +2,10 @@
  * calls that count into them, and the exposition built when /metrics is
  * scraped.
  *
- * Every label value comes from a fixed table: message types and close codes
- * from the protocol, error codes from common/err.h. Nothing a client sends
- * (room ids, names, tokens, passwords) can become a label. */
+ * Every label value comes from a fixed table: message types from the
+ * protocol's (msg_types.h), error codes from common/err.h, close codes from
+ * the one below. Nothing a client sends (room ids, names, tokens, passwords)
+ * can become a label. */
 #include "metrics/metrics.h"
 
 #include <dirent.h>
@@ -16,14 +17,9 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "game/lobby.h"
-#include "util/loopstat.h"
 #include "msg.h"
-#include "game/room.h"
-#include "conn/sbuf.h"
-#include "conn/session.h"
-#include "state.h"
 #include "util/clock.h"
+#include "util/loopstat.h"
 
 #define N_ERRORS (CARC__EPOS_COUNT - 1) /* the codes of err.h, then "other" */
 
@@ -33,23 +29,28 @@ static const char *recv_names[PROTO_T_COUNT + 1]; /* proto_type_name, then "inva
 static const char *error_names[N_ERRORS + 1];     /* carc_err_name, then "other" */
 static int names_ready;
 
-/* The server's messages (PROTOCOL.md "Server messages"). */
-static const char *const sent_names[] = {"welcome", "rooms", "joined",  "watching", "left",
-                                         "state",   "delta", "ack",     "synced",   "legal",
-                                         "chat",    "pong",  "history", "error",    "other"};
+/* The server's messages (msg_types.h): series i is enum proto_server_type
+ * i + 1, then "other" for a text that is not one. */
+static const char *const sent_names[] = {
+#define X(name, wire) wire,
+    PROTO_SERVER_TYPES(X)
+#undef X
+        "other"};
 #define N_SENT ((int)(sizeof sent_names / sizeof sent_names[0]))
-#define SENT_ERROR (N_SENT - 2)
+_Static_assert(N_SENT == PROTO_S_COUNT, "a series per server type, then other");
 
-static const int close_codes[] = {
-    SESSION_CLOSE_GOING_AWAY, SESSION_CLOSE_POLICY, SESSION_CLOSE_TOO_BIG, SESSION_CLOSE_TAKEOVER,
-    SESSION_CLOSE_OVERFLOW,   SESSION_CLOSE_IDLE,   SESSION_CLOSE_MOVED,
-};
+/* By number, as the label says them: conn/session.h (same floor, not
+ * included) names them SESSION_CLOSE_GOING_AWAY, _POLICY, _TOO_BIG,
+ * _TAKEOVER, _OVERFLOW, _IDLE and _MOVED; tests/test_metrics.c checks that
+ * each has its series. */
+static const int close_codes[] = {1001, 1008, 1009, 4000, 4001, 4002, 4003};
 static const char *const close_names[] = {"1001", "1008", "1009", "4000",
                                           "4001", "4002", "4003", "other"};
 #define N_CLOSES ((int)(sizeof close_names / sizeof close_names[0]))
+_Static_assert(sizeof close_codes / sizeof close_codes[0] == N_CLOSES - 1, "a name per code");
 
-static const char *const phase_names[] = {"lobby", "playing", "ended"}; /* enum proto_phase */
-static const char *const conn_names[] = {"player", "spectator", "lobby"};
+static const char *const phase_names[METRICS_PHASES] = {"lobby", "playing", "ended"};
+static const char *const conn_names[METRICS_CONN_COUNT] = {"player", "spectator", "lobby"};
 
 /* Seconds: from half a millisecond (a commit without fsync) to 10 s (a disk
  * that stalls). */
@@ -76,7 +77,7 @@ static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1],
     v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up;
 static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
 static double s_bcast, s_commit;
-static double v_rooms[3], v_conns[3];
+static double v_rooms[METRICS_PHASES], v_conns[METRICS_CONN_COUNT];
 static double v_loop_busy, v_loop_turns, v_loop_longest;
 static double v_rss, v_vsize, v_fds, v_max_fds, v_cpu, v_start;
 
@@ -192,46 +193,12 @@ void metrics_received_count(int type)
     metrics_family_add(&f_recv, type >= 0 && type < PROTO_T_COUNT ? type : PROTO_T_COUNT, 1);
 }
 
-/* The string value after key (`"key":"`) in text[0..len), into out; -1 when
- * absent or longer than out. */
-static int text_field(const char *text, size_t len, const char *key, char *out, size_t size)
+void metrics_sent_count(int type, int code)
 {
-    size_t k = strlen(key);
-    for (size_t i = 0; i + k <= len; i++) {
-        if (memcmp(text + i, key, k) != 0)
-            continue;
-        const char *v = text + i + k;
-        const char *end = memchr(v, '"', len - i - k);
-        if (end == NULL || (size_t)(end - v) >= size)
-            return -1;
-        memcpy(out, v, (size_t)(end - v));
-        out[end - v] = '\0';
-        return 0;
-    }
-    return -1;
-}
-
-void metrics_sent_count(const struct sbuf *b)
-{
-    /* Every server message starts {"v":N,"type":"NAME" (proto__frame_new):
-     * the type is looked for in the head only, the code of an error in its
-     * first bytes (it comes before the message, which may quote input). */
-    char name[16];
-    size_t head = b->len < 40 ? b->len : 40;
-    int t = N_SENT - 1;
-    if (text_field(b->data, head, "\"type\":\"", name, sizeof name) == 0)
-        for (int i = 0; i < N_SENT - 1; i++)
-            if (strcmp(name, sent_names[i]) == 0)
-                t = i;
-    metrics_family_add(&f_sent, t, 1);
-    if (t != SENT_ERROR)
-        return;
-    char code[40];
-    size_t part = b->len < 160 ? b->len : 160;
-    int c = text_field(b->data, part, "\"code\":\"", code, sizeof code) == 0
-                ? carc_err_from_name(code)
-                : 0;
-    metrics_family_add(&f_errors, c < 0 && -c <= N_ERRORS ? -c - 1 : N_ERRORS, 1);
+    metrics_family_add(&f_sent,
+                       type > PROTO_S_UNKNOWN && type < PROTO_S_COUNT ? type - 1 : N_SENT - 1, 1);
+    if (type == PROTO_S_ERROR)
+        metrics_family_add(&f_errors, code < 0 && -code <= N_ERRORS ? -code - 1 : N_ERRORS, 1);
 }
 
 void metrics_close_count(int code)
@@ -281,17 +248,12 @@ void metrics_commit_observe(uint64_t ns, int ok)
 
 /* ---- read when scraped ---- */
 
-static void collect_lobby(const struct lobby *lb)
+static void collect_gauges(const struct metrics_gauges *g)
 {
-    memset(v_rooms, 0, sizeof v_rooms);
-    memset(v_conns, 0, sizeof v_conns);
-    if (lb == NULL)
-        return;
-    for (const struct room *r = lb->newest; r != NULL; r = r->older)
-        metrics_family_add(&f_rooms, r->phase, 1);
-    for (const struct session *s = lb->idle_head; s != NULL; s = s->inext)
-        if (!s->closing)
-            metrics_family_add(&f_conns, s->room == NULL ? 2 : s->seat >= 0 ? 0 : 1, 1);
+    for (int i = 0; i < METRICS_PHASES; i++)
+        v_rooms[i] = g != NULL ? g->rooms[i] : 0;
+    for (int i = 0; i < METRICS_CONN_COUNT; i++)
+        v_conns[i] = g != NULL ? g->conns[i] : 0;
 }
 
 static void collect_loop(const struct loopstat *ls)
@@ -333,10 +295,10 @@ static void collect_process(void)
                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-char *metrics_exposition(const struct lobby *lb, const struct loopstat *ls)
+char *metrics_exposition(const struct metrics_gauges *g, const struct loopstat *ls)
 {
     names_init();
-    collect_lobby(lb);
+    collect_gauges(g);
     if (ls != NULL)
         collect_loop(ls);
     collect_process();
