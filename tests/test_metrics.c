@@ -228,6 +228,7 @@ START_TEST(test_lobby_counted)
     double bcast = metrics_value("carcd_move_broadcast_seconds", NULL);
     double resumes = metrics_value("carcd_resumes_total", NULL);
     double welcome = metrics_value("carcd_messages_sent_total", "welcome");
+    double takeovers = metrics_value("carcd_closes_total", "4000");
 
     ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
     struct fake *a = fake_new(), *b = fake_new(), *w = fake_new();
@@ -270,6 +271,8 @@ START_TEST(test_lobby_counted)
     say(b2, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, b->token);
     expect(b2, "joined");
     ck_assert(metrics_value("carcd_resumes_total", NULL) == resumes + 1);
+    /* b's first connection was closed for the new one: the lobby's sessions report closes */
+    ck_assert(metrics_value("carcd_closes_total", "4000") == takeovers + 1);
 
     text = api_metrics_render(lb, NULL);
     ck_assert_ptr_nonnull(strstr(text, "carcd_rooms{phase=\"playing\"} 1\n"));

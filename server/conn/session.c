@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "util/log.h"
-#include "metrics/metrics.h"
 #include "util/mem.h"
 
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now)
@@ -72,7 +71,8 @@ void session_close(struct session *s, int code, const char *reason, int flush)
     if (s->closing)
         return;
     s->closing = 1;
-    metrics_close_count(code);
+    if (s->tally != NULL)
+        s->tally->closed(code);
     s->close_code = code;
     s->close_flush = flush;
     size_t n = strlen(reason);
@@ -113,7 +113,8 @@ void session_send(struct session *s, struct sbuf *b)
     s->q[(s->qhead + s->qlen) % s->qcap] = sbuf_ref(b);
     s->qlen++;
     s->qbytes += b->len;
-    metrics_sent_count(b->type, b->code);
+    if (s->tally != NULL)
+        s->tally->sent(b->type, b->code);
     if (s->qlen == 1 && s->sink != NULL && s->sink->wake != NULL)
         s->sink->wake(s);
 }

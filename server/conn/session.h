@@ -42,6 +42,15 @@ struct session_sink {
     void (*close)(struct session *s);
 };
 
+/* Where a session reports what it queued and how the server closed it: the
+ * metrics, which conn/ may not call (they are on its floor). The lobby sets
+ * it when it takes the session (lobby_session_open); NULL reports nothing. */
+struct session_tally {
+    void (*sent)(int type, int code); /* a message of server type `type` (enum
+                                         proto_server_type; an error's `code`) was queued */
+    void (*closed)(int code);         /* the server asked to close with this close code */
+};
+
 /* A token bucket: `rate` tokens per `period` ms, at most `burst`, starting full. */
 struct bucket {
     int64_t level; /* in units of 1/period of a token */
@@ -50,11 +59,12 @@ struct bucket {
 
 struct session {
     const struct session_sink *sink;
-    void *conn;       /* the transport's handle, opaque here */
-    unsigned long id; /* for logs */
-    char peer[64];    /* peer address as text, "" when unknown */
-    int counted;      /* counted in the lobby's per-address table */
-    int open;         /* known to the lobby (between open and close) */
+    const struct session_tally *tally; /* the lobby's, or NULL */
+    void *conn;                        /* the transport's handle, opaque here */
+    unsigned long id;                  /* for logs */
+    char peer[64];                     /* peer address as text, "" when unknown */
+    int counted;                       /* counted in the lobby's per-address table */
+    int open;                          /* known to the lobby (between open and close) */
 
     /* Room membership; written by room.c only. */
     struct room *room;             /* NULL when in no room */

@@ -13,6 +13,7 @@
 #include "game/roomnode.h"
 #include "store/store.h"
 #include "game/turn.h"
+#include "metrics/metrics.h"
 #include "util/mem.h"
 #include "util/clock.h"
 
@@ -317,8 +318,12 @@ int lobby_test_game(struct lobby *lb, uint64_t seed, const char *const *deck, in
     return 0;
 }
 
+/* What sessions report goes to the metrics. */
+static const struct session_tally tally = {metrics_sent_count, metrics_close_count};
+
 int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, uint64_t now)
 {
+    s->tally = &tally;
     lb->now = now;
     s->id = ++lb->next_id;
     snprintf(s->peer, sizeof s->peer, "%s", peer != NULL ? peer : "");
