@@ -154,6 +154,16 @@ long long jint(const char *text, const char *path)
     return v;
 }
 
+/* Compact JSON at path (static buffer), or "<missing>". */
+const char *jdump(const char *text, const char *path)
+{
+    static char buf[4096];
+    char *s = proto_json_path_dump(text, strlen(text), path);
+    snprintf(buf, sizeof buf, "%s", s != NULL ? s : "<missing>");
+    free(s);
+    return buf;
+}
+
 int has(const char *text, const char *path)
 {
     char *s = proto_json_path_dump(text, strlen(text), path);

@@ -60,6 +60,8 @@ void drain(struct fake *f);
 const char *jstr(const char *text, const char *path);
 long long jint(const char *text, const char *path);
 int has(const char *text, const char *path);
+/* Compact JSON at path (static buffer), or "<missing>". */
+const char *jdump(const char *text, const char *path);
 
 /* Pop one message and check its type / error code, or that nothing is queued
  * (line: the caller's, for messages). */

@@ -101,6 +101,7 @@ int main(void)
     srunner_add_suite(sr, suite_replay());
     srunner_add_suite(sr, suite_replay_json());
     srunner_add_suite(sr, suite_protocol());
+    srunner_add_suite(sr, suite_state());
     srunner_add_suite(sr, suite_room());
     srunner_add_suite(sr, suite_bot());
     srunner_add_suite(sr, suite_turn());

@@ -16,24 +16,25 @@ Suite *suite_record(void);     /* tests/test_record.c: record codec (protocol/) 
 Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, real games */
 Suite *suite_replay_json(void); /* tests/test_replay_json.c: GET /api/games/{id}/replay documents */
 Suite *suite_protocol(void);    /* tests/test_protocol.c: protocol v1 messages, state, patches */
-Suite *suite_bot(void);         /* tests/test_bot.c: the bots' search (common/bot.h) */
-Suite *suite_turn(void);        /* tests/test_turn.c: bot seats, clocks, takeover */
-Suite *suite_room(void);        /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_session(void);     /* tests/test_session.c: rate, size, queue, idle, address limits */
-Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
-Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
-Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
-Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
-Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
-Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
-Suite *suite_memtrim(void);     /* tests/test_memtrim.c: freed memory back to the system */
-Suite *suite_loopstat(void);    /* tests/test_loopstat.c: latency histograms, loop busy time */
-Suite *suite_bounds(void);      /* tests/test_bounds.c: worst cases of the engine's arrays */
-Suite *suite_rxguard(void);     /* tests/test_rxguard.c: unmasked frames, early frames */
-Suite *suite_proxy(void);       /* tests/test_proxy.c: trusted proxies, forwarded addresses */
-Suite *suite_log(void);         /* tests/test_log.c: log lines as text and JSON, fields, escaping */
-Suite *suite_json_str(void);    /* tests/test_json_str.c: the one JSON string writer (protocol/) */
-Suite *suite_metrics(void);     /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
+Suite *suite_state(void); /* tests/test_state.c: state documents, deltas, the client, whole games */
+Suite *suite_bot(void);   /* tests/test_bot.c: the bots' search (common/bot.h) */
+Suite *suite_turn(void);  /* tests/test_turn.c: bot seats, clocks, takeover */
+Suite *suite_room(void);  /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_session(void);    /* tests/test_session.c: rate, size, queue, idle, address limits */
+Suite *suite_api(void);        /* tests/test_api.c: HTTP routes */
+Suite *suite_admin(void);      /* tests/test_admin.c: the admin API's routes and token */
+Suite *suite_config(void);     /* tests/test_config.c: flags and config file */
+Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);   /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
+Suite *suite_store_read(void); /* tests/test_store_read.c: game records, paged and off-loop */
+Suite *suite_memtrim(void);    /* tests/test_memtrim.c: freed memory back to the system */
+Suite *suite_loopstat(void);   /* tests/test_loopstat.c: latency histograms, loop busy time */
+Suite *suite_bounds(void);     /* tests/test_bounds.c: worst cases of the engine's arrays */
+Suite *suite_rxguard(void);    /* tests/test_rxguard.c: unmasked frames, early frames */
+Suite *suite_proxy(void);      /* tests/test_proxy.c: trusted proxies, forwarded addresses */
+Suite *suite_log(void);        /* tests/test_log.c: log lines as text and JSON, fields, escaping */
+Suite *suite_json_str(void);   /* tests/test_json_str.c: the one JSON string writer (protocol/) */
+Suite *suite_metrics(void);    /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
