@@ -4,12 +4,16 @@
         format-check
 
 # The build runs after deps in a sub-make, so a fresh machine gets its packages first even
-# under -j. CARC_BUILD tells the tests where the tools they run live. The quick check that the
-# layer check fails on an upward include (tests/layers/run.sh, when there is one) runs first,
-# before the long suites.
+# under -j. CARC_BUILD tells the tests where the tools they run live. The quick checks of the
+# build itself run first, before the long suites: the run list of deploy/deps.sh holds no test
+# component (tests/deps/check_run_list.sh), `make help` names every target
+# (tests/make/check_help.sh), and the layer check fails on an upward include
+# (tests/layers/run.sh, when there is one).
 test: deps ## deps, build, quick checks, run $(BUILD)/carc-tests, then make oracle, integration and e2e
 	@$(MAKE) --no-print-directory all
 	@test -n "$(TESTBIN)" || { echo "make test: no tests/*.c to build" >&2; exit 1; }
+	tests/deps/check_run_list.sh
+	tests/make/check_help.sh
 	$(if $(wildcard tests/layers/run.sh),CARC_BUILD=$(BUILD) tests/layers/run.sh)
 	CARC_BUILD=$(BUILD) tests/pg.sh $(BUILD)/carc-tests   # with the store_pg suites (CARC_PG_URL)
 	@$(MAKE) --no-print-directory oracle
