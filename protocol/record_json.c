@@ -13,6 +13,7 @@
 #include "bot.h"
 #include "fair.h"
 #include "patch.h"
+#include "record_int.h"
 
 #define PATH_MAX_LEN 64
 
@@ -825,4 +826,26 @@ int proto_record_move(const struct carc_record *rec, int i, const struct carc_ga
                                    "%s.escape: no such tile at (%d,%d)", field, out->ex, out->ey);
     }
     return 0;
+}
+
+/* ---- one move at a time, for record_move.c (record_int.h) ---- */
+
+int proto__record_move_read(const json_t *v, struct carc_record *rec, int i,
+                            struct proto_error *err)
+{
+    struct loader ld = {err, -1};
+    memset(&rec->moves[i], 0, sizeof rec->moves[i]);
+    return load_move(&ld, v, rec, i);
+}
+
+json_t *proto__record_move_write(const struct carc_record *rec, int i, struct proto_error *err)
+{
+    struct dumper d = {err, 0};
+    json_t *o = dump_move(&d, rec, i);
+    if (o != NULL && d.code == 0)
+        return o;
+    json_decref(o);
+    if (d.code == 0)
+        proto_error_set(err, CARC_E_NOMEM, i, "moves", NULL);
+    return NULL;
 }

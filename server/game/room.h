@@ -304,7 +304,11 @@ void room__move_timed(struct room *r, uint64_t t0);
 
 /* ---- storage (roomdb.c, store/store.h) ---- */
 
-/* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
+/* Move i (< r->nmoves) as a record move (PROTOCOL.md "Game records"), the
+ * text the store keeps for it: malloc'd, or NULL when the codec cannot write
+ * it (a move the engine accepted always can). */
+char *room__move_text(const struct room *r, int i);
+/* The same into buf (tests): its length, or -1 when it does not fit or fails. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
 /* Fill rec's settings, players, start, seed and deck from r (not its moves). */

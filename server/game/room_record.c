@@ -15,33 +15,31 @@
 #include "util/mem.h"
 #include "util/clock.h"
 
+char *room__move_text(const struct room *r, int i)
+{
+    /* The codec reads an escape's tile from the record's moves up to i. */
+    struct carc_record *rec = mem_alloc(sizeof *rec);
+    rec->start = carc_tile_find("BA.D");
+    rec->nmoves = i + 1;
+    memcpy(rec->moves, r->moves, (size_t)(i + 1) * sizeof *rec->moves);
+    char *out = NULL;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    if (proto_record_move_dump(rec, i, &out, &perr) != 0)
+        out = NULL;
+    free(rec);
+    return out;
+}
+
 int room_move_json(const struct room *r, int i, char *buf, size_t size)
 {
-    const struct carc_move *m = &r->moves[i];
-    const struct carc_tile *t = &carc_tiles[m->tile];
-    if (m->skip) {
-        int k = snprintf(buf, size, "{\"tile\":\"%s\",\"skip\":true}", t->id);
-        return k < (int)size ? k : -1;
-    }
-    int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
-                     m->x, m->y, m->rot * 90);
-    if (m->seg >= 0)
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      "{\"feature\":\"%s\",\"kind\":\"%s\"}", t->segs[m->seg].name,
-                      m->large ? "large" : "normal");
-    else
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "null");
-    if (m->escape) {
-        int at = r->game != NULL ? carc_game_tile_at(r->game, m->ex, m->ey) : 0;
-        if (at == 0)
-            return -1;
-        const struct carc_tile *et = &carc_tiles[r->game->placed[at - 1].type];
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      ",\"escape\":{\"x\":%d,\"y\":%d,\"feature\":\"%s\"}", m->ex, m->ey,
-                      et->segs[m->eseg].name);
-    }
-    n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "}");
-    return n < (int)size ? n : -1;
+    char *text = room__move_text(r, i);
+    size_t n = text != NULL ? strlen(text) : 0;
+    int ok = text != NULL && n < size;
+    if (ok)
+        memcpy(buf, text, n + 1);
+    free(text);
+    return ok ? (int)n : -1;
 }
 
 void room_record_fill(const struct room *r, struct carc_record *rec)

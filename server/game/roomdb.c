@@ -106,11 +106,10 @@ static void snapshot(struct lobby *lb, struct room *r)
     e->move_to = r->nmoves;
     if (e->move_to > e->move_from) {
         e->moves = mem_zalloc((size_t)(e->move_to - e->move_from), sizeof *e->moves);
-        char buf[256];
         for (int i = e->move_from; i < e->move_to; i++) {
-            if (room_move_json(r, i, buf, sizeof buf) < 0)
-                snprintf(buf, sizeof buf, "null");
-            e->moves[i - e->move_from] = mem_strdup(buf);
+            char *text = room__move_text(r, i);
+            /* Never for a move the engine took; "null" would not load back. */
+            e->moves[i - e->move_from] = text != NULL ? text : mem_strdup("null");
         }
     }
     r->moves_saved = r->nmoves;
@@ -196,39 +195,24 @@ void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
 
 /* ---- rows to a room (start-up) ---- */
 
-/* The record text of stored room e: its settings, seats and seed from r,
- * then its stored moves. */
-static char *record_text(const struct store_room *e, const struct room *r, char *err, size_t errlen)
+/* The moves of stored room e, each stored text read by the record codec in
+ * order (an escape names a tile of the moves before it). NULL with err when
+ * one does not load. */
+static struct carc_record *stored_moves(const struct store_room *e, char *err, size_t errlen)
 {
     struct carc_record *rec = mem_zalloc(1, sizeof *rec);
-    room_record_fill(r, rec); /* without moves: they are appended below */
-    char *head = NULL;
+    rec->start = carc_tile_find("BA.D");
     struct proto_error perr;
     proto_error_init(&perr);
-    int rc = proto_record_dump(rec, 0, &head, &perr);
-    free(rec);
-    size_t hl = head != NULL ? strlen(head) : 0;
-    if (rc != 0 || hl < 3 || strcmp(head + hl - 3, "[]}") != 0) {
-        snprintf(err, errlen, "room %s: cannot write its record: %s", e->id, perr.text);
-        free(head);
-        return NULL;
-    }
-    size_t len = hl;
-    for (int k = 0; k < e->move_to - e->move_from; k++)
-        len += strlen(e->moves[k]) + 1;
-    char *out = mem_alloc(len + 4);
-    size_t n = hl - 2;
-    memcpy(out, head, n);
-    free(head);
     for (int k = 0; k < e->move_to - e->move_from; k++) {
-        size_t ml = strlen(e->moves[k]);
-        if (k > 0)
-            out[n++] = ',';
-        memcpy(out + n, e->moves[k], ml);
-        n += ml;
+        const char *text = e->moves[k];
+        if (proto_record_move_load(text, strlen(text), rec, &perr) != 0) {
+            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
+            free(rec);
+            return NULL;
+        }
     }
-    memcpy(out + n, "]}", 3);
-    return out;
+    return rec;
 }
 
 /* The room of stored row e rebuilt from its seats, seed and moves; NULL with
@@ -283,34 +267,13 @@ struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char
     int rc = 0;
     struct carc_error cerr = {0, ""};
     if (e->phase != PROTO_PHASE_LOBBY) {
-        /* The record needs the seed and deck: lent to r for record_text only
-         * (room_restore keeps its own copy). */
-        uint8_t deckcopy[CARC_MAX_TILES];
         int dl = e->deck_len;
-        if (dl > 0)
-            memcpy(deckcopy, e->deck, (size_t)dl);
-        r->seed = e->seed;
-        r->deck = dl > 0 ? deckcopy : NULL;
-        r->deck_len = dl;
-        char *text = record_text(e, r, err, errlen);
-        r->deck = NULL;
-        r->deck_len = 0;
-        if (text == NULL) {
+        struct carc_record *rec = stored_moves(e, err, errlen);
+        if (rec == NULL) {
             room_free(r);
             return NULL;
         }
-        struct carc_record *rec = mem_zalloc(1, sizeof *rec);
-        struct proto_error perr;
-        proto_error_init(&perr);
-        if (proto_record_load(text, strlen(text), 0, rec, &perr) != 0) {
-            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
-            free(text);
-            free(rec);
-            room_free(r);
-            return NULL;
-        }
-        free(text);
-        rc = room_restore(r, e->phase, e->seed, dl > 0 ? deckcopy : NULL, dl, rec->moves,
+        rc = room_restore(r, e->phase, e->seed, dl > 0 ? e->deck : NULL, dl, rec->moves,
                           rec->nmoves, e->seq, &cerr);
         free(rec);
     } else {
