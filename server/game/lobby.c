@@ -381,7 +381,7 @@ void lobby_clock_tick(struct lobby *lb, uint64_t now)
     lb->now = now;
     uint64_t grace = (uint64_t)lb->lim.takeover_grace * 1000;
     for (struct room *r = lb->oldest; r != NULL; r = r->newer)
-        turn_tick(r, now, grace);
+        room_tick(r, now, grace);
 }
 
 void lobby_tick(struct lobby *lb, uint64_t now)

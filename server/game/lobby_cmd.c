@@ -197,12 +197,12 @@ static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
     if (c->lb->store != NULL && store_failing(c->lb->store))
         return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
-    return turn_bot_add(c->r, c->m->u.add_bot.level, err);
+    return room_bot_add(c->r, c->m->u.add_bot.level, err);
 }
 
 static int cmd_remove_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
-    return turn_bot_remove(c->r, c->m->u.remove_bot.seat, err);
+    return room_bot_remove(c->r, c->m->u.remove_bot.seat, err);
 }
 
 static int cmd_chat(const struct cmd_ctx *c, struct carc_error *err)

@@ -413,7 +413,9 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
     }
     room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
     room__catch_up(r, s, seq, ref);
-    turn_seat_back(r, i, now);
+    struct turn_outcome o;
+    turn_seat_back(r, i, &o);
+    room__turn_apply(r, &o, now);
 }
 
 void room_detach(struct room *r, struct session *s, uint64_t now)
@@ -451,8 +453,11 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
     } else {
         int i = s->seat;
         room_detach(r, s, now);
-        if (i >= 0)
-            turn_seat_left(r, i, now);
+        if (i >= 0) {
+            struct turn_outcome o;
+            turn_seat_left(r, i, &o);
+            room__turn_apply(r, &o, now);
+        }
     }
     session_send_text(s, proto_encode_left(ref));
 }
@@ -540,7 +545,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     log_event(LOG_INFO, &(struct log_fields){.room = r->id}, "game started: %d players", n);
     struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
-    turn_schedule(r, now);
+    room__schedule(r, now);
     return 0;
 }
 
@@ -548,7 +553,9 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
               struct carc_error *err)
 {
     struct carc_game *g = r->game;
-    int rc = turn_play_check(r, s->seat, now, err);
+    struct turn_outcome o;
+    int rc = turn_play_check(r, s->seat, now, &o, err);
+    room__turn_apply(r, &o, now); /* a timeout, or the seat taken back from a bot */
     if (rc != 0)
         return rc;
     struct carc_move mv = {0};
@@ -621,7 +628,7 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     turn_moved(r, mover, now);
     long long seq = room__publish(r, ex, nex, mv, NULL);
     room__move_timed(r, t0);
-    turn_schedule(r, now);
+    room__schedule(r, now);
     return seq;
 }
 

@@ -266,7 +266,25 @@ static inline int room_is_dead(const struct room *r)
 /* The room's line in `rooms` (pointers borrowed from r). */
 void room_summary(const struct room *r, struct proto_room_summary *out);
 
-/* ---- for turn.c: changes made by the clock and the bots ---- */
+/* ---- room_turn.c: acting on turn.h's decisions ---- */
+
+struct turn_outcome;
+/* Do what a turn.h decision asks (turn.h struct turn_outcome): publish its
+ * delta or play its skip, then look for a bot's turn when it says so. */
+void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now);
+/* If a bot plays the seat to move and none is searching yet for this turn,
+ * start one (turn_bot_level); its move comes back through room__move if the
+ * turn it was searched for is still the current one. Call after publishing
+ * a change. */
+void room__schedule(struct room *r, uint64_t now);
+/* Time passes (lobby_clock_tick, about ten times a second): a restored
+ * room's turn starts, then turn_tick's decision, then a bot's turn. */
+void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* The host seats a bot of level (enum carc_bot_level) in the first free
+ * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
+int room_bot_add(struct room *r, int level, struct carc_error *err);
+/* The host frees bot seat i (lobby). 0, CARC_E_NOT_BOT or CARC_E_INVAL. */
+int room_bot_remove(struct room *r, int i, struct carc_error *err);
 
 /* Publish a change (see room.c): one delta with events ex (and mv's events),
  * to everyone but skip. Returns its seq. */
