@@ -720,35 +720,8 @@ static int room__replay(struct room *r, int n, struct carc_error *err)
     return 0;
 }
 
-/* Nothing is told before it is on disk, failures included: a seq a client
- * saw is never above the seq stored, so after a crash every client's seq is
- * one the restored room knows (and answers with a snapshot). */
-void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
+void room__rollback(struct room *r)
 {
-    if (ok) {
-        if (moves > r->moves_committed)
-            r->moves_committed = moves;
-        room__release(r, gen);
-        return;
-    }
-    /* Written again with the next batch that goes through; what is held
-     * waits for it. */
-    r->moves_saved = r->moves_committed;
-    r->finish_saved = 0;
-    room__dirty(r);
-    if (r->game == NULL || r->nmoves <= r->moves_committed)
-        return; /* no move to undo: the change stays and is told once stored */
-    /* Undo the moves that are not on disk: nobody was told of them. The
-     * movers hear why now (an error is not state); the deltas that held the
-     * moves are dropped, and everyone gets a fresh state once it is stored. */
-    for (int i = r->held_head; i < r->nheld; i++) {
-        if (r->held[i].alt != NULL)
-            session_send(r->held[i].s, r->held[i].alt);
-        sbuf_unref(r->held[i].b);
-        sbuf_unref(r->held[i].alt);
-    }
-    r->held_head = r->nheld = 0;
-    r->ntimed = 0; /* those moves are undone: never broadcast */
     struct carc_error err = {0, ""};
     if (room__replay(r, r->moves_committed, &err) != 0)
         log_event(LOG_ERROR, &(struct log_fields){.room = r->id, .code = carc_err_name(err.code)},

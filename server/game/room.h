@@ -316,9 +316,19 @@ void room__send_text(struct room *r, struct session *s, char *text);
 void room__unhold(struct room *r, const struct session *s);
 /* Send what waited for batches up to gen. */
 void room__release(struct room *r, unsigned long gen);
+/* room.c, for room_store_done: the game is dealt again and replayed up to
+ * r->moves_committed (the moves on disk), at seq + 1 with no history, and
+ * everyone gets that state (held until it is stored). */
+void room__rollback(struct room *r);
 /* A move accepted at t0 (metrics_now_ns) has just been published: its
  * broadcast latency is counted now, or when its batch is released. */
 void room__move_timed(struct room *r, uint64_t t0);
+/* The batch holding r's change up to gen is done (the store's done hook,
+ * through roomdb.c). ok: release what waits for it; moves (the count that
+ * batch wrote) are committed. Failed: the moves not committed are undone
+ * (room__rollback: everyone gets a fresh `state`, the mover
+ * `storage_error`). */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
 
 /* ---- storage (roomdb.c, store/store.h) ---- */
 
@@ -335,12 +345,6 @@ void room_record_fill(const struct room *r, struct carc_record *rec);
  * game. closed: NULL, or why the room closed before the game's end
  * ("room-ttl", "stale-room"), written as the record's "closed". */
 char *room_record_json(const struct room *r, const char *closed);
-
-/* The batch holding r's change up to gen is done. ok: release what waits for
- * it; moves (the count that batch wrote) are committed. Failed: the moves not
- * committed are undone (the game is rebuilt from the stored ones, everyone
- * gets a fresh `state`, the mover `storage_error`). */
-void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
 
 /* Restore a stored room: the seats are filled; when phase is not the lobby,
  * deal from seed (or deck) and replay moves (record moves, players filled

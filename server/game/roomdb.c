@@ -125,10 +125,11 @@ static void on_fill(void *arg, void *key)
     snapshot(arg, key);
 }
 
-static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
 {
+    (void)id;
     struct lobby *lb = arg;
-    struct room *r = lobby_room_find(lb, id);
+    struct room *r = key; /* NULL: forgotten (freed) since, or a row of a room going */
     if (r == NULL)
         return;
     /* Another node wrote the room with a newer fence: it owns the room now.
@@ -148,28 +149,13 @@ void roomdb_attach(struct lobby *lb, struct store *st)
         store_hooks_set(st, &(struct store_hooks){on_fill, on_done, lb});
 }
 
-unsigned long roomdb_dirty(struct room *r)
-{
-    uint64_t now = (uint64_t)clock_wall_ms();
-    if (r->created_ms == 0)
-        r->created_ms = now;
-    r->updated_ms = now;
-    if (!r->dirty) {
-        r->dirty = 1;
-        return store_mark(r->store, r);
-    }
-    return store_fill_gen(r->store);
-}
-
 static void forget(struct lobby *lb, struct room *r, int gone, const char *closed)
 {
     struct store *st = r->store;
-    if (r->dirty) {
-        if (gone == STORE_CLOSE)
-            snapshot(lb, r);
-        store_unmark(st, r);
-        r->dirty = 0;
-    }
+    if (r->dirty && gone == STORE_CLOSE)
+        snapshot(lb, r);
+    store_forget(st, r); /* no fill and no done hook for it any more */
+    r->dirty = 0;
     uint64_t fence;
     if (gone && room_fence(lb, r, &fence) == 0) {
         struct store_room *e = store_row_add(st);
