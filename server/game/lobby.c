@@ -168,6 +168,7 @@ void lobby_store_set(struct lobby *lb, struct store *st)
 
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
+    r->store = lb->store;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     lobby__room_insert(lb, r);

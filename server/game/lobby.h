@@ -124,7 +124,8 @@ int lobby_notice(struct lobby *lb, const char *text);
 /* Keep every room in st from now on (rooms write before they tell, store.h).
  * Set before any room exists. */
 void lobby_store_set(struct lobby *lb, struct store *st);
-/* Add a restored room (store_restore), as the newest. */
+/* Add r, new (room_new, room_new_restored), as the newest room: it gets the
+ * lobby's store, bots and bot pace. */
 void lobby_room_add(struct lobby *lb, struct room *r);
 
 /* Tests: deal every later game from this seed, and from this deck of tile

@@ -116,10 +116,7 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
                        const char *id)
 {
     struct room *r = room_new(id, m, lb->lim.history, lb->lim.history_bytes);
-    r->store = lb->store;
-    r->bots = lb->bots;
-    r->bot_pace_ms = lb->lim.bot_pace;
-    lobby__room_insert(lb, r);
+    lobby_room_add(lb, r);
     if (s->peer[0] != '\0') {
         snprintf(r->creator, sizeof r->creator, "%s", s->peer);
         (*lobby__ip_get(lb, r->creator))->rooms++;

@@ -150,6 +150,16 @@ struct room {
  * which costs less than that many deltas anyway).
  * Never NULL (out of memory aborts). */
 struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes);
+/* room_record.c: the room that the store kept as e (store/store.h), built
+ * again: its settings, seats, password, host and times, its fair draw and,
+ * once started, its game dealt from its seed (or deck) and its stored moves
+ * (read by the record codec) replayed; it resumes at e->seq + 1 (room_restore).
+ * Not in a lobby yet and without a store, like room_new's. NULL with a
+ * sentence in err when the row's seats or host are bad, or its moves do not
+ * load or replay. */
+struct store_room;
+struct room *room_new_restored(const struct store_room *e, int history, int history_bytes,
+                               char *err, size_t errlen);
 /* Free r; it must have no members (room_evict first). */
 void room_free(struct room *r);
 
@@ -346,10 +356,10 @@ void room_record_fill(const struct room *r, struct carc_record *rec);
  * ("room-ttl", "stale-room"), written as the record's "closed". */
 char *room_record_json(const struct room *r, const char *closed);
 
-/* Restore a stored room: the seats are filled; when phase is not the lobby,
- * deal from seed (or deck) and replay moves (record moves, players filled
- * in). seq: the stored seq; the room resumes at seq + 1 and every resume
- * from an older seq gets a snapshot. 0 or an engine code. */
+/* room_new_restored's last step. Restore a stored room: the seats are filled; when phase is not the
+ * lobby, deal from seed (or deck) and replay moves (record moves, players filled in). seq: the
+ * stored seq; the room resumes at seq + 1 and every resume from an older seq gets a snapshot. 0 or
+ * an engine code. */
 int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
                  const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err);
 

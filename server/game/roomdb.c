@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot.h"
 #include "game/fair_room.h"
 #include "game/lobby.h"
 #include "util/log.h"
@@ -181,96 +180,10 @@ void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
 
 /* ---- rows to a room (start-up) ---- */
 
-/* The moves of stored room e, each stored text read by the record codec in
- * order (an escape names a tile of the moves before it). NULL with err when
- * one does not load. */
-static struct carc_record *stored_moves(const struct store_room *e, char *err, size_t errlen)
-{
-    struct carc_record *rec = mem_zalloc(1, sizeof *rec);
-    rec->start = carc_tile_find("BA.D");
-    struct proto_error perr;
-    proto_error_init(&perr);
-    for (int k = 0; k < e->move_to - e->move_from; k++) {
-        const char *text = e->moves[k];
-        if (proto_record_move_load(text, strlen(text), rec, &perr) != 0) {
-            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
-            free(rec);
-            return NULL;
-        }
-    }
-    return rec;
-}
-
-/* The room of stored row e rebuilt from its seats, seed and moves; NULL with
- * err when they do not load or replay. */
 struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char *err,
                               size_t errlen)
 {
-    struct proto_msg c;
-    memset(&c, 0, sizeof c);
-    c.u.create.sets = (unsigned)e->sets;
-    c.u.create.no_farmers = e->no_farmers;
-    c.u.create.escape_rule = e->escape_rule;
-    c.u.create.seats = e->nseats;
-    c.u.create.private_room = e->priv;
-    c.u.create.clock.initial = e->clock_initial;
-    c.u.create.clock.increment = e->clock_increment;
-    c.u.create.clock.on_timeout = e->clock_policy;
-    c.u.create.farm_rule = e->variants & 3;
-    c.u.create.small_city = e->variants >> 2 & 1;
-    c.u.create.seat_random = e->variants >> 3 & 1;
-    /* Checked before the room is built from them: its state has one view per seat. */
-    if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
-        snprintf(err, errlen, "room %s: bad stored seats", e->id);
-        return NULL;
-    }
-    struct room *r = room_new(e->id, &c, lb->lim.history, lb->lim.history_bytes);
-    snprintf(r->pw_hash, sizeof r->pw_hash, "%s", e->pw);
-    r->host = e->host;
-    r->created_ms = e->created;
-    r->updated_ms = e->updated;
-    if (r->host < 0 || r->host >= r->nseats) {
-        snprintf(err, errlen, "room %s: bad stored host", e->id);
-        room_free(r);
-        return NULL;
-    }
-    for (int k = 0; k < e->nseat; k++) {
-        const struct store_seat *s = &e->seats[k];
-        int i = s->idx;
-        if (i < 0 || i >= r->nseats)
-            continue;
-        snprintf(r->seats[i].name, sizeof r->seats[i].name, "%s", s->name);
-        snprintf(r->seats[i].token_hash, sizeof r->seats[i].token_hash, "%s", s->hash);
-        r->seats[i].taken = 1;
-        r->seats[i].bot = s->bot >= 0 && s->bot <= CARC_BOT_LEVELS ? s->bot : 0;
-        r->seats[i].autoplay = s->autoplay >= 0 && s->autoplay < PROTO_AUTO_COUNT ? s->autoplay : 0;
-        r->seats[i].forfeited = s->forfeited != 0;
-        r->seats[i].timeouts = s->timeouts;
-        r->seats[i].clock_ms = s->clock_ms;
-    }
-    /* After the seats (a lobby room's entropies are theirs), before the record (its "fair"). */
-    fair_room_load(r, e->fair, e->phase != PROTO_PHASE_LOBBY, e->seed, e->deck_len);
-    int rc = 0;
-    struct carc_error cerr = {0, ""};
-    if (e->phase != PROTO_PHASE_LOBBY) {
-        int dl = e->deck_len;
-        struct carc_record *rec = stored_moves(e, err, errlen);
-        if (rec == NULL) {
-            room_free(r);
-            return NULL;
-        }
-        rc = room_restore(r, e->phase, e->seed, dl > 0 ? e->deck : NULL, dl, rec->moves,
-                          rec->nmoves, e->seq, &cerr);
-        free(rec);
-    } else {
-        rc = room_restore(r, e->phase, 0, NULL, 0, NULL, 0, e->seq, &cerr);
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "room %s: its stored moves do not replay: %s", e->id, cerr.text);
-        room_free(r);
-        return NULL;
-    }
-    return r;
+    return room_new_restored(e, lb->lim.history, lb->lim.history_bytes, err, errlen);
 }
 
 struct restore_ctx {
@@ -304,7 +217,6 @@ static int on_room(void *arg, const struct store_room *e)
         c->bad++;
         return -1;
     }
-    r->store = c->lb->store;
     lobby_room_add(c->lb, r);
     return 0;
 }

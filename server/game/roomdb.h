@@ -30,8 +30,9 @@ void roomdb_close(struct lobby *lb, struct room *r, const char *closed);
 /* Start-up: store_restore into lb (lb->store): every unfinished room comes
  * back, rebuilt from its seed and moves. The number of rooms restored, or -1
  * with err. */
-/* Stored row e rebuilt as a room of lb (not added to it); NULL with err when
- * its seats or moves do not load or replay. */
+/* Stored row e rebuilt as a room with lb's history limits (room_new_restored;
+ * not added to lb); NULL with err when its seats or moves do not load or
+ * replay. */
 struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char *err,
                               size_t errlen);
 int roomdb_restore(struct lobby *lb, int stale_s, uint64_t now_ms, char *err, size_t errlen);

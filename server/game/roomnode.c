@@ -201,7 +201,6 @@ static void take_build(struct take *t, struct store_room *e)
         take_answer(t, 0, NULL, CARC_E_STORAGE, "the room could not be rebuilt");
         return;
     }
-    r->store = lb->store;
     lobby_room_add(lb, r);
     room__dirty(r); /* the new fence written before anything is told */
     log_event(LOG_INFO, &(struct log_fields){.room = r->id},
