@@ -632,6 +632,16 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     return seq;
 }
 
+void room_entropy(struct room *r, struct session *s, const char *data, const char *ref)
+{
+    if (fair_room_entropy(r, s->seat, data))
+        room__publish(r, NULL, 0, NULL, NULL); /* its `entropy` flag: true */
+    else
+        room__dirty(r); /* the new value is stored; nothing public changed */
+    /* After the delta, once stored (write before tell). */
+    room__send_text(r, s, proto_encode_ack(r->seq, ref));
+}
+
 void room_chat(struct room *r, struct session *s, const char *text)
 {
     const char *name = s->seat >= 0 ? r->seats[s->seat].name : "spectator";

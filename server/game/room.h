@@ -240,6 +240,11 @@ int room_humans(const struct room *r);
  * one's delta and ack); sent at once when nothing is held for s. */
 void room_reply(struct room *r, struct session *s, char *text);
 
+/* `entropy` from the seat of s (lobby phase, a seated player: the lobby has
+ * checked; fair_room.h): everyone gets a delta when the seat's `entropy` flag
+ * changes; s gets `ack` {seq} once it is stored. */
+void room_entropy(struct room *r, struct session *s, const char *data, const char *ref);
+
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);
 
