@@ -93,7 +93,9 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
 
 struct room *lobby_room_find(const struct lobby *lb, const char *id);
 
-/* ---- for the cluster (roomnode.h) ---- */
+/* ---- requests that waited for the cluster (roomnode.h) ----
+ * lobby_cmd.c hands these to roomnode_locate / roomnode_create as their
+ * continuations (roomnode_then_fn); the node never names them. */
 
 /* A decoded request of s run as if it had just arrived (past the size and
  * rate checks): the command table's checks, its handler, its error. located:

@@ -105,7 +105,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
         rand_room_id(id);
     while (lobby_room_find(lb, id) != NULL);
     if (lb->node != NULL) {
-        rc = roomnode_create(lb->node, c->s, c->m, id, err);
+        rc = roomnode_create(lb->node, c->s, c->m, id, lobby_room_create, err);
         return rc == 0 ? CMD_WAITING : rc;
     }
     lobby_room_create(lb, c->s, c->m, id);
@@ -266,6 +266,15 @@ static const char *named_room(const struct proto_msg *m)
 }
 
 /* Who may send it, which room, which phase: the checks every handler relies on. */
+/* The cluster looked for the room a request named (roomnode_locate): the
+ * request runs again, and a room still missing is no_such_room. */
+static void located(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                    const char *room)
+{
+    (void)room;
+    lobby_session_request(lb, s, m, 1);
+}
+
 static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error *err)
 {
     struct session *s = c->s;
@@ -294,7 +303,7 @@ static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error
     else if (cmd->target == T_NAMED) {
         c->r = lobby_room_find(c->lb, named_room(c->m));
         if (c->r == NULL && c->lb->node != NULL && !c->located) {
-            int rc = roomnode_locate(c->lb->node, s, c->m, err);
+            int rc = roomnode_locate(c->lb->node, s, c->m, located, err);
             return rc == 0 ? CMD_WAITING : rc;
         }
         if (c->r == NULL)
