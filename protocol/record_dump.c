@@ -236,3 +236,17 @@ int proto_record_dump(const struct carc_record *rec, unsigned flags, char **out,
         return proto_error_set(err, CARC_E_NOMEM, -1, "", NULL);
     return 0;
 }
+
+/* ---- one move at a time, for record_move.c (record_json_int.h) ---- */
+
+json_t *proto__record_move_write(const struct carc_record *rec, int i, struct proto_error *err)
+{
+    struct dumper d = {err, 0};
+    json_t *o = dump_move(&d, rec, i);
+    if (o != NULL && d.code == 0)
+        return o;
+    json_decref(o);
+    if (d.code == 0)
+        proto_error_set(err, CARC_E_NOMEM, i, "moves", NULL);
+    return NULL;
+}

@@ -596,3 +596,13 @@ int proto_record_move(const struct carc_record *rec, int i, const struct carc_ga
     }
     return 0;
 }
+
+/* ---- one move at a time, for record_move.c (record_json_int.h) ---- */
+
+int proto__record_move_read(const json_t *v, struct carc_record *rec, int i,
+                            struct proto_error *err)
+{
+    struct loader ld = {err, -1};
+    memset(&rec->moves[i], 0, sizeof rec->moves[i]);
+    return load_move(&ld, v, rec, i);
+}

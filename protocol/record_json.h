@@ -59,4 +59,25 @@ int proto_record_move(const struct carc_record *rec, int i, const struct carc_ga
  * at (0,0), else the first of moves[0..upto] there), or -1 when none. */
 int proto_record_tile_at(const struct carc_record *rec, int upto, int x, int y);
 
+/* ---- one move alone (record_move.c) ----
+ * A running room stores each move as the text of one element of a record's
+ * "moves" (store/store.h), and rebuilds its record from them at start. */
+
+/* Read text[0..len), one record move, into rec->moves[rec->nmoves] and count
+ * it (rec->nmoves + 1): checked as proto_record_load checks moves[i] (an
+ * escape names a tile that rec->start or the moves before it put there).
+ * Returns 0, or CARC_E_JSON, CARC_E_RECORD (also: rec already holds
+ * CARC_MAX_MOVES moves), CARC_E_ROT, CARC_E_FEATURE, CARC_E_ESCAPE with err
+ * filled; rec->nmoves is then unchanged. */
+int proto_record_move_load(const char *text, size_t len, struct carc_record *rec,
+                           struct proto_error *err);
+
+/* rec->moves[i] (i < rec->nmoves; an escape's tile is read from rec->start
+ * and moves[0..i]) as compact JSON text, exactly as proto_record_dump writes
+ * it inside "moves". On success *out is malloc'd (the caller frees it).
+ * Returns 0, or CARC_E_INVAL (no such move, a value out of range) or
+ * CARC_E_NOMEM with err filled; *out is then NULL. */
+int proto_record_move_dump(const struct carc_record *rec, int i, char **out,
+                           struct proto_error *err);
+
 #endif

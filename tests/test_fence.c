@@ -24,8 +24,9 @@ struct done {
 static struct done dones[8];
 static int ndone;
 
-static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
 {
+    (void)key;
     (void)arg;
     (void)gen;
     ck_assert_int_lt(ndone, 8);

@@ -151,8 +151,9 @@ END_TEST
 
 /* ---- one open room, read back for a takeover (store_entry_read) ---- */
 
-static void no_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+static void no_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
 {
+    (void)key;
     (void)arg;
     (void)id;
     (void)gen;
@@ -398,8 +399,9 @@ static void idle_fill(void *arg, void *key)
     entry_add(arg, "I1", PROTO_PHASE_PLAYING, 0, 0);
 }
 
-static void idle_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+static void idle_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
 {
+    (void)key;
     (void)arg;
     (void)gen;
     (void)moves;

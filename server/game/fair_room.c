@@ -16,18 +16,12 @@ void fair_room_init(struct room *r)
     carc_fair_commitment(r->fair_secret, r->fair_commit);
 }
 
-int fair_room_entropy(struct room *r, struct session *s, const char *data, const char *ref)
+int fair_room_entropy(struct room *r, int i, const char *data)
 {
-    struct room_seat *seat = &r->seats[s->seat];
+    struct room_seat *seat = &r->seats[i];
     int was = seat->entropy[0] != '\0';
     snprintf(seat->entropy, sizeof seat->entropy, "%.64s", data);
-    if (!was)
-        room__publish(r, NULL, 0, NULL, NULL); /* its `entropy` flag: true */
-    else
-        room__dirty(r); /* the new value is stored; nothing public changed */
-    /* After the delta, once stored (write before tell). */
-    room__send_text(r, s, proto_encode_ack(r->seq, ref));
-    return 0;
+    return !was;
 }
 
 uint64_t fair_room_seed(struct room *r)

@@ -21,10 +21,10 @@ struct carc_record;
 /* A new room's secret (getrandom) and its commitment. */
 void fair_room_init(struct room *r);
 
-/* `entropy` from the seat of s (lobby phase, a seated player: the lobby has checked): data
- * (64 hex digits, checked by the decoder) replaces what the seat sent before. Everyone gets a
- * delta when the seat's `entropy` flag changes; s gets `ack` {seq} once it is stored. 0. */
-int fair_room_entropy(struct room *r, struct session *s, const char *data, const char *ref);
+/* `entropy` from seat i (lobby phase, a seated player: the lobby has checked): data (64 hex
+ * digits, checked by the decoder) replaces what the seat sent before. Returns 1 when the
+ * seat's public `entropy` flag changed (the room publishes it: room_entropy), else 0. */
+int fair_room_entropy(struct room *r, int i, const char *data);
 
 /* At the start: the seed derived from the secret and the entropies of the taken seats in seat
  * order (the order of the game's players once the empty seats are dropped); they are kept in

@@ -169,6 +169,7 @@ void lobby_store_set(struct lobby *lb, struct store *st)
 
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
+    r->store = lb->store;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     lobby__room_insert(lb, r);
@@ -386,7 +387,7 @@ void lobby_clock_tick(struct lobby *lb, uint64_t now)
     lb->now = now;
     uint64_t grace = (uint64_t)lb->lim.takeover_grace * 1000;
     for (struct room *r = lb->oldest; r != NULL; r = r->newer)
-        turn_tick(r, now, grace);
+        room_tick(r, now, grace);
 }
 
 void lobby_tick(struct lobby *lb, uint64_t now)

@@ -93,7 +93,9 @@ char *lobby_rooms_encode(const struct lobby *lb, const char *ref, int as_message
 
 struct room *lobby_room_find(const struct lobby *lb, const char *id);
 
-/* ---- for the cluster (roomnode.h) ---- */
+/* ---- requests that waited for the cluster (roomnode.h) ----
+ * lobby_cmd.c hands these to roomnode_locate / roomnode_create as their
+ * continuations (roomnode_then_fn); the node never names them. */
 
 /* A decoded request of s run as if it had just arrived (past the size and
  * rate checks): the command table's checks, its handler, its error. located:
@@ -124,7 +126,8 @@ int lobby_notice(struct lobby *lb, const char *text);
 /* Keep every room in st from now on (rooms write before they tell, store.h).
  * Set before any room exists. */
 void lobby_store_set(struct lobby *lb, struct store *st);
-/* Add a restored room (store_restore), as the newest. */
+/* Add r, new (room_new, room_new_restored), as the newest room: it gets the
+ * lobby's store, bots and bot pace. */
 void lobby_room_add(struct lobby *lb, struct room *r);
 
 /* Tests: deal every later game from this seed, and from this deck of tile

@@ -105,7 +105,7 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
         rand_room_id(id);
     while (lobby_room_find(lb, id) != NULL);
     if (lb->node != NULL) {
-        rc = roomnode_create(lb->node, c->s, c->m, id, err);
+        rc = roomnode_create(lb->node, c->s, c->m, id, lobby_room_create, err);
         return rc == 0 ? CMD_WAITING : rc;
     }
     lobby_room_create(lb, c->s, c->m, id);
@@ -116,10 +116,7 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
                        const char *id)
 {
     struct room *r = room_new(id, m, lb->lim.history, lb->lim.history_bytes);
-    r->store = lb->store;
-    r->bots = lb->bots;
-    r->bot_pace_ms = lb->lim.bot_pace;
-    lobby__room_insert(lb, r);
+    lobby_room_add(lb, r);
     if (s->peer[0] != '\0') {
         snprintf(r->creator, sizeof r->creator, "%s", s->peer);
         (*lobby__ip_get(lb, r->creator))->rooms++;
@@ -197,12 +194,12 @@ static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
     if (c->lb->store != NULL && store_failing(c->lb->store))
         return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
-    return turn_bot_add(c->r, c->m->u.add_bot.level, err);
+    return room_bot_add(c->r, c->m->u.add_bot.level, err);
 }
 
 static int cmd_remove_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
-    return turn_bot_remove(c->r, c->m->u.remove_bot.seat, err);
+    return room_bot_remove(c->r, c->m->u.remove_bot.seat, err);
 }
 
 static int cmd_chat(const struct cmd_ctx *c, struct carc_error *err)
@@ -225,7 +222,8 @@ static int cmd_entropy(const struct cmd_ctx *c, struct carc_error *err)
 {
     if (c->lb->store != NULL && store_failing(c->lb->store))
         return carc_error_set(err, CARC_E_STORAGE, "the server cannot store it now; retry");
-    return fair_room_entropy(c->r, c->s, c->m->u.entropy.data, c->m->id);
+    room_entropy(c->r, c->s, c->m->u.entropy.data, c->m->id);
+    return 0;
 }
 
 static int cmd_ping(const struct cmd_ctx *c, struct carc_error *err)
@@ -268,6 +266,15 @@ static const char *named_room(const struct proto_msg *m)
 }
 
 /* Who may send it, which room, which phase: the checks every handler relies on. */
+/* The cluster looked for the room a request named (roomnode_locate): the
+ * request runs again, and a room still missing is no_such_room. */
+static void located(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                    const char *room)
+{
+    (void)room;
+    lobby_session_request(lb, s, m, 1);
+}
+
 static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error *err)
 {
     struct session *s = c->s;
@@ -296,7 +303,7 @@ static int cmd_check(const struct cmd *cmd, struct cmd_ctx *c, struct carc_error
     else if (cmd->target == T_NAMED) {
         c->r = lobby_room_find(c->lb, named_room(c->m));
         if (c->r == NULL && c->lb->node != NULL && !c->located) {
-            int rc = roomnode_locate(c->lb->node, s, c->m, err);
+            int rc = roomnode_locate(c->lb->node, s, c->m, located, err);
             return rc == 0 ? CMD_WAITING : rc;
         }
         if (c->r == NULL)

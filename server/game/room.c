@@ -413,7 +413,9 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
     }
     room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
     room__catch_up(r, s, seq, ref);
-    turn_seat_back(r, i, now);
+    struct turn_outcome o;
+    turn_seat_back(r, i, &o);
+    room__turn_apply(r, &o, now);
 }
 
 void room_detach(struct room *r, struct session *s, uint64_t now)
@@ -451,8 +453,11 @@ void room_leave(struct room *r, struct session *s, const char *ref, uint64_t now
     } else {
         int i = s->seat;
         room_detach(r, s, now);
-        if (i >= 0)
-            turn_seat_left(r, i, now);
+        if (i >= 0) {
+            struct turn_outcome o;
+            turn_seat_left(r, i, &o);
+            room__turn_apply(r, &o, now);
+        }
     }
     session_send_text(s, proto_encode_left(ref));
 }
@@ -540,7 +545,7 @@ int room_start(struct room *r, uint64_t seed, const uint8_t *deck, int deck_len,
     log_event(LOG_INFO, &(struct log_fields){.room = r->id}, "game started: %d players", n);
     struct proto_extra_event ev = {PROTO_EV_START, -1, NULL, 0, 0, 0, 0};
     room__publish(r, &ev, 1, NULL, NULL);
-    turn_schedule(r, now);
+    room__schedule(r, now);
     return 0;
 }
 
@@ -548,7 +553,9 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
               struct carc_error *err)
 {
     struct carc_game *g = r->game;
-    int rc = turn_play_check(r, s->seat, now, err);
+    struct turn_outcome o;
+    int rc = turn_play_check(r, s->seat, now, &o, err);
+    room__turn_apply(r, &o, now); /* a timeout, or the seat taken back from a bot */
     if (rc != 0)
         return rc;
     struct carc_move mv = {0};
@@ -621,8 +628,18 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     turn_moved(r, mover, now);
     long long seq = room__publish(r, ex, nex, mv, NULL);
     room__move_timed(r, t0);
-    turn_schedule(r, now);
+    room__schedule(r, now);
     return seq;
+}
+
+void room_entropy(struct room *r, struct session *s, const char *data, const char *ref)
+{
+    if (fair_room_entropy(r, s->seat, data))
+        room__publish(r, NULL, 0, NULL, NULL); /* its `entropy` flag: true */
+    else
+        room__dirty(r); /* the new value is stored; nothing public changed */
+    /* After the delta, once stored (write before tell). */
+    room__send_text(r, s, proto_encode_ack(r->seq, ref));
 }
 
 void room_chat(struct room *r, struct session *s, const char *text)
@@ -713,35 +730,8 @@ static int room__replay(struct room *r, int n, struct carc_error *err)
     return 0;
 }
 
-/* Nothing is told before it is on disk, failures included: a seq a client
- * saw is never above the seq stored, so after a crash every client's seq is
- * one the restored room knows (and answers with a snapshot). */
-void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
+void room__rollback(struct room *r)
 {
-    if (ok) {
-        if (moves > r->moves_committed)
-            r->moves_committed = moves;
-        room__release(r, gen);
-        return;
-    }
-    /* Written again with the next batch that goes through; what is held
-     * waits for it. */
-    r->moves_saved = r->moves_committed;
-    r->finish_saved = 0;
-    room__dirty(r);
-    if (r->game == NULL || r->nmoves <= r->moves_committed)
-        return; /* no move to undo: the change stays and is told once stored */
-    /* Undo the moves that are not on disk: nobody was told of them. The
-     * movers hear why now (an error is not state); the deltas that held the
-     * moves are dropped, and everyone gets a fresh state once it is stored. */
-    for (int i = r->held_head; i < r->nheld; i++) {
-        if (r->held[i].alt != NULL)
-            session_send(r->held[i].s, r->held[i].alt);
-        sbuf_unref(r->held[i].b);
-        sbuf_unref(r->held[i].alt);
-    }
-    r->held_head = r->nheld = 0;
-    r->ntimed = 0; /* those moves are undone: never broadcast */
     struct carc_error err = {0, ""};
     if (room__replay(r, r->moves_committed, &err) != 0)
         log_event(LOG_ERROR, &(struct log_fields){.room = r->id, .code = carc_err_name(err.code)},

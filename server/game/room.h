@@ -150,6 +150,16 @@ struct room {
  * which costs less than that many deltas anyway).
  * Never NULL (out of memory aborts). */
 struct room *room_new(const char *id, const struct proto_msg *c, int history, int history_bytes);
+/* room_record.c: the room that the store kept as e (store/store.h), built
+ * again: its settings, seats, password, host and times, its fair draw and,
+ * once started, its game dealt from its seed (or deck) and its stored moves
+ * (read by the record codec) replayed; it resumes at e->seq + 1 (room_restore).
+ * Not in a lobby yet and without a store, like room_new's. NULL with a
+ * sentence in err when the row's seats or host are bad, or its moves do not
+ * load or replay. */
+struct store_room;
+struct room *room_new_restored(const struct store_room *e, int history, int history_bytes,
+                               char *err, size_t errlen);
 /* Free r; it must have no members (room_evict first). */
 void room_free(struct room *r);
 
@@ -230,6 +240,11 @@ int room_humans(const struct room *r);
  * one's delta and ack); sent at once when nothing is held for s. */
 void room_reply(struct room *r, struct session *s, char *text);
 
+/* `entropy` from the seat of s (lobby phase, a seated player: the lobby has
+ * checked; fair_room.h): everyone gets a delta when the seat's `entropy` flag
+ * changes; s gets `ack` {seq} once it is stored. */
+void room_entropy(struct room *r, struct session *s, const char *data, const char *ref);
+
 /* Everyone in the room (s included) gets `chat`. */
 void room_chat(struct room *r, struct session *s, const char *text);
 
@@ -266,7 +281,25 @@ static inline int room_is_dead(const struct room *r)
 /* The room's line in `rooms` (pointers borrowed from r). */
 void room_summary(const struct room *r, struct proto_room_summary *out);
 
-/* ---- for turn.c: changes made by the clock and the bots ---- */
+/* ---- room_turn.c: acting on turn.h's decisions ---- */
+
+struct turn_outcome;
+/* Do what a turn.h decision asks (turn.h struct turn_outcome): publish its
+ * delta or play its skip, then look for a bot's turn when it says so. */
+void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now);
+/* If a bot plays the seat to move and none is searching yet for this turn,
+ * start one (turn_bot_level); its move comes back through room__move if the
+ * turn it was searched for is still the current one. Call after publishing
+ * a change. */
+void room__schedule(struct room *r, uint64_t now);
+/* Time passes (lobby_clock_tick, about ten times a second): a restored
+ * room's turn starts, then turn_tick's decision, then a bot's turn. */
+void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* The host seats a bot of level (enum carc_bot_level) in the first free
+ * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
+int room_bot_add(struct room *r, int level, struct carc_error *err);
+/* The host frees bot seat i (lobby). 0, CARC_E_NOT_BOT or CARC_E_INVAL. */
+int room_bot_remove(struct room *r, int i, struct carc_error *err);
 
 /* Publish a change (see room.c): one delta with events ex (and mv's events),
  * to everyone but skip. Returns its seq. */
@@ -298,13 +331,27 @@ void room__send_text(struct room *r, struct session *s, char *text);
 void room__unhold(struct room *r, const struct session *s);
 /* Send what waited for batches up to gen. */
 void room__release(struct room *r, unsigned long gen);
+/* room.c, for room_store_done: the game is dealt again and replayed up to
+ * r->moves_committed (the moves on disk), at seq + 1 with no history, and
+ * everyone gets that state (held until it is stored). */
+void room__rollback(struct room *r);
 /* A move accepted at t0 (metrics_now_ns) has just been published: its
  * broadcast latency is counted now, or when its batch is released. */
 void room__move_timed(struct room *r, uint64_t t0);
+/* The batch holding r's change up to gen is done (the store's done hook,
+ * through roomdb.c). ok: release what waits for it; moves (the count that
+ * batch wrote) are committed. Failed: the moves not committed are undone
+ * (room__rollback: everyone gets a fresh `state`, the mover
+ * `storage_error`). */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
 
 /* ---- storage (roomdb.c, store/store.h) ---- */
 
-/* Move i as a record move (PROTOCOL.md "Game records"), JSON text into buf. -1 when too long. */
+/* Move i (< r->nmoves) as a record move (PROTOCOL.md "Game records"), the
+ * text the store keeps for it: malloc'd, or NULL when the codec cannot write
+ * it (a move the engine accepted always can). */
+char *room__move_text(const struct room *r, int i);
+/* The same into buf (tests): its length, or -1 when it does not fit or fails. */
 int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
 /* Fill rec's settings, players, start, seed and deck from r (not its moves). */
@@ -314,16 +361,10 @@ void room_record_fill(const struct room *r, struct carc_record *rec);
  * ("room-ttl", "stale-room"), written as the record's "closed". */
 char *room_record_json(const struct room *r, const char *closed);
 
-/* The batch holding r's change up to gen is done. ok: release what waits for
- * it; moves (the count that batch wrote) are committed. Failed: the moves not
- * committed are undone (the game is rebuilt from the stored ones, everyone
- * gets a fresh `state`, the mover `storage_error`). */
-void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
-
-/* Restore a stored room: the seats are filled; when phase is not the lobby,
- * deal from seed (or deck) and replay moves (record moves, players filled
- * in). seq: the stored seq; the room resumes at seq + 1 and every resume
- * from an older seq gets a snapshot. 0 or an engine code. */
+/* room_new_restored's last step. Restore a stored room: the seats are filled; when phase is not the
+ * lobby, deal from seed (or deck) and replay moves (record moves, players filled in). seq: the
+ * stored seq; the room resumes at seq + 1 and every resume from an older seq gets a snapshot. 0 or
+ * an engine code. */
 int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
                  const struct carc_move *moves, int nmoves, long long seq, struct carc_error *err);
 

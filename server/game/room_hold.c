@@ -1,14 +1,19 @@
-/* room_hold.c: write before tell. What a room queues for its members waits
- * for the store's batch that holds the change it tells of (room.h "Storage");
- * a room without a store sends at once. The room's other files queue only
- * through room__send and room__send_text. */
+/* room_hold.c: write before tell, from end to end. A change marks the room
+ * in the store's batch being filled (room__dirty: store_mark with the room
+ * as the key); what tells of it waits in the room's hold queue (room__hold,
+ * room__send); the store asks roomdb.c for the room's rows when it builds
+ * the batch, commits it on the thread pool, and hands the key back
+ * (roomdb.c's done hook -> room_store_done here), which releases what waited
+ * for that batch, or on a failed commit undoes the moves not on disk. A room
+ * without a store sends at once. The room's other files queue only through
+ * room__send and room__send_text. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics/metrics.h"
 #include "game/room.h"
-#include "game/roomdb.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 int room__holding(const struct room *r)
@@ -20,8 +25,18 @@ int room__holding(const struct room *r)
  * queueing what tells of it. */
 void room__dirty(struct room *r)
 {
-    if (r->store != NULL)
-        r->wait_gen = roomdb_dirty(r);
+    if (r->store == NULL)
+        return;
+    uint64_t now = (uint64_t)clock_wall_ms();
+    if (r->created_ms == 0)
+        r->created_ms = now;
+    r->updated_ms = now;
+    if (!r->dirty) {
+        r->dirty = 1; /* until its rows are taken (roomdb.c) or it is forgotten */
+        r->wait_gen = store_mark(r->store, r);
+    } else {
+        r->wait_gen = store_fill_gen(r->store);
+    }
 }
 
 void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt)
@@ -120,4 +135,36 @@ void room__move_timed(struct room *r, uint64_t t0)
         r->timed_ns[r->ntimed] = t0;
         r->timed_gen[r->ntimed++] = r->wait_gen;
     }
+}
+
+/* Nothing is told before it is on disk, failures included: a seq a client
+ * saw is never above the seq stored, so after a crash every client's seq is
+ * one the restored room knows (and answers with a snapshot). */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves)
+{
+    if (ok) {
+        if (moves > r->moves_committed)
+            r->moves_committed = moves;
+        room__release(r, gen);
+        return;
+    }
+    /* Written again with the next batch that goes through; what is held
+     * waits for it. */
+    r->moves_saved = r->moves_committed;
+    r->finish_saved = 0;
+    room__dirty(r);
+    if (r->game == NULL || r->nmoves <= r->moves_committed)
+        return; /* no move to undo: the change stays and is told once stored */
+    /* Undo the moves that are not on disk: nobody was told of them. The
+     * movers hear why now (an error is not state); the deltas that held the
+     * moves are dropped, and everyone gets a fresh state once it is stored. */
+    for (int i = r->held_head; i < r->nheld; i++) {
+        if (r->held[i].alt != NULL)
+            session_send(r->held[i].s, r->held[i].alt);
+        sbuf_unref(r->held[i].b);
+        sbuf_unref(r->held[i].alt);
+    }
+    r->held_head = r->nheld = 0;
+    r->ntimed = 0; /* those moves are undone: never broadcast */
+    room__rollback(r);
 }

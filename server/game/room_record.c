@@ -1,6 +1,7 @@
 /* room_record.c: what a room has played, as records: its game as record JSON
  * (PROTOCOL.md "Game records": one move at a time for storage, the whole record for GET
- * /api/games and the store), and its turns and recent chat as `history`. */
+ * /api/games and the store), its turns and recent chat as `history`, and the
+ * room built again from what the store kept of it (room_new_restored). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,36 +13,35 @@
 #include "game/room.h"
 #include "conn/sbuf.h"
 #include "game/turn.h"
+#include "store/store.h"
 #include "util/mem.h"
 #include "util/clock.h"
 
+char *room__move_text(const struct room *r, int i)
+{
+    /* The codec reads an escape's tile from the record's moves up to i. */
+    struct carc_record *rec = mem_alloc(sizeof *rec);
+    rec->start = carc_tile_find("BA.D");
+    rec->nmoves = i + 1;
+    memcpy(rec->moves, r->moves, (size_t)(i + 1) * sizeof *rec->moves);
+    char *out = NULL;
+    struct proto_error perr;
+    proto_error_init(&perr);
+    if (proto_record_move_dump(rec, i, &out, &perr) != 0)
+        out = NULL;
+    free(rec);
+    return out;
+}
+
 int room_move_json(const struct room *r, int i, char *buf, size_t size)
 {
-    const struct carc_move *m = &r->moves[i];
-    const struct carc_tile *t = &carc_tiles[m->tile];
-    if (m->skip) {
-        int k = snprintf(buf, size, "{\"tile\":\"%s\",\"skip\":true}", t->id);
-        return k < (int)size ? k : -1;
-    }
-    int n = snprintf(buf, size, "{\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":", t->id,
-                     m->x, m->y, m->rot * 90);
-    if (m->seg >= 0)
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      "{\"feature\":\"%s\",\"kind\":\"%s\"}", t->segs[m->seg].name,
-                      m->large ? "large" : "normal");
-    else
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "null");
-    if (m->escape) {
-        int at = r->game != NULL ? carc_game_tile_at(r->game, m->ex, m->ey) : 0;
-        if (at == 0)
-            return -1;
-        const struct carc_tile *et = &carc_tiles[r->game->placed[at - 1].type];
-        n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0,
-                      ",\"escape\":{\"x\":%d,\"y\":%d,\"feature\":\"%s\"}", m->ex, m->ey,
-                      et->segs[m->eseg].name);
-    }
-    n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, "}");
-    return n < (int)size ? n : -1;
+    char *text = room__move_text(r, i);
+    size_t n = text != NULL ? strlen(text) : 0;
+    int ok = text != NULL && n < size;
+    if (ok)
+        memcpy(buf, text, n + 1);
+    free(text);
+    return ok ? (int)n : -1;
 }
 
 void room_record_fill(const struct room *r, struct carc_record *rec)
@@ -120,4 +120,109 @@ char *room_record_json(const struct room *r, const char *closed)
                   perr.text);
     free(rec);
     return out;
+}
+
+/* ---- a room rebuilt from what the store kept ---- */
+
+/* The moves of stored room e, each stored text read by the record codec in
+ * order (an escape names a tile of the moves before it). NULL with err when
+ * one does not load. */
+static struct carc_record *stored_moves(const struct store_room *e, char *err, size_t errlen)
+{
+    struct carc_record *rec = mem_zalloc(1, sizeof *rec);
+    rec->start = carc_tile_find("BA.D");
+    struct proto_error perr;
+    proto_error_init(&perr);
+    for (int k = 0; k < e->move_to - e->move_from; k++) {
+        const char *text = e->moves[k];
+        if (proto_record_move_load(text, strlen(text), rec, &perr) != 0) {
+            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
+            free(rec);
+            return NULL;
+        }
+    }
+    return rec;
+}
+
+/* The `create` message that made the room of e: its settings. */
+static void stored_settings(const struct store_room *e, struct proto_msg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->u.create.sets = (unsigned)e->sets;
+    c->u.create.no_farmers = e->no_farmers;
+    c->u.create.escape_rule = e->escape_rule;
+    c->u.create.seats = e->nseats;
+    c->u.create.private_room = e->priv;
+    c->u.create.clock.initial = e->clock_initial;
+    c->u.create.clock.increment = e->clock_increment;
+    c->u.create.clock.on_timeout = e->clock_policy;
+    c->u.create.farm_rule = e->variants & 3;
+    c->u.create.small_city = e->variants >> 2 & 1;
+    c->u.create.seat_random = e->variants >> 3 & 1;
+}
+
+/* r's seats, host, password and times from e; -1 when its host is no seat. */
+static int stored_seats(struct room *r, const struct store_room *e)
+{
+    snprintf(r->pw_hash, sizeof r->pw_hash, "%s", e->pw);
+    r->host = e->host;
+    r->created_ms = e->created;
+    r->updated_ms = e->updated;
+    if (r->host < 0 || r->host >= r->nseats)
+        return -1;
+    for (int k = 0; k < e->nseat; k++) {
+        const struct store_seat *s = &e->seats[k];
+        int i = s->idx;
+        if (i < 0 || i >= r->nseats)
+            continue;
+        snprintf(r->seats[i].name, sizeof r->seats[i].name, "%s", s->name);
+        snprintf(r->seats[i].token_hash, sizeof r->seats[i].token_hash, "%s", s->hash);
+        r->seats[i].taken = 1;
+        r->seats[i].bot = s->bot >= 0 && s->bot <= CARC_BOT_LEVELS ? s->bot : 0;
+        r->seats[i].autoplay = s->autoplay >= 0 && s->autoplay < PROTO_AUTO_COUNT ? s->autoplay : 0;
+        r->seats[i].forfeited = s->forfeited != 0;
+        r->seats[i].timeouts = s->timeouts;
+        r->seats[i].clock_ms = s->clock_ms;
+    }
+    return 0;
+}
+
+struct room *room_new_restored(const struct store_room *e, int history, int history_bytes,
+                               char *err, size_t errlen)
+{
+    struct proto_msg c;
+    stored_settings(e, &c);
+    /* Checked before the room is built from them: its state has one view per seat. */
+    if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
+        snprintf(err, errlen, "room %s: bad stored seats", e->id);
+        return NULL;
+    }
+    struct room *r = room_new(e->id, &c, history, history_bytes);
+    if (stored_seats(r, e) != 0) {
+        snprintf(err, errlen, "room %s: bad stored host", e->id);
+        room_free(r);
+        return NULL;
+    }
+    /* After the seats (a lobby room's entropies are theirs), before the game (its "fair"). */
+    fair_room_load(r, e->fair, e->phase != PROTO_PHASE_LOBBY, e->seed, e->deck_len);
+    int rc = 0;
+    struct carc_error cerr = {0, ""};
+    if (e->phase != PROTO_PHASE_LOBBY) {
+        struct carc_record *rec = stored_moves(e, err, errlen);
+        if (rec == NULL) {
+            room_free(r);
+            return NULL;
+        }
+        rc = room_restore(r, e->phase, e->seed, e->deck_len > 0 ? e->deck : NULL, e->deck_len,
+                          rec->moves, rec->nmoves, e->seq, &cerr);
+        free(rec);
+    } else {
+        rc = room_restore(r, e->phase, 0, NULL, 0, NULL, 0, e->seq, &cerr);
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "room %s: its stored moves do not replay: %s", e->id, cerr.text);
+        room_free(r);
+        return NULL;
+    }
+    return r;
 }

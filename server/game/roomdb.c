@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "json_str.h"
-#include "bot.h"
 #include "game/fair_room.h"
 #include "game/lobby.h"
 #include "util/log.h"
@@ -107,11 +106,10 @@ static void snapshot(struct lobby *lb, struct room *r)
     e->move_to = r->nmoves;
     if (e->move_to > e->move_from) {
         e->moves = mem_zalloc((size_t)(e->move_to - e->move_from), sizeof *e->moves);
-        char buf[256];
         for (int i = e->move_from; i < e->move_to; i++) {
-            if (room_move_json(r, i, buf, sizeof buf) < 0)
-                snprintf(buf, sizeof buf, "null");
-            e->moves[i - e->move_from] = mem_strdup(buf);
+            char *text = room__move_text(r, i);
+            /* Never for a move the engine took; "null" would not load back. */
+            e->moves[i - e->move_from] = text != NULL ? text : mem_strdup("null");
         }
     }
     r->moves_saved = r->nmoves;
@@ -127,10 +125,11 @@ static void on_fill(void *arg, void *key)
     snapshot(arg, key);
 }
 
-static void on_done(void *arg, const char *id, unsigned long gen, int ok, int moves)
+static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
 {
+    (void)id;
     struct lobby *lb = arg;
-    struct room *r = lobby_room_find(lb, id);
+    struct room *r = key; /* NULL: forgotten (freed) since, or a row of a room going */
     if (r == NULL)
         return;
     /* Another node wrote the room with a newer fence: it owns the room now.
@@ -150,28 +149,13 @@ void roomdb_attach(struct lobby *lb, struct store *st)
         store_hooks_set(st, &(struct store_hooks){on_fill, on_done, lb});
 }
 
-unsigned long roomdb_dirty(struct room *r)
-{
-    uint64_t now = (uint64_t)clock_wall_ms();
-    if (r->created_ms == 0)
-        r->created_ms = now;
-    r->updated_ms = now;
-    if (!r->dirty) {
-        r->dirty = 1;
-        return store_mark(r->store, r);
-    }
-    return store_fill_gen(r->store);
-}
-
 static void forget(struct lobby *lb, struct room *r, int gone, const char *closed)
 {
     struct store *st = r->store;
-    if (r->dirty) {
-        if (gone == STORE_CLOSE)
-            snapshot(lb, r);
-        store_unmark(st, r);
-        r->dirty = 0;
-    }
+    if (r->dirty && gone == STORE_CLOSE)
+        snapshot(lb, r);
+    store_forget(st, r); /* no fill and no done hook for it any more */
+    r->dirty = 0;
     uint64_t fence;
     if (gone && room_fence(lb, r, &fence) == 0) {
         struct store_room *e = store_row_add(st);
@@ -197,132 +181,10 @@ void roomdb_close(struct lobby *lb, struct room *r, const char *closed)
 
 /* ---- rows to a room (start-up) ---- */
 
-/* The record text of stored room e: its settings, seats and seed from r,
- * then its stored moves. */
-static char *record_text(const struct store_room *e, const struct room *r, char *err, size_t errlen)
-{
-    struct carc_record *rec = mem_zalloc(1, sizeof *rec);
-    room_record_fill(r, rec); /* without moves: they are appended below */
-    char *head = NULL;
-    struct proto_error perr;
-    proto_error_init(&perr);
-    int rc = proto_record_dump(rec, 0, &head, &perr);
-    free(rec);
-    size_t hl = head != NULL ? strlen(head) : 0;
-    if (rc != 0 || hl < 3 || strcmp(head + hl - 3, "[]}") != 0) {
-        snprintf(err, errlen, "room %s: cannot write its record: %s", e->id, perr.text);
-        free(head);
-        return NULL;
-    }
-    size_t len = hl;
-    for (int k = 0; k < e->move_to - e->move_from; k++)
-        len += strlen(e->moves[k]) + 1;
-    char *out = mem_alloc(len + 4);
-    size_t n = hl - 2;
-    memcpy(out, head, n);
-    free(head);
-    for (int k = 0; k < e->move_to - e->move_from; k++) {
-        size_t ml = strlen(e->moves[k]);
-        if (k > 0)
-            out[n++] = ',';
-        memcpy(out + n, e->moves[k], ml);
-        n += ml;
-    }
-    memcpy(out + n, "]}", 3);
-    return out;
-}
-
-/* The room of stored row e rebuilt from its seats, seed and moves; NULL with
- * err when they do not load or replay. */
 struct room *roomdb_room_load(struct lobby *lb, const struct store_room *e, char *err,
                               size_t errlen)
 {
-    struct proto_msg c;
-    memset(&c, 0, sizeof c);
-    c.u.create.sets = (unsigned)e->sets;
-    c.u.create.no_farmers = e->no_farmers;
-    c.u.create.escape_rule = e->escape_rule;
-    c.u.create.seats = e->nseats;
-    c.u.create.private_room = e->priv;
-    c.u.create.clock.initial = e->clock_initial;
-    c.u.create.clock.increment = e->clock_increment;
-    c.u.create.clock.on_timeout = e->clock_policy;
-    c.u.create.farm_rule = e->variants & 3;
-    c.u.create.small_city = e->variants >> 2 & 1;
-    c.u.create.seat_random = e->variants >> 3 & 1;
-    /* Checked before the room is built from them: its state has one view per seat. */
-    if (c.u.create.seats < 1 || c.u.create.seats > CARC_MAX_PLAYERS) {
-        snprintf(err, errlen, "room %s: bad stored seats", e->id);
-        return NULL;
-    }
-    struct room *r = room_new(e->id, &c, lb->lim.history, lb->lim.history_bytes);
-    snprintf(r->pw_hash, sizeof r->pw_hash, "%s", e->pw);
-    r->host = e->host;
-    r->created_ms = e->created;
-    r->updated_ms = e->updated;
-    if (r->host < 0 || r->host >= r->nseats) {
-        snprintf(err, errlen, "room %s: bad stored host", e->id);
-        room_free(r);
-        return NULL;
-    }
-    for (int k = 0; k < e->nseat; k++) {
-        const struct store_seat *s = &e->seats[k];
-        int i = s->idx;
-        if (i < 0 || i >= r->nseats)
-            continue;
-        snprintf(r->seats[i].name, sizeof r->seats[i].name, "%s", s->name);
-        snprintf(r->seats[i].token_hash, sizeof r->seats[i].token_hash, "%s", s->hash);
-        r->seats[i].taken = 1;
-        r->seats[i].bot = s->bot >= 0 && s->bot <= CARC_BOT_LEVELS ? s->bot : 0;
-        r->seats[i].autoplay = s->autoplay >= 0 && s->autoplay < PROTO_AUTO_COUNT ? s->autoplay : 0;
-        r->seats[i].forfeited = s->forfeited != 0;
-        r->seats[i].timeouts = s->timeouts;
-        r->seats[i].clock_ms = s->clock_ms;
-    }
-    /* After the seats (a lobby room's entropies are theirs), before the record (its "fair"). */
-    fair_room_load(r, e->fair, e->phase != PROTO_PHASE_LOBBY, e->seed, e->deck_len);
-    int rc = 0;
-    struct carc_error cerr = {0, ""};
-    if (e->phase != PROTO_PHASE_LOBBY) {
-        /* The record needs the seed and deck: lent to r for record_text only
-         * (room_restore keeps its own copy). */
-        uint8_t deckcopy[CARC_MAX_TILES];
-        int dl = e->deck_len;
-        if (dl > 0)
-            memcpy(deckcopy, e->deck, (size_t)dl);
-        r->seed = e->seed;
-        r->deck = dl > 0 ? deckcopy : NULL;
-        r->deck_len = dl;
-        char *text = record_text(e, r, err, errlen);
-        r->deck = NULL;
-        r->deck_len = 0;
-        if (text == NULL) {
-            room_free(r);
-            return NULL;
-        }
-        struct carc_record *rec = mem_zalloc(1, sizeof *rec);
-        struct proto_error perr;
-        proto_error_init(&perr);
-        if (proto_record_load(text, strlen(text), 0, rec, &perr) != 0) {
-            snprintf(err, errlen, "room %s: its stored moves do not load: %s", e->id, perr.text);
-            free(text);
-            free(rec);
-            room_free(r);
-            return NULL;
-        }
-        free(text);
-        rc = room_restore(r, e->phase, e->seed, dl > 0 ? deckcopy : NULL, dl, rec->moves,
-                          rec->nmoves, e->seq, &cerr);
-        free(rec);
-    } else {
-        rc = room_restore(r, e->phase, 0, NULL, 0, NULL, 0, e->seq, &cerr);
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "room %s: its stored moves do not replay: %s", e->id, cerr.text);
-        room_free(r);
-        return NULL;
-    }
-    return r;
+    return room_new_restored(e, lb->lim.history, lb->lim.history_bytes, err, errlen);
 }
 
 struct restore_ctx {
@@ -356,7 +218,6 @@ static int on_room(void *arg, const struct store_room *e)
         c->bad++;
         return -1;
     }
-    r->store = c->lb->store;
     lobby_room_add(c->lb, r);
     return 0;
 }

@@ -24,7 +24,8 @@ struct roomnode_wait {
     struct proto_msg m;
     char room[PROTO_ROOM_MAX];
     int kind;
-    struct roomnode_wait *next;          /* the other requests waiting on the same takeover */
+    roomnode_then_fn then;      /* the lobby's, once the room is here (or is not anywhere) */
+    struct roomnode_wait *next; /* the other requests waiting on the same takeover */
     struct roomnode_wait *wprev, *wnext; /* every wait of the roomnode (roomnode_free) */
 };
 
@@ -67,12 +68,14 @@ struct roomnode *roomnode_new(struct lobby *lb, struct lease_set *ls, struct dir
 /* ---- waiting requests ---- */
 
 static struct roomnode_wait *wait_new(struct roomnode *n, struct session *s,
-                                      const struct proto_msg *m, const char *room, int kind)
+                                      const struct proto_msg *m, const char *room, int kind,
+                                      roomnode_then_fn then)
 {
     struct roomnode_wait *w = mem_zalloc(1, sizeof *w);
     w->n = n;
     w->s = s;
     w->m = *m;
+    w->then = then;
     w->kind = kind;
     snprintf(w->room, sizeof w->room, "%s", room);
     s->wait = w;
@@ -131,7 +134,7 @@ static void wait_run(struct roomnode_wait *w)
     struct session *s = w->s;
     if (s != NULL && !s->closing) {
         s->wait = NULL;
-        lobby_session_request(w->n->lb, s, &w->m, 1);
+        w->then(w->n->lb, s, &w->m, w->room);
     }
     wait_free(w);
 }
@@ -201,7 +204,6 @@ static void take_build(struct take *t, struct store_room *e)
         take_answer(t, 0, NULL, CARC_E_STORAGE, "the room could not be rebuilt");
         return;
     }
-    r->store = lb->store;
     lobby_room_add(lb, r);
     room__dirty(r); /* the new fence written before anything is told */
     log_event(LOG_INFO, &(struct log_fields){.room = r->id},
@@ -334,7 +336,7 @@ void roomnode_close(struct roomnode *n)
 static const char *closing_text = "this server is shutting down; retry";
 
 int roomnode_locate(struct roomnode *n, struct session *s, const struct proto_msg *m,
-                    struct carc_error *err)
+                    roomnode_then_fn then, struct carc_error *err)
 {
     if (n->closed)
         return carc_error_set(err, CARC_E_STORAGE, "%s", closing_text);
@@ -343,7 +345,7 @@ int roomnode_locate(struct roomnode *n, struct session *s, const struct proto_ms
                                                    : m->u.watch.room;
     if (s->wait != NULL)
         return carc_error_set(err, CARC_E_RATE, "a request is already waiting for its room");
-    struct roomnode_wait *w = wait_new(n, s, m, room, W_LOCATE);
+    struct roomnode_wait *w = wait_new(n, s, m, room, W_LOCATE, then);
     struct take *t = take_find(n, room);
     if (t != NULL) {
         take_join(n, w);
@@ -386,18 +388,18 @@ static void on_create_lease(void *arg, int status, uint64_t fence, const char *h
         return;
     }
     s->wait = NULL;
-    lobby_room_create(n->lb, s, &w->m, w->room);
+    w->then(n->lb, s, &w->m, w->room);
     wait_free(w);
 }
 
 int roomnode_create(struct roomnode *n, struct session *s, const struct proto_msg *m,
-                    const char *id, struct carc_error *err)
+                    const char *id, roomnode_then_fn then, struct carc_error *err)
 {
     if (n->closed)
         return carc_error_set(err, CARC_E_STORAGE, "%s", closing_text);
     if (s->wait != NULL)
         return carc_error_set(err, CARC_E_RATE, "a request is already waiting for its room");
-    struct roomnode_wait *w = wait_new(n, s, m, id, W_CREATE);
+    struct roomnode_wait *w = wait_new(n, s, m, id, W_CREATE, then);
     int rc = lease_acquire(n->ls, id, 0, on_create_lease, w);
     if (rc != 0) {
         wait_free(w);

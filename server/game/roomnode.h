@@ -58,15 +58,24 @@ void roomnode_lease_lost(void *arg, const char *room, uint64_t fence);
 
 /* ---- for the lobby ---- */
 
+/* What the lobby's command table gives a request that waits for the
+ * cluster, called on the loop once it may go on: s, its request m (a copy,
+ * valid for the call) and the room it named or will create. The node calls
+ * the lobby only through these: the lobby's commands call the node, not the
+ * other way round. */
+typedef void (*roomnode_then_fn)(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                                 const char *room);
+
 /* A join, watch or resume named a room this node does not have: look for it
- * (answered later: the request runs again here once the room is, or the
- * session gets `redirect` or an error). 0, or a CARC_E_* code with err. */
+ * (answered later: then(...) runs the request again here once the room is,
+ * or the session gets `redirect` or an error). 0, or a CARC_E_* code with
+ * err. */
 int roomnode_locate(struct roomnode *n, struct session *s, const struct proto_msg *m,
-                    struct carc_error *err);
+                    roomnode_then_fn then, struct carc_error *err);
 /* A create that passed its checks, for new room id: take its lease, then
- * lobby_room_create. 0, or a CARC_E_* code with err. */
+ * then(..., id) creates it. 0, or a CARC_E_* code with err. */
 int roomnode_create(struct roomnode *n, struct session *s, const struct proto_msg *m,
-                    const char *id, struct carc_error *err);
+                    const char *id, roomnode_then_fn then, struct carc_error *err);
 /* s is closing: its waiting request is dropped. */
 void roomnode_session_close(struct session *s);
 /* r is being deleted by the lobby: its lease and its directory entry go. */

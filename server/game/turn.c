@@ -6,9 +6,7 @@
 #include <time.h>
 
 #include "bot.h"
-#include "game/bots.h"
 #include "util/log.h"
-#include "util/rand.h"
 #include "game/room.h"
 #include "util/clock.h"
 
@@ -40,6 +38,24 @@ static void turn_start(struct room *r, uint64_t now)
     r->timed_out = 0;
 }
 
+static void nothing(struct turn_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->act = TURN_NONE;
+}
+
+/* One delta with the event ev (and a second one when ev2 is not NULL). */
+static void publish(struct turn_outcome *out, const struct proto_extra_event *ev,
+                    const struct proto_extra_event *ev2, int schedule)
+{
+    nothing(out);
+    out->act = TURN_PUBLISH;
+    out->ev[out->nev++] = *ev;
+    if (ev2 != NULL)
+        out->ev[out->nev++] = *ev2;
+    out->schedule = schedule;
+}
+
 void turn_bot_name(const struct room *r, int level, char *out, size_t size)
 {
     const char *name = carc_bot_level_name(level);
@@ -54,39 +70,6 @@ void turn_bot_name(const struct room *r, int level, char *out, size_t size)
         if (!used)
             return;
     }
-}
-
-/* One delta telling everyone of seat i's change. */
-static void seat_event(struct room *r, int i)
-{
-    const struct room_seat *seat = &r->seats[i];
-    struct proto_extra_event ev = {PROTO_EV_SEAT, i, seat->name, seat->taken, 0, seat->bot, 0};
-    room__publish(r, &ev, 1, NULL, NULL);
-}
-
-int turn_bot_add(struct room *r, int level, struct carc_error *err)
-{
-    int i = room_seat_free(r);
-    if (i < 0)
-        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
-    struct room_seat *seat = &r->seats[i];
-    memset(seat, 0, sizeof *seat);
-    turn_bot_name(r, level, seat->name, sizeof seat->name);
-    seat->taken = 1;
-    seat->bot = 1 + level;
-    seat_event(r, i);
-    return 0;
-}
-
-int turn_bot_remove(struct room *r, int i, struct carc_error *err)
-{
-    if (i < 0 || i >= r->nseats)
-        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
-    if (!r->seats[i].bot)
-        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
-    memset(&r->seats[i], 0, sizeof r->seats[i]);
-    seat_event(r, i);
-    return 0;
 }
 
 void turn_game_start(struct room *r, uint64_t now)
@@ -118,64 +101,54 @@ void turn_moved(struct room *r, int mover, uint64_t now)
     turn_start(r, now);
 }
 
-static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now);
-
-void turn_schedule(struct room *r, uint64_t now)
+int turn_bot_level(const struct room *r, int watched, uint64_t now)
 {
     if (r->bots == NULL || r->job != NULL || !playing(r) || r->turn_ms == 0)
-        return;
+        return -1;
     int level = bot_level(r, r->game->current);
     if (level < 0)
-        return;
+        return -1;
     /* People watching get time to see each move; turn_tick comes back for it. */
-    if (r->bot_pace_ms > 0 && room_members(r) > 0 && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
-        return;
-    r->job_moves = r->nmoves;
-    r->job = bots_job_start(r->bots, r->game, r->bot_refused ? CARC_BOT_RANDOM : level, rand_u64(),
-                            on_bot_move, r);
+    if (r->bot_pace_ms > 0 && watched && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
+        return -1;
+    return r->bot_refused ? CARC_BOT_RANDOM : level;
 }
 
-static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now)
+int turn_bot_current(const struct room *r, int status, const struct carc_move *m)
 {
-    struct room *r = arg;
-    r->job = NULL;
-    if (status == 0 && playing(r) && r->nmoves == r->job_moves && bot_level(r, m->player) >= 0 &&
-        m->player == r->game->current) {
-        struct carc_error err = {0, ""};
-        if (room__move(r, m, NULL, 0, now, &err) < 0) {
-            /* Storage refusing moves: turn_tick asks again. A refused move
-             * would be a bug of the search: the game goes on with a random
-             * one rather than stall. */
-            if (err.code != CARC_E_STORAGE) {
-                log_event(LOG_ERROR,
-                          &(struct log_fields){
-                              .room = r->id, LOG_SEAT(m->player), .code = carc_err_name(err.code)},
-                          "the bot's move was refused: %s", err.text);
-                r->bot_refused = 1;
-            }
-            return;
-        }
-        return;
-    }
-    turn_schedule(r, now);
+    return status == 0 && playing(r) && r->nmoves == r->job_moves && bot_level(r, m->player) >= 0 &&
+           m->player == r->game->current;
 }
 
-/* Seat i gets (or loses, reason NONE) a bot for its player: one delta. */
+void turn_bot_refused(struct room *r, const struct carc_move *m, const struct carc_error *err)
+{
+    /* Storage refusing moves: turn_tick asks again. A refused move would be
+     * a bug of the search: the game goes on with a random one rather than
+     * stall. */
+    if (err->code == CARC_E_STORAGE)
+        return;
+    log_event(
+        LOG_ERROR,
+        &(struct log_fields){.room = r->id, LOG_SEAT(m->player), .code = carc_err_name(err->code)},
+        "the bot's move was refused: %s", err->text);
+    r->bot_refused = 1;
+}
+
+/* Seat i gets (or loses, reason NONE) a bot for its player: one delta, with
+ * first before its own event when not NULL. */
 static void turn_autoplay(struct room *r, int i, int reason, const struct proto_extra_event *first,
-                          uint64_t now)
+                          struct turn_outcome *out)
 {
-    struct proto_extra_event ev[2];
-    int n = 0;
-    if (first != NULL)
-        ev[n++] = *first;
     r->seats[i].autoplay = reason;
-    ev[n++] = (struct proto_extra_event){PROTO_EV_AUTOPLAY, i, NULL, 0, 0, 0, reason};
-    room__publish(r, ev, n, NULL, NULL);
-    turn_schedule(r, now);
+    struct proto_extra_event ev = {PROTO_EV_AUTOPLAY, i, NULL, 0, 0, 0, reason};
+    if (first != NULL)
+        publish(out, first, &ev, 1);
+    else
+        publish(out, &ev, NULL, 1);
 }
 
 /* The clock of the seat to move ran out: the room's on_timeout. */
-static void turn_timeout(struct room *r, uint64_t now)
+static void turn_timeout(struct room *r, struct turn_outcome *out)
 {
     int i = r->game->current;
     struct room_seat *seat = &r->seats[i];
@@ -187,30 +160,35 @@ static void turn_timeout(struct room *r, uint64_t now)
     log_event(LOG_INFO, &(struct log_fields){.room = r->id, LOG_SEAT(i), .code = "time_out"},
               "the seat's clock ran out (%s)", proto_timeout_name(policy));
     if (policy == PROTO_TIMEOUT_SKIP && r->nmoves < CARC_MAX_MOVES) {
-        struct carc_move mv = {.player = i, .tile = r->game->tile, .seg = -1, .skip = 1};
-        struct carc_error err = {0, ""};
-        if (room__move(r, &mv, &ev, 1, now, &err) >= 0) {
-            if (seat->timeouts >= TURN_IDLE_TIMEOUTS && !seat->bot &&
-                seat->autoplay == PROTO_AUTO_NONE)
-                turn_autoplay(r, i, PROTO_AUTO_IDLE, NULL, now);
-            return;
-        }
-        r->timed_out = 0; /* storage refuses moves: tried again at the next tick */
+        nothing(out);
+        out->act = TURN_SKIP;
+        out->ev[out->nev++] = ev;
+        out->mv = (struct carc_move){.player = i, .tile = r->game->tile, .seg = -1, .skip = 1};
         return;
     }
     if (seat->bot) { /* a bot seat late on its own turn: it plays as soon as it can */
-        room__publish(r, &ev, 1, NULL, NULL);
-        turn_schedule(r, now);
-        return;
-    }
-    if (policy == PROTO_TIMEOUT_FORFEIT) {
+        publish(out, &ev, NULL, 1);
+    } else if (policy == PROTO_TIMEOUT_FORFEIT) {
         seat->forfeited = 1;
-        turn_autoplay(r, i, PROTO_AUTO_FORFEIT, &ev, now);
+        turn_autoplay(r, i, PROTO_AUTO_FORFEIT, &ev, out);
     } else if (seat->autoplay == PROTO_AUTO_NONE) {
-        turn_autoplay(r, i, PROTO_AUTO_TIMEOUT, &ev, now);
+        turn_autoplay(r, i, PROTO_AUTO_TIMEOUT, &ev, out);
     } else {
-        room__publish(r, &ev, 1, NULL, NULL);
+        publish(out, &ev, NULL, 0);
     }
+}
+
+void turn_skipped(struct room *r, int i, struct turn_outcome *out)
+{
+    const struct room_seat *seat = &r->seats[i];
+    nothing(out);
+    if (seat->timeouts >= TURN_IDLE_TIMEOUTS && !seat->bot && seat->autoplay == PROTO_AUTO_NONE)
+        turn_autoplay(r, i, PROTO_AUTO_IDLE, NULL, out);
+}
+
+void turn_skip_refused(struct room *r)
+{
+    r->timed_out = 0; /* storage refuses moves: tried again at the next tick */
 }
 
 static int timed_out(const struct room *r, uint64_t now)
@@ -219,66 +197,73 @@ static int timed_out(const struct room *r, uint64_t now)
            turn_elapsed(r, now) >= r->seats[r->game->current].clock_ms;
 }
 
-int turn_play_check(struct room *r, int i, uint64_t now, struct carc_error *err)
+int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *out,
+                    struct carc_error *err)
 {
     struct room_seat *seat = &r->seats[i];
+    nothing(out);
     if (seat->forfeited) /* whoever's turn it is */
         return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
     if (i != r->game->current)
         return carc_error_set(err, CARC_E_TURN, NULL);
     if (timed_out(r, now)) {
-        turn_timeout(r, now);
+        turn_timeout(r, out);
         return carc_error_set(err, CARC_E_TIME_OUT, NULL);
     }
     if (seat->autoplay == PROTO_AUTO_TIMEOUT)
         return carc_error_set(err, CARC_E_TIME_OUT, "your time ran out: a bot plays this turn");
     if (seat->autoplay != PROTO_AUTO_NONE) {
         /* The player is back and plays: the bot stops. */
-        bots_job_cancel(r->job);
-        r->job = NULL;
         seat->autoplay = PROTO_AUTO_NONE;
         struct proto_extra_event ev = {PROTO_EV_AUTOPLAY, i, NULL, 0, 0, 0, PROTO_AUTO_NONE};
-        room__publish(r, &ev, 1, NULL, NULL);
+        publish(out, &ev, NULL, 0);
+        out->cancel = 1;
     }
     return 0;
 }
 
-void turn_seat_left(struct room *r, int i, uint64_t now)
+void turn_seat_left(struct room *r, int i, struct turn_outcome *out)
 {
     struct room_seat *seat = &r->seats[i];
+    nothing(out);
     if (r->phase != PROTO_PHASE_PLAYING || seat->bot || seat->autoplay == PROTO_AUTO_FORFEIT)
         return;
-    turn_autoplay(r, i, PROTO_AUTO_LEFT, NULL, now);
+    turn_autoplay(r, i, PROTO_AUTO_LEFT, NULL, out);
 }
 
-void turn_seat_back(struct room *r, int i, uint64_t now)
+void turn_seat_back(struct room *r, int i, struct turn_outcome *out)
 {
     struct room_seat *seat = &r->seats[i];
+    nothing(out);
     seat->offline_ms = 0;
     if (seat->autoplay == PROTO_AUTO_LEFT || seat->autoplay == PROTO_AUTO_OFFLINE ||
         seat->autoplay == PROTO_AUTO_IDLE) {
         seat->timeouts = 0;
-        turn_autoplay(r, i, PROTO_AUTO_NONE, NULL, now);
+        turn_autoplay(r, i, PROTO_AUTO_NONE, NULL, out);
     }
 }
 
-void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms)
+int turn_restart(struct room *r, uint64_t now)
 {
+    if (!playing(r) || r->turn_ms != 0)
+        return 0;
+    turn_start(r, now);
+    return 1;
+}
+
+void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outcome *out)
+{
+    nothing(out);
     if (!playing(r))
         return;
-    if (r->turn_ms == 0) { /* restored: the turn starts now */
-        turn_start(r, now);
-        room__publish(r, NULL, 0, NULL, NULL);
-    }
     int i = r->game->current;
     const struct room_seat *seat = &r->seats[i];
     if (timed_out(r, now)) {
-        turn_timeout(r, now);
+        turn_timeout(r, out);
     } else if (!has_clock(r) && grace_ms > 0 && !seat->bot && seat->autoplay == PROTO_AUTO_NONE &&
                seat->s == NULL) {
         uint64_t since = seat->offline_ms > r->turn_ms ? seat->offline_ms : r->turn_ms;
         if (now >= since + grace_ms)
-            turn_autoplay(r, i, PROTO_AUTO_OFFLINE, NULL, now);
+            turn_autoplay(r, i, PROTO_AUTO_OFFLINE, NULL, out);
     }
-    turn_schedule(r, now);
 }

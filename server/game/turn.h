@@ -2,11 +2,11 @@
  * seats, and the takeover of seats whose players are gone (PROTOCOL.md
  * "Clocks and bots").
  *
- * The room (room.c) calls these at the points where turns change hands; they
- * change the room's seats and clock and publish through room__publish and
- * room__move, the same path as a person's move. A bot's move is searched by
- * bots.h off the loop and applied here when it comes back, if the turn it
- * was for is still the current one.
+ * These functions decide; the room acts (room_turn.c). They read the room,
+ * change its seats' and clock's fields, and return what the room must then
+ * do (struct turn_outcome: publish a delta, play a timeout's skip, look for
+ * a bot's turn). They never publish, move, nor start a bot's search
+ * themselves, and call no room function: the calls go one way, room -> turn.
  *
  * Time: `now` is the loop's clock in ms (uv_now); the state document shows
  * the turn's start on the wall clock. Clocks are charged per move: a seat's
@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "game.h"
+#include "state.h"
 
 struct room;
 
@@ -27,15 +29,26 @@ struct room;
 /* Timeouts in a row under on_timeout skip before a bot plays the seat. */
 #define TURN_IDLE_TIMEOUTS 3
 
+/* What a decision asks of the room, in this order: cancel, act, then (schedule)
+ * start a bot's search if one is due. */
+enum turn_act {
+    TURN_NONE,    /* nothing to publish */
+    TURN_PUBLISH, /* one delta with the events ev[0..nev) */
+    TURN_SKIP,    /* play mv (a timeout's skip) as the next move, ev before its own events;
+                     then turn_skipped, or turn_skip_refused when it could not be played */
+};
+struct turn_outcome {
+    int act; /* enum turn_act */
+    struct proto_extra_event ev[2];
+    int nev;
+    struct carc_move mv; /* TURN_SKIP */
+    int cancel;          /* first stop the bot's search for this turn (r->job) */
+    int schedule;        /* then see whether a bot must search (turn_bot_level) */
+};
+
 /* The name of a new bot seat of level: "Greedy bot", "Greedy bot 2"... not
  * already seated in r. */
 void turn_bot_name(const struct room *r, int level, char *out, size_t size);
-
-/* The host seats a bot of level (enum carc_bot_level) in the first free
- * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
-int turn_bot_add(struct room *r, int level, struct carc_error *err);
-/* The host frees bot seat i (lobby). 0, CARC_E_NOT_BOT or CARC_E_INVAL. */
-int turn_bot_remove(struct room *r, int i, struct carc_error *err);
 
 /* The game starts: every clock is set to its initial time, the first turn
  * starts at now. Call before publishing the start. */
@@ -43,29 +56,48 @@ void turn_game_start(struct room *r, uint64_t now);
 /* seat `mover` moved (its move is in r->moves): its clock is charged and gets
  * the increment, the next turn starts at now. Call before publishing. */
 void turn_moved(struct room *r, int mover, uint64_t now);
-/* If a bot plays the seat to move and none is searching yet for this turn,
- * start one; while anyone is connected to the room, not before the turn is
- * r->bot_pace_ms old (turn_tick starts it then). Call after publishing a
- * change. */
-void turn_schedule(struct room *r, uint64_t now);
+
+/* The level (enum carc_bot_level) a bot must search the current turn at, or
+ * -1: none (r has no bots, a search runs already, a person plays, the turn
+ * has not started). watched: anyone is connected to the room; then not
+ * before the turn is r->bot_pace_ms old (a later tick asks again). */
+int turn_bot_level(const struct room *r, int watched, uint64_t now);
+/* A search for the turn of r->job_moves answered (status 0: m): 1 when m is
+ * still the current turn's move to play, 0 when it is stale (look again). */
+int turn_bot_current(const struct room *r, int status, const struct carc_move *m);
+/* The bot's move m could not be played (err): storage refusing moves is
+ * tried again by the tick; any other refusal is the search's bug, logged,
+ * and the turn is played at random. */
+void turn_bot_refused(struct room *r, const struct carc_move *m, const struct carc_error *err);
 
 /* A person's `play` from seat i: 0 when it may go ahead; CARC_E_TIME_OUT
  * when the seat was forfeited, CARC_E_TURN when it is not its turn, then
- * CARC_E_TIME_OUT when the clock ran out (the timeout is applied now) or a
- * bot plays this turn for a timeout. A play of a seat a bot
- * plays because its player was gone (left, offline, idle) takes it back. */
-int turn_play_check(struct room *r, int i, uint64_t now, struct carc_error *err);
+ * CARC_E_TIME_OUT when the clock ran out (the timeout is decided now: *out)
+ * or a bot plays this turn for a timeout. A play of a seat a bot plays
+ * because its player was gone (left, offline, idle) takes it back (0, and
+ * *out publishes it). The room acts on *out whatever the verdict. */
+int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *out,
+                    struct carc_error *err);
+
+/* A timeout's skip was played: after TURN_IDLE_TIMEOUTS in a row, a bot
+ * plays the seat (*out). */
+void turn_skipped(struct room *r, int i, struct turn_outcome *out);
+/* ... or it could not be (storage refusing moves): the next tick tries again. */
+void turn_skip_refused(struct room *r);
 
 /* Seat i's player sent `leave` during the game: a bot plays it until they
  * resume. */
-void turn_seat_left(struct room *r, int i, uint64_t now);
+void turn_seat_left(struct room *r, int i, struct turn_outcome *out);
 /* Seat i's player resumed: they have the seat back (not after a forfeit). */
-void turn_seat_back(struct room *r, int i, uint64_t now);
+void turn_seat_back(struct room *r, int i, struct turn_outcome *out);
 
-/* Time passes (about ten times a second): a restored room's turn starts,
- * the clock of the seat to move runs out, a disconnected player's seat is
- * taken over after grace_ms on its turn (rooms without a clock; 0: never),
- * and a bot whose search failed is asked again. */
-void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* A restored room's turn starts at the first tick: 1 when it started now
+ * (the room publishes it), else 0. */
+int turn_restart(struct room *r, uint64_t now);
+/* Time passes (about ten times a second): the clock of the seat to move runs
+ * out, or a disconnected player's seat is taken over after grace_ms on its
+ * turn (rooms without a clock; 0: never). The room then also looks for a
+ * bot's turn (a search that failed is asked again). */
+void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outcome *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* admin_rooms.c: the admin API's view of rooms and its seat actions
  * (admin_int.h). The seat actions change a room through the paths its own
- * commands use (room_leave, room__publish, turn_schedule), so every member
+ * commands use (room_leave, room__publish, room__schedule), so every member
  * sees the change as a delta and the store writes it with the next batch. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +158,7 @@ const char *admin__seat_bot(struct lobby *lb, struct room *r, int i)
     seat->autoplay = PROTO_AUTO_NONE;
     seat->token_hash[0] = '\0';
     seat_changed(r, i);
-    turn_schedule(r, lb->now);
+    room__schedule(r, lb->now);
     log_info("admin: room %s seat %d handed to a bot", r->id, i);
     return NULL;
 }

@@ -2,7 +2,7 @@
  * rooms are closed first, and a closed game becomes a record ("abandoned")
  * so that nothing played is lost; then the rooms to serve are handed back as
  * plain data. Rebuilding a room from its seed and moves is the game layer's
- * business (server/roomdb.c): the hooks. */
+ * business (game/roomdb.c): the hooks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -123,14 +123,18 @@ unsigned long store_mark(struct store *st, void *key)
     return st->fill_gen;
 }
 
-void store_unmark(struct store *st, void *key)
+void store_forget(struct store *st, void *key)
 {
     for (int i = 0; i < st->ndirty; i++)
         if (st->dirty[i] == key) {
             memmove(st->dirty + i, st->dirty + i + 1, (size_t)(st->ndirty - i - 1) * sizeof key);
             st->ndirty--;
-            return;
+            break;
         }
+    /* Its rows in flight are still written; only the done hook forgets it. */
+    for (int i = 0; st->flight != NULL && i < st->flight->n; i++)
+        if (st->flight->rooms[i].key == key)
+            st->flight->rooms[i].key = NULL;
 }
 
 struct store_room *store_row_add(struct store *st)
@@ -227,6 +231,7 @@ static void batch_finish(struct store *st, struct batch *b)
 {
     st->done_gen = b->gen;
     st->inflight = 0;
+    st->flight = b; /* a done hook that lets go of a key (store_forget) mutes its rows */
     st->batches++;
     metrics_commit_observe(b->commit_ns, b->ok);
     if (!b->ok && !st->failing)
@@ -245,9 +250,10 @@ static void batch_finish(struct store *st, struct batch *b)
                       " %llu): another node wrote it with a newer number",
                       (unsigned long long)(e->fence ? e->fence : b->fence));
         if (e->gone == STORE_WRITE && st->hooks.done != NULL)
-            st->hooks.done(st->hooks.arg, e->id, b->gen, b->ok && e->fenced ? STORE_FENCED : b->ok,
-                           e->move_to);
+            st->hooks.done(st->hooks.arg, e->key, e->id, b->gen,
+                           b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to);
     }
+    st->flight = NULL;
     store__batch_free(b);
 }
 
@@ -256,9 +262,14 @@ static struct batch *batch_take(struct store *st)
 {
     if (st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL)
         return NULL;
-    /* fill may mark nothing new: the list is taken first. */
-    for (int i = 0; i < st->ndirty; i++)
+    /* fill may mark nothing new: the list is taken first. The rows a key's
+     * fill adds carry the key back to the done hook. */
+    for (int i = 0; i < st->ndirty; i++) {
+        int from = st->fill->n;
         st->hooks.fill(st->hooks.arg, st->dirty[i]);
+        for (int k = from; k < st->fill->n; k++)
+            st->fill->rooms[k].key = st->dirty[i];
+    }
     st->ndirty = 0;
     struct batch *b = st->fill;
     st->fill_gen++;
@@ -335,6 +346,7 @@ static void submit(struct store *st)
     if (st->stats != NULL)
         loopstat_hist_add(&st->stats->store_loop, uv_hrtime() - t0);
     st->inflight = 1;
+    st->flight = b;
     if (uv_queue_work(st->loop, &b->work, on_work, on_after_work) != 0) {
         b->ok = 0;
         batch_finish(st, b);

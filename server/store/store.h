@@ -6,7 +6,8 @@
  * The store knows nothing of rooms or the lobby: it writes plain data
  * (struct store_room: a room's row, its seats, its new moves as record JSON
  * text, the record of a game that ended) and hands back plain data. The game
- * layer (server/roomdb.c) builds that data and finds its rooms again.
+ * layer (game/roomdb.c) builds that data; the key it marks a room with comes
+ * back with the done hook.
  *
  * Write before tell: a room that changed is marked (store_mark, with a key
  * the store never looks into) and holds what it would send. Once per loop turn
@@ -14,7 +15,7 @@
  * the batch being filled (hooks.fill), and runs that batch as ONE transaction
  * on libuv's thread pool; one batch is in flight at a time (group commit).
  * Back on the loop, hooks.done runs for each room entry of the batch, with
- * the batch's number and whether it was committed: the room then releases
+ * its key, the batch's number and whether it was committed: the room then releases
  * what it held, or rolls back to its committed moves. While commits fail
  * (store_failing) the rooms refuse moves; store_retry submits again.
  *
@@ -104,6 +105,9 @@ struct store_room {
      * STORE_FENCED. 0 on both sides: no check (one node, the advisory lock). */
     uint64_t fence;
     int fenced; /* set by the backend: the database refused it (fence) */
+    /* The key whose hooks.fill added this row (set by the store), handed back
+     * to hooks.done; NULL for a row added otherwise, or once store_forget(key). */
+    void *key;
 };
 
 /* hooks.done's ok for a room whose write the database refused because
@@ -116,9 +120,11 @@ struct store_hooks {
     /* On the loop, while a batch is built: add key's rows (store_row_add). */
     void (*fill)(void *arg, void *key);
     /* On the loop, for each STORE_WRITE entry of batch gen once it is done:
-     * ok 1 committed, 0 failed, STORE_FENCED refused (a newer owner);
-     * moves = the entry's move_to. */
-    void (*done)(void *arg, const char *id, unsigned long gen, int ok, int moves);
+     * key the key whose fill added it (NULL: added otherwise, or the key was
+     * forgotten since: nobody is waiting for it), id the entry's; ok 1
+     * committed, 0 failed, STORE_FENCED refused (a newer owner); moves = the
+     * entry's move_to. */
+    void (*done)(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves);
     void *arg;
 };
 
@@ -213,8 +219,9 @@ unsigned long store_mark(struct store *st, void *key);
 void store_fence_set(struct store *st, uint64_t fence);
 /* The number of the batch being filled. */
 unsigned long store_fill_gen(const struct store *st);
-/* key is going away: it leaves the batch being filled (its fill will not run). */
-void store_unmark(struct store *st, void *key);
+/* key is going away: it leaves the batch being filled (its fill will not
+ * run), and the done hook of the batch in flight gets NULL for its rows. */
+void store_forget(struct store *st, void *key);
 /* A new zeroed entry of the batch being filled (from hooks.fill, or for a
  * room that is going: gone set by the caller). Never NULL. */
 struct store_room *store_row_add(struct store *st);

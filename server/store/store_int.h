@@ -106,7 +106,8 @@ struct store {
     unsigned long fill_gen, done_gen;
     uint64_t fence; /* store_fence_set */
     int inflight, failing;
-    uv_work_t release; /* store_cache_release */
+    struct batch *flight; /* the batch in flight, or being finished (store_forget) */
+    uv_work_t release;    /* store_cache_release */
     int release_busy;
     void (*release_done)(void *);
     void *release_arg;

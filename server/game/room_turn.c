@@ -1,0 +1,98 @@
+/* room_turn.c: the room acting on turn.h's decisions. turn.c decides who
+ * plays and when (clocks, bot seats, takeovers) and returns what happened;
+ * this file publishes it, plays a timeout's skip or a bot's move through
+ * room__move (the validated, write-before-tell path of a person's move) and
+ * runs the bots' searches (bots.h) for the turns turn.c gives to a bot. */
+#include <string.h>
+
+#include "game/bots.h"
+#include "game/room.h"
+#include "game/turn.h"
+#include "util/rand.h"
+
+void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now)
+{
+    if (o->cancel) {
+        bots_job_cancel(r->job);
+        r->job = NULL;
+    }
+    if (o->act == TURN_PUBLISH) {
+        room__publish(r, o->ev, o->nev, NULL, NULL);
+    } else if (o->act == TURN_SKIP) {
+        struct carc_error err = {0, ""};
+        if (room__move(r, &o->mv, o->ev, o->nev, now, &err) < 0) {
+            turn_skip_refused(r);
+            return;
+        }
+        struct turn_outcome next;
+        turn_skipped(r, o->mv.player, &next);
+        room__turn_apply(r, &next, now);
+    }
+    if (o->schedule)
+        room__schedule(r, now);
+}
+
+static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64_t now)
+{
+    struct room *r = arg;
+    r->job = NULL;
+    if (!turn_bot_current(r, status, m)) {
+        room__schedule(r, now);
+        return;
+    }
+    struct carc_error err = {0, ""};
+    if (room__move(r, m, NULL, 0, now, &err) < 0)
+        turn_bot_refused(r, m, &err);
+}
+
+void room__schedule(struct room *r, uint64_t now)
+{
+    int level = turn_bot_level(r, room_members(r) > 0, now);
+    if (level < 0)
+        return;
+    r->job_moves = r->nmoves;
+    r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
+}
+
+void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
+{
+    if (turn_restart(r, now)) /* a restored room: its turn starts now */
+        room__publish(r, NULL, 0, NULL, NULL);
+    struct turn_outcome o;
+    turn_tick(r, now, grace_ms, &o);
+    room__turn_apply(r, &o, now);
+    room__schedule(r, now);
+}
+
+/* One delta telling everyone of seat i's change (a bot's seat). */
+static void bot_seat_event(struct room *r, int i)
+{
+    const struct room_seat *seat = &r->seats[i];
+    struct proto_extra_event ev = {PROTO_EV_SEAT, i, seat->name, seat->taken, 0, seat->bot, 0};
+    room__publish(r, &ev, 1, NULL, NULL);
+}
+
+int room_bot_add(struct room *r, int level, struct carc_error *err)
+{
+    int i = room_seat_free(r);
+    if (i < 0)
+        return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    struct room_seat *seat = &r->seats[i];
+    memset(seat, 0, sizeof *seat);
+    turn_bot_name(r, level, seat->name, sizeof seat->name);
+    seat->taken = 1;
+    seat->bot = 1 + level;
+    bot_seat_event(r, i);
+    return 0;
+}
+
+int room_bot_remove(struct room *r, int i, struct carc_error *err)
+{
+    if (i < 0 || i >= r->nseats)
+        return carc_error_set(err, CARC_E_INVAL, "seat: the room has %d seats", r->nseats);
+    if (!r->seats[i].bot)
+        return carc_error_set(err, CARC_E_NOT_BOT, "seat %d holds no bot", i);
+    memset(&r->seats[i], 0, sizeof r->seats[i]);
+    bot_seat_event(r, i);
+    return 0;
+}
