@@ -1,10 +1,13 @@
 /* store_util.c: the scratch directory and the world of the storage tests
  * (see store_util.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "event_json.h"
 #include "util/log.h"
 #include "store_util.h"
 #include "tests.h"
@@ -139,4 +142,161 @@ struct fake *su_fake_open(void)
     fakes[nfakes++] = f;
     lobby_session_open(su_lb, &f->s, "10.0.0.1", su_now);
     return f;
+}
+
+/* ---- file helpers ---- */
+
+/* The bytes of a file (and its size), malloc'd; NULL when missing. */
+char *su_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+int su_contains(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- fake clients ---- */
+
+static char last[65536];
+
+const char *su_pop(struct fake *f)
+{
+    struct sbuf *b = session_peek(&f->s);
+    if (b == NULL)
+        return NULL;
+    snprintf(last, sizeof last, "%s", b->data);
+    session_pop(&f->s);
+    return last;
+}
+
+const char *su_jstr(const char *text, const char *path)
+{
+    static char buf[4][256];
+    static int k;
+    char *out = buf[k++ & 3];
+    if (proto_json_path_string(text, strlen(text), path, out, 256) != 0)
+        snprintf(out, 256, "<missing %s>", path);
+    return out;
+}
+
+const char *su_expect(struct fake *f, const char *type)
+{
+    const char *m = su_pop(f);
+    ck_assert_msg(m != NULL, "expected %s, the queue is empty", type);
+    ck_assert_msg(strcmp(su_jstr(m, "type"), type) == 0, "expected %s, got %s", type, m);
+    return m;
+}
+
+void su_drain(struct fake *f)
+{
+    while (su_pop(f) != NULL)
+        ;
+}
+
+struct fake *su_fake_new(void)
+{
+    struct fake *f = su_fake_open();
+    su_expect(f, "welcome");
+    return f;
+}
+
+void su_say(struct fake *f, const char *fmt, ...)
+{
+    char body[4096], msg[4200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "{\"v\":2,%s}", body);
+    lobby_session_message(su_lb, &f->s, msg, strlen(msg), su_now);
+    su_now += 10;
+}
+
+/* The commit of everything so far (the server does it once per loop turn). */
+void su_commit(void)
+{
+    ck_assert_int_eq(store_flush(su_st), 0);
+}
+
+void su_take_seat(struct fake *f, const char *j)
+{
+    snprintf(f->token, sizeof f->token, "%s", su_jstr(j, "token"));
+    snprintf(f->room, sizeof f->room, "%s", su_jstr(j, "room"));
+    long long seat = 0;
+    proto_json_path_int(j, strlen(j), "seat", &seat);
+    f->seat = (int)seat;
+}
+
+struct room *su_create(struct fake *f, const char *extra)
+{
+    su_say(f, "\"type\":\"create\",\"id\":1,\"name\":\"Ann\",\"seats\":%s", extra);
+    ck_assert_ptr_null(su_pop(f)); /* nothing before the commit */
+    su_commit();
+    su_take_seat(f, su_expect(f, "joined"));
+    su_expect(f, "state");
+    return lobby_room_find(su_lb, f->room);
+}
+
+void su_join(struct fake *f, const char *room, const char *name, const char *pw)
+{
+    su_say(f, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"%s\",\"password\":\"%s\"", room, name,
+           pw);
+    su_commit();
+    su_take_seat(f, su_expect(f, "joined"));
+    su_expect(f, "state");
+}
+
+static const char *const deck[] = {"BA.V", "BA.U", "BA.E", "BA.K", "BA.W",
+                                   "BA.J", "BA.D", "BA.L", "BA.B", "BA.H"};
+#define NDECK ((int)(sizeof deck / sizeof deck[0]))
+
+/* The first legal placement of the drawn tile, as a play message body. */
+void su_play_first(struct room *r, struct fake *f)
+{
+    struct carc_placement p[CARC_MAX_FRONTIER * 4];
+    int n = carc_game_placements(r->game, r->game->tile, p, CARC_MAX_FRONTIER * 4);
+    ck_assert_int_gt(n, 0);
+    su_say(
+        f,
+        "\"type\":\"play\",\"id\":7,\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d,\"meeple\":null",
+        carc_tiles[r->game->tile].id, p[0].x, p[0].y, p[0].rot * 90);
+}
+
+struct room *su_game(struct fake **pa, struct fake **pb)
+{
+    ck_assert_int_eq(lobby_test_game(su_lb, 7, deck, NDECK), 0);
+    struct fake *a = su_fake_new(), *b = su_fake_new();
+    struct room *r = su_create(a, "2");
+    su_join(b, a->room, "Bob", "");
+    su_say(a, "\"type\":\"start\"");
+    su_commit();
+    su_drain(a);
+    su_drain(b);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    *pa = a;
+    *pb = b;
+    return r;
+}
+
+struct fake *su_mover(struct room *r, struct fake *a, struct fake *b)
+{
+    return r->game->current == a->seat ? a : b;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "game/lobby.h"
+#include "game/room.h"
 #include "conn/session.h"
 #include "game/roomdb.h"
 #include "store/store.h"
@@ -55,5 +56,36 @@ void world_crash(void);
 /* A fake connected to the world's lobby (its welcome still queued); freed by
  * world_close or world_crash. */
 struct fake *su_fake_open(void);
+
+/* ---- what the storage tests say and read (test_store.c, test_store_start.c) ---- */
+
+/* The bytes of a file (and its size), malloc'd; NULL when missing. */
+char *su_slurp(const char *path, size_t *len);
+/* Whether needle is in hay[0..n). */
+int su_contains(const char *hay, size_t n, const char *needle);
+/* Pop f's oldest queued message (a static copy), or NULL. */
+const char *su_pop(struct fake *f);
+/* A string field of a message, or "<missing path>" (four rotating buffers). */
+const char *su_jstr(const char *text, const char *path);
+/* Pop a message that must be of type; fails the test otherwise. */
+const char *su_expect(struct fake *f, const char *type);
+void su_drain(struct fake *f);
+/* A fake connected to the world, its welcome taken. */
+struct fake *su_fake_new(void);
+/* Send {"v":2,BODY} from f to the lobby; the world's clock moves 10 ms. */
+void su_say(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The commit of everything so far (the server does it once per loop turn). */
+void su_commit(void);
+/* f's token, room and seat from a `joined`. */
+void su_take_seat(struct fake *f, const char *joined);
+/* f creates a room (`"seats":` extra), committed; nothing is sent before. */
+struct room *su_create(struct fake *f, const char *extra);
+void su_join(struct fake *f, const char *room, const char *name, const char *pw);
+/* f plays the first legal placement of the drawn tile (id 7). */
+void su_play_first(struct room *r, struct fake *f);
+/* A two-seat game started on a fixed short deck: Ann (*pa, the host) and Bob. */
+struct room *su_game(struct fake **pa, struct fake **pb);
+/* Which of a and b is to move in r. */
+struct fake *su_mover(struct room *r, struct fake *a, struct fake *b);
 
 #endif

@@ -27,15 +27,17 @@ Suite *suite_config(void);     /* tests/test_config.c: flags and config file */
 Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
 Suite *suite_store_pg(void);   /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void); /* tests/test_store_read.c: game records, paged and off-loop */
-Suite *suite_memtrim(void);    /* tests/test_memtrim.c: freed memory back to the system */
-Suite *suite_loopstat(void);   /* tests/test_loopstat.c: latency histograms, loop busy time */
-Suite *suite_bounds(void);     /* tests/test_bounds.c: worst cases of the engine's arrays */
-Suite *suite_rxguard(void);    /* tests/test_rxguard.c: unmasked frames, early frames */
-Suite *suite_proxy(void);      /* tests/test_proxy.c: trusted proxies, forwarded addresses */
-Suite *suite_log(void);        /* tests/test_log.c: log lines as text and JSON, fields, escaping */
-Suite *suite_json_str(void);   /* tests/test_json_str.c: the one JSON string writer (protocol/) */
-Suite *suite_metrics(void);    /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
-Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
+/* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
+void store_start_tests_add(TCase *tc, int pg);
+Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the system */
+Suite *suite_loopstat(void); /* tests/test_loopstat.c: latency histograms, loop busy time */
+Suite *suite_bounds(void);   /* tests/test_bounds.c: worst cases of the engine's arrays */
+Suite *suite_rxguard(void);  /* tests/test_rxguard.c: unmasked frames, early frames */
+Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded addresses */
+Suite *suite_log(void);      /* tests/test_log.c: log lines as text and JSON, fields, escaping */
+Suite *suite_json_str(void); /* tests/test_json_str.c: the one JSON string writer (protocol/) */
+Suite *suite_metrics(void);  /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
+Suite *suite_fair(void);     /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
 Suite *suite_fence_pg(void);  /* tests/test_fence.c: stale writers refused (PostgreSQL) */
