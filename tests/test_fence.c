@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "store/store.h"
 #include "store_util.h"
+#include "pg_util.h"
 #include "tests.h"
 #include "util/mem.h"
 
@@ -76,24 +77,10 @@ static struct store_room *room_add(struct store *st, const char *id, uint64_t fe
     return e;
 }
 
-/* One value from psql. */
-static void sql(const char *q, char *out, size_t size)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "psql \"$CARC_PG_URL\" -XAtqc \"%s\"", q);
-    FILE *f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    out[0] = '\0';
-    if (fgets(out, (int)size, f) == NULL)
-        out[0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    ck_assert_int_eq(pclose(f), 0);
-}
-
 static void expect(const char *q, const char *want)
 {
     char got[256];
-    sql(q, got, sizeof got);
+    pgu_query(q, got, sizeof got, NULL, NULL);
     ck_assert_msg(strcmp(got, want) == 0, "%s: got '%s', want '%s'", q, got, want);
 }
 

@@ -33,6 +33,7 @@
 #include "room_util.h"
 #include "game/roomnode.h"
 #include "store/store.h"
+#include "pg_util.h"
 #include "tests.h"
 #include "tiles.h"
 
@@ -204,28 +205,17 @@ static const char *raw_pop(struct fake *f)
     return text;
 }
 
-/* One value from psql (as test_fence.c). The nodes keep running while psql
- * does (a busy machine can take longer to start it than a lease lasts). */
+static void run_1ms(void *arg)
+{
+    (void)arg;
+    run(1);
+}
+
+/* One value from psql; the nodes keep running while psql does (a busy
+ * machine can take longer to start it than a lease lasts). */
 static void sql(const char *q, char *out, size_t size)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "psql \"$CARC_PG_URL\" -XAtqc \"%s\"", q);
-    FILE *f = popen(cmd, "r");
-    ck_assert_ptr_nonnull(f);
-    int fd = fileno(f);
-    ck_assert_int_eq(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
-    size_t n = 0;
-    for (int i = 0; i < 30000; i++) {
-        ssize_t got = read(fd, out + n, size - 1 - n);
-        if (got == 0 || (got > 0 && (n += (size_t)got) == size - 1))
-            break;
-        ck_assert_msg(got > 0 || errno == EAGAIN, "psql: %s", strerror(errno));
-        if (got < 0)
-            run(1);
-    }
-    out[n] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    ck_assert_int_eq(pclose(f), 0);
+    pgu_query(q, out, size, run_1ms, NULL);
 }
 
 static long long sql_int(const char *fmt, const char *room)
@@ -275,6 +265,13 @@ static void teardown_nodes(void)
     test_log_release();
     ru_stop(&srv);
     pg_teardown();
+}
+
+/* The directory's entry of room id names node (its value starts "node\t"). */
+static void expect_listed_by(const char *id, const char *node)
+{
+    const char *v = redis("GET carcd:room:%s", id);
+    ck_assert_msg(strncmp(v, node, 2) == 0 && v[2] == '\t', "%s", v);
 }
 
 /* ---- a game on na ---- */
@@ -493,6 +490,53 @@ START_TEST(roomnode_redirect_and_list)
 }
 END_TEST
 
+/* nb's room rb, rebuilt from the database, plays na's game r: its state m
+ * shows the same board, turn, tile and seats; its moves are na's. */
+static void expect_rebuilt_as(const char *m, struct room *r, struct room *rb, int nmoves)
+{
+    char *na_state = proto_state_encode(r->state, r->seq, NULL);
+    const char *same[] = {"state.board",     "state.turn",         "state.current",   "state.tile",
+                          "state.remaining", "state.seats.1.name", "state.commitment"};
+    for (int i = 0; i < 7; i++) {
+        char *x = proto_json_path_dump(m, strlen(m), same[i]);
+        char *y = proto_json_path_dump(na_state, strlen(na_state), same[i]);
+        ck_assert_msg(x != NULL && y != NULL && strcmp(x, y) == 0, "%s: %s on nb, %s on na",
+                      same[i], x, y);
+        free(x);
+        free(y);
+    }
+    free(na_state);
+    ck_assert_ptr_nonnull(rb);
+    ck_assert_int_eq(rb->nmoves, nmoves);
+    for (int i = 0; i < nmoves; i++) {
+        char x[256], y[256];
+        ck_assert_int_ge(room_move_json(rb, i, x, sizeof x), 0);
+        ck_assert_int_ge(room_move_json(r, i, y, sizeof y), 0);
+        ck_assert_str_eq(x, y);
+    }
+}
+
+/* After na gave room id up, na's wake-up touched nothing of nb's: the database
+ * (seq, fence fb, nmoves + 1 moves ending with nb_move), the lease (want), nb's
+ * client ra, and the directory's entry. */
+static void expect_nb_owns(const char *id, struct room *rb, uint64_t fb, int nmoves,
+                           const char *nb_move, const char *want, struct fake *ra)
+{
+    ck_assert_int_eq(sql_int("SELECT seq FROM rooms WHERE id = '%s'", id), rb->seq);
+    ck_assert_int_eq(sql_int("SELECT fence FROM rooms WHERE id = '%s'", id), (long long)fb);
+    ck_assert_int_eq(sql_int("SELECT count(*) FROM moves WHERE room = '%s'", id), nmoves + 1);
+    char q[256], got[256];
+    snprintf(q, sizeof q, "SELECT move FROM moves WHERE room = '%s' ORDER BY idx DESC LIMIT 1", id);
+    sql(q, got, sizeof got);
+    ck_assert_str_eq(got, nb_move);
+    ck_assert_ptr_eq(lobby_room_find(nb.lb, id), rb);
+    ck_assert_uint_eq(lease_fence(nb.ls, id), fb);
+    ck_assert_int_eq(ra->closes, 0);
+    ck_assert_str_eq(redis("GET carcd:lease:%s", id), want);
+    expect_listed_by(id, "nb");
+    ck_assert_str_eq(redis("ZCARD carcd:rooms%s", ""), "1");
+}
+
 /* (c) na dies with its room (not released); past the lease's ttl a resume
  * on nb takes the room from the database: joined and state with na's
  * committed seq and moves. (d) na runs again: it gives the room up (its
@@ -511,8 +555,7 @@ START_TEST(roomnode_takeover_and_lost)
     /* na lists it in the directory */
     lobby_tick(na.lb, now);
     run(100);
-    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "na\t", 3) == 0, "%s",
-                  redis("GET carcd:room:%s", id));
+    expect_listed_by(id, "na");
     /* na dies: only nb runs from here */
     na.dead = 1;
     run(TTL + 300);
@@ -542,28 +585,9 @@ START_TEST(roomnode_takeover_and_lost)
      * so that a client's older seq gets this snapshot: above na's, never
      * back; the game is na's, move for move. */
     ck_assert_int_gt(jint(m, "seq"), seq);
-    char *na_state = proto_state_encode(r->state, r->seq, NULL);
-    const char *same[] = {"state.board",     "state.turn",         "state.current",   "state.tile",
-                          "state.remaining", "state.seats.1.name", "state.commitment"};
-    for (int i = 0; i < 7; i++) {
-        char *x = proto_json_path_dump(m, strlen(m), same[i]);
-        char *y = proto_json_path_dump(na_state, strlen(na_state), same[i]);
-        ck_assert_msg(x != NULL && y != NULL && strcmp(x, y) == 0, "%s: %s on nb, %s on na",
-                      same[i], x, y);
-        free(x);
-        free(y);
-    }
-    free(na_state);
     ck_assert_int_eq(jint(m, "ref"), 5);
     struct room *rb = lobby_room_find(nb.lb, id);
-    ck_assert_ptr_nonnull(rb);
-    ck_assert_int_eq(rb->nmoves, nmoves);
-    for (int i = 0; i < nmoves; i++) {
-        char x[256], y[256];
-        ck_assert_int_ge(room_move_json(rb, i, x, sizeof x), 0);
-        ck_assert_int_ge(room_move_json(r, i, y, sizeof y), 0);
-        ck_assert_str_eq(x, y);
-    }
+    expect_rebuilt_as(m, r, rb, nmoves);
     uint64_t fb = lease_fence(nb.ls, id);
     ck_assert_uint_gt(fb, fa);
     char want[64];
@@ -583,8 +607,7 @@ START_TEST(roomnode_takeover_and_lost)
     /* nb lists it now (the same key, its own value) */
     lobby_tick(nb.lb, now);
     run(100);
-    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "nb\t", 3) == 0, "%s",
-                  redis("GET carcd:room:%s", id));
+    expect_listed_by(id, "nb");
 
     /* (d) na wakes: its lease is gone before it asks anyone; a move its
      * client sends now must not reach the database */
@@ -610,23 +633,7 @@ START_TEST(roomnode_takeover_and_lost)
     for (const char *t; (t = raw_pop(a))[0] != '\0';)
         ck_assert_msg(strcmp(jstr(t, "type"), "ack") != 0, "%s", t);
     run(300);
-    /* the database has nb's game: its seq, fence and moves */
-    ck_assert_int_eq(sql_int("SELECT seq FROM rooms WHERE id = '%s'", id), rb->seq);
-    ck_assert_int_eq(sql_int("SELECT fence FROM rooms WHERE id = '%s'", id), (long long)fb);
-    ck_assert_int_eq(sql_int("SELECT count(*) FROM moves WHERE room = '%s'", id), nmoves + 1);
-    char q[256], got[256];
-    snprintf(q, sizeof q, "SELECT move FROM moves WHERE room = '%s' ORDER BY idx DESC LIMIT 1", id);
-    sql(q, got, sizeof got);
-    ck_assert_str_eq(got, nb_move);
-    /* nb keeps the room and its lease; na's wake-up did not touch them */
-    ck_assert_ptr_eq(lobby_room_find(nb.lb, id), rb);
-    ck_assert_uint_eq(lease_fence(nb.ls, id), fb);
-    ck_assert_int_eq(ra->closes, 0);
-    ck_assert_str_eq(redis("GET carcd:lease:%s", id), want);
-    /* na's taking its room off the directory left nb's entry alone */
-    ck_assert_msg(strncmp(redis("GET carcd:room:%s", id), "nb\t", 3) == 0, "%s",
-                  redis("GET carcd:room:%s", id));
-    ck_assert_str_eq(redis("ZCARD carcd:rooms%s", ""), "1");
+    expect_nb_owns(id, rb, fb, nmoves, nb_move, want, ra);
     client_free(&na, a);
     client_free(&na, b);
     client_free(&nb, ra);

@@ -234,6 +234,21 @@ static struct entry_got entry_of(struct store *st, uv_loop_t *loop, const char *
     return g;
 }
 
+/* Room id closed in the batch being filled, its game kept as an abandoned
+ * record. */
+static void closed_row_add(struct store *st, const char *id)
+{
+    struct store_room *c = store_row_add(st);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->gone = STORE_CLOSE;
+    c->updated = 3000;
+    c->fence = 7;
+    c->record = mem_strdup("{}");
+    c->players = mem_strdup("[]");
+    c->scores = mem_strdup("[]");
+    c->status = STORE_ABANDONED;
+}
+
 /* An open room comes back whole (as two batches wrote it); a room closed,
  * a game that ended and an unknown id are 404. */
 START_TEST(entry_read_open_room)
@@ -248,15 +263,7 @@ START_TEST(entry_read_open_room)
     struct store_room *f = entry_add(st, "F1", PROTO_PHASE_PLAYING, 0, 1);
     ck_assert_int_eq(store_flush(st), 0);
     entry_add(st, "E1", PROTO_PHASE_PLAYING, 2, 3); /* the next batch: one more move */
-    struct store_room *c = store_row_add(st);
-    snprintf(c->id, sizeof c->id, "C1");
-    c->gone = STORE_CLOSE;
-    c->updated = 3000;
-    c->fence = 7;
-    c->record = mem_strdup("{}");
-    c->players = mem_strdup("[]");
-    c->scores = mem_strdup("[]");
-    c->status = STORE_ABANDONED;
+    closed_row_add(st, "C1");
     f = entry_add(st, "F1", PROTO_PHASE_OVER, 1, 2);
     f->record = mem_strdup("{\"over\":1}");
     f->players = mem_strdup("[\"P0\",\"P1\"]");
