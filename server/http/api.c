@@ -426,11 +426,101 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
     api_route_request(a, &rq, out, ready, arg);
 }
 
+/* ---- the GET routes: one handler each, tried in the table's order ---- */
+
+/* Each returns 1 when it answered, 0 when the request is not its own (the
+ * next route is tried). */
+typedef int (*route_fn)(struct api *a, const struct api_request *rq, struct api_reply *out);
+
+/* 503 while shutting down or cut off from the cluster: a proxy's health
+ * check takes the node out of its rotation. */
+static int route_healthz(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    (void)rq;
+    if (a->lobby->shutting_down)
+        reply_text(out, 503, "text/plain; charset=utf-8", "shutting down");
+    else if (a->redis != NULL && !redis_up(a->redis))
+        reply_text(out, 503, "text/plain; charset=utf-8", "redis unreachable");
+    else
+        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
+    out->cache_control = "no-store";
+    return 1;
+}
+
+/* A JSON body the reply owns, never cached. */
+static void reply_json_owned(struct api_reply *out, char *json)
+{
+    out->status = 200;
+    out->content_type = "application/json";
+    out->cache_control = "no-store";
+    out->owned = json;
+    out->body = out->owned;
+    out->len = strlen(out->body);
+}
+
+static int route_rooms(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    (void)rq;
+    reply_json_owned(out, lobby_rooms_encode(a->lobby, "", 0));
+    return 1;
+}
+
+static int route_tiles(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    (void)rq;
+    out->status = 200;
+    out->content_type = "application/json";
+    out->body = a->tiles;
+    out->len = strlen(a->tiles);
+    out->cache_control = "max-age=3600";
+    return 1;
+}
+
+static int route_games(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    return reply_games(a, rq->path, rq->query, out);
+}
+
+static int route_metrics(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    api_route_metrics(a, rq->method, NULL, out); /* no Authorization header here */
+    return 1;
+}
+
+static int route_stats(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    (void)rq;
+    if (a->stats == NULL)
+        return 0;
+    reply_json_owned(out, loopstat_json(a->stats));
+    return 1;
+}
+
+static int route_ws(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    (void)a;
+    (void)rq;
+    reply_text(out, 426, "text/plain; charset=utf-8",
+               "this is the websocket endpoint: connect with a websocket client\n");
+    return 1;
+}
+
+/* path: the whole path, or with prefix set a path that starts with it (the
+ * handler checks the rest). */
+static const struct {
+    const char *path;
+    int prefix;
+    route_fn handle;
+} routes[] = {
+    {"/healthz", 0, route_healthz}, {"/api/rooms", 0, route_rooms}, {"/api/tiles", 0, route_tiles},
+    {"/api/games", 1, route_games}, {"/metrics", 0, route_metrics}, {"/api/stats", 0, route_stats},
+    {"/ws", 0, route_ws},
+};
+
 void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
                        api_ready_cb ready, void *arg)
 {
-    const char *method = rq->method, *path = rq->path, *query = rq->query;
-    const char *accept_encoding = rq->accept_encoding, *if_none_match = rq->if_none_match;
+    const char *path = rq->path;
     memset(out, 0, sizeof *out);
     out->ready = ready;
     out->ready_arg = arg;
@@ -439,63 +529,20 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
         return;
     }
     /* HEAD is routed as GET; the transport then sends the headers alone. */
-    out->head = strcmp(method, "HEAD") == 0;
-    if (strcmp(method, "GET") != 0 && !out->head) {
+    out->head = strcmp(rq->method, "HEAD") == 0;
+    if (strcmp(rq->method, "GET") != 0 && !out->head) {
         reply_text(out, 405, "text/plain; charset=utf-8", "method not allowed\n");
         return;
     }
-    if (strcmp(path, "/healthz") == 0) {
-        /* 503 while shutting down or cut off from the cluster: a proxy's
-         * health check takes the node out of its rotation. */
-        if (a->lobby->shutting_down)
-            reply_text(out, 503, "text/plain; charset=utf-8", "shutting down");
-        else if (a->redis != NULL && !redis_up(a->redis))
-            reply_text(out, 503, "text/plain; charset=utf-8", "redis unreachable");
-        else
-            reply_text(out, 200, "text/plain; charset=utf-8", "ok");
-        out->cache_control = "no-store";
-        return;
-    }
-    if (strcmp(path, "/api/rooms") == 0) {
-        out->status = 200;
-        out->content_type = "application/json";
-        out->cache_control = "no-store";
-        out->owned = lobby_rooms_encode(a->lobby, "", 0);
-        out->body = out->owned;
-        out->len = strlen(out->body);
-        return;
-    }
-    if (strcmp(path, "/api/tiles") == 0) {
-        out->status = 200;
-        out->content_type = "application/json";
-        out->body = a->tiles;
-        out->len = strlen(a->tiles);
-        out->cache_control = "max-age=3600";
-        return;
-    }
-    if (reply_games(a, path, query, out))
-        return;
-    if (strcmp(path, "/metrics") == 0) {
-        api_route_metrics(a, method, NULL, out); /* no Authorization header here */
-        return;
-    }
-    if (strcmp(path, "/api/stats") == 0 && a->stats != NULL) {
-        out->status = 200;
-        out->content_type = "application/json";
-        out->cache_control = "no-store";
-        out->owned = loopstat_json(a->stats);
-        out->body = out->owned;
-        out->len = strlen(out->body);
-        return;
-    }
-    if (strcmp(path, "/ws") == 0) {
-        reply_text(out, 426, "text/plain; charset=utf-8",
-                   "this is the websocket endpoint: connect with a websocket client\n");
-        return;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        int match = routes[i].prefix ? strncmp(path, routes[i].path, strlen(routes[i].path)) == 0
+                                     : strcmp(path, routes[i].path) == 0;
+        if (match && routes[i].handle(a, rq, out))
+            return;
     }
     if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0) {
         reply_text(out, 404, "application/json", "{\"error\":\"no such endpoint\"}");
         return;
     }
-    reply_static(a, path, accept_encoding, if_none_match, out);
+    reply_static(a, path, rq->accept_encoding, rq->if_none_match, out);
 }
