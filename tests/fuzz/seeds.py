@@ -14,7 +14,16 @@ harness live in tests/data/fuzz/NAME/ and are replayed by `make fuzz` as they ar
 import hashlib
 import json
 import os
+import re
 import sys
+
+
+def client_types():
+    """The client message types of protocol/msg_types.h (its PROTO_CLIENT_TYPES table); run from
+    the repository's root, as the rest of this script."""
+    with open(os.path.join("protocol", "msg_types.h"), encoding="utf-8") as f:
+        m = re.search(r"^#define PROTO_CLIENT_TYPES\(X\)((?:.*\\\n)*.*)$", f.read(), re.M)
+    return set(re.findall(r'\bX\(\s*[A-Z][A-Z0-9_]*\s*,\s*"([a-z_]+)"\s*\)', m.group(1)))
 
 
 def objects(text):
@@ -101,9 +110,8 @@ def main():
             f.write('"%s"\n' % w.replace("\\", "\\\\"))
 
     room = os.path.join(out, "corpus-room")
-    client = [m for m in msgs if m.get("type") in (
-        "create", "add_bot", "remove_bot", "join", "resume", "watch", "leave", "start",
-        "play", "chat", "sync", "history", "list", "ping")]
+    types = client_types()
+    client = [m for m in msgs if m.get("type") in types]
     for m in client:
         if "room" in m:
             m = dict(m, room="@R")
