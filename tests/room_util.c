@@ -314,3 +314,14 @@ struct fake *current(struct room *r, struct fake *a, struct fake *b)
 {
     return r->game->current == a->seat ? a : b;
 }
+
+int room_move_json(const struct room *r, int i, char *buf, size_t size)
+{
+    char *text = room__move_text(r, i);
+    size_t n = text != NULL ? strlen(text) : 0;
+    int ok = text != NULL && n < size;
+    if (ok)
+        memcpy(buf, text, n + 1);
+    free(text);
+    return ok ? (int)n : -1;
+}

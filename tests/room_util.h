@@ -98,4 +98,8 @@ struct room *two_player_game(struct fake **pa, struct fake **pb);
 /* The one of a and b whose turn it is. */
 struct fake *current(struct room *r, struct fake *a, struct fake *b);
 
+/* Move i of r as the store keeps it (room__move_text) into buf: its length,
+ * or -1 when it does not fit or the codec fails. */
+int room_move_json(const struct room *r, int i, char *buf, size_t size);
+
 #endif

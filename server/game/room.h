@@ -351,8 +351,6 @@ void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
  * text the store keeps for it: malloc'd, or NULL when the codec cannot write
  * it (a move the engine accepted always can). */
 char *room__move_text(const struct room *r, int i);
-/* The same into buf (tests): its length, or -1 when it does not fit or fails. */
-int room_move_json(const struct room *r, int i, char *buf, size_t size);
 
 /* Fill rec's settings, players, start, seed and deck from r (not its moves). */
 void room_record_fill(const struct room *r, struct carc_record *rec);

@@ -33,17 +33,6 @@ char *room__move_text(const struct room *r, int i)
     return out;
 }
 
-int room_move_json(const struct room *r, int i, char *buf, size_t size)
-{
-    char *text = room__move_text(r, i);
-    size_t n = text != NULL ? strlen(text) : 0;
-    int ok = text != NULL && n < size;
-    if (ok)
-        memcpy(buf, text, n + 1);
-    free(text);
-    return ok ? (int)n : -1;
-}
-
 void room_record_fill(const struct room *r, struct carc_record *rec)
 {
     rec->sets = r->sets;
