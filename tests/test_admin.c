@@ -1,4 +1,4 @@
-/* test_admin.c: the admin API (server/admin/) without sockets: its route
+/* test_admin.c: the admin API (server/http/admin*.c) without sockets: its route
  * parser, the token check, and its routes on a lobby of fake clients
  * (room_util.h): the refusals, the rooms' details, notice, seat actions and
  * close. tests/integration/test_admin.py runs the same over HTTP. */

@@ -1,4 +1,4 @@
-/* test_api.c: the HTTP routes of carcd (server/api.c, api_route and
+/* test_api.c: the HTTP routes of carcd (server/http/api.c, api_route and
  * api_mime) without sockets: health, the JSON API, static files of the web
  * client and the paths that must not reach the disk. The lobby behind the
  * routes comes from room_util.h. */

@@ -1,4 +1,4 @@
-/* test_fair.c: the provably fair draw (common/fair.h, server/fair/fair_room.h).
+/* test_fair.c: the provably fair draw (common/fair.h, server/game/fair_room.h).
  *
  * The commitment and the seed against values computed independently (Python's hashlib over
  * the text PROTOCOL.md documents); a game dealt from a derived seed verifies, and one byte

@@ -1,4 +1,4 @@
-/* test_log.c: carcd's log lines (server/log.c): the text and JSON formats,
+/* test_log.c: carcd's log lines (server/util/log.c): the text and JSON formats,
  * the fields of an event, JSON string escaping (quotes, control bytes, bytes
  * that are not UTF-8), lines cut to fit, and the test sink. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_loopstat.c: the latency histograms of server/loopstat.c (bucket
+/* test_loopstat.c: the latency histograms of server/util/loopstat.c (bucket
  * bounds, quantiles, the max, the JSON) and the loop busy time on a real
  * libuv loop, where one timer callback holds the loop for 20 ms.
  *

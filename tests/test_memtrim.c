@@ -1,4 +1,4 @@
-/* test_memtrim.c: when server/memtrim.c decides to trim (a drop of min_drop
+/* test_memtrim.c: when server/util/memtrim.c decides to trim (a drop of min_drop
  * below the peak, at most once per interval), and that a trim gives freed
  * heap back to the system: 64 MB in small blocks, freed with one block kept
  * at the top of the heap (so free() alone cannot shrink it), must leave the

@@ -1,4 +1,4 @@
-/* test_proxy.c: trusted-proxies (server/proxy/proxy.c): the list's syntax,
+/* test_proxy.c: trusted-proxies (server/net/proxy.c): the list's syntax,
  * CIDR matching over IPv4, IPv6 and IPv4-mapped peers, and the walk of
  * X-Forwarded-For / X-Real-IP that gives the client address, with every
  * malformed header falling back to the peer. */

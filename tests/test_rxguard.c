@@ -1,4 +1,4 @@
-/* test_rxguard.c: server/rxguard.h, the scanner that finds unmasked client
+/* test_rxguard.c: server/conn/rxguard.h, the scanner that finds unmasked client
  * frames and frames sent before the handshake's answer, fed whole streams and
  * the same streams one byte at a time. */
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* test_session.c: a connection's limits (server/session.c, and the lobby that
- * enforces them in server/lobby.c and lobby_cmd.c) through the fake clients of
+/* test_session.c: a connection's limits (server/conn/session.c, and the lobby that
+ * enforces them in server/game/lobby.c and lobby_cmd.c) through the fake clients of
  * room_util.h: the message rate and flood buckets, the message size and frame
  * reassembly, the outbound queue, the idle timeout and room TTL, connections
  * per address, and the close codes of a shutdown. */

@@ -1,4 +1,4 @@
-/* test_store.c: carcd's storage (server/store/, server/roomdb.c) without a
+/* test_store.c: carcd's storage (server/store/, server/game/roomdb.c) without a
  * loop, in the scratch directory and world of store_util.h: the lobby is driven
  * with fake sessions as in test_room.c, and batches are written with
  * store_flush() where the server would run them on the thread pool.

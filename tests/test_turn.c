@@ -1,4 +1,4 @@
-/* test_turn.c: who plays the turn (server/turn.c, bots.c): bot seats added
+/* test_turn.c: who plays the turn (server/game/turn.c, bots.c): bot seats added
  * and removed by the host, games played to the end by bots, the clock and its
  * three timeout policies, takeover of a seat whose player left or went
  * offline, and taking it back. Driven without sockets (room_util.h); the

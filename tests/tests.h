@@ -61,7 +61,7 @@ int test_has_suffix(const char *s, const char *suffix);
 #define TEST_RULES_PATH "docs/rules.md"
 #define TEST_GAMES_DIR "tests/data/games"
 
-/* carcd's log lines (server/log.h) provoked on purpose by a test: capture them in
+/* carcd's log lines (server/util/log.h) provoked on purpose by a test: capture them in
  * memory instead of stderr, so that a passing run prints nothing alarming, and
  * assert on them. test_log_capture() starts (forgetting earlier lines);
  * test_log_count() is the number of captured lines containing needle;

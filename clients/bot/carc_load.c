@@ -753,7 +753,7 @@ int main(int argc, char **argv)
     close(ep);
     if (settle > 0 && pid > 0 && rss0 > 0) {
         /* Every client is gone: the server drops the rooms after its room-ttl and gives the
-         * memory back (server/memtrim.h). A client tool may sleep. */
+         * memory back (server/util/memtrim.h). A client tool may sleep. */
         uint64_t t_end = bot_now_ns() + (uint64_t)(settle * 1e9);
         struct timespec tick = {0, 200000000};
         while (bot_now_ns() < t_end)

@@ -1,5 +1,5 @@
 /* api.h: carcd's HTTP routes as plain functions: a request (method, path)
- * in, a reply (status, content type, body or a file to stream) out. net/http.c
+ * in, a reply (status, content type, body or a file to stream) out. net/net_http.c
  * does the I/O; nothing here knows about sockets.
  *
  *   GET /healthz      200 "ok"
@@ -116,7 +116,7 @@ void api_route_metrics(struct api *a, const char *method, const char *authorizat
  * and /healthz; 404 for any other path, 405 for other methods. */
 void api_route_metrics_port(struct api *a, const char *method, const char *path,
                             struct api_reply *out);
-/* One HTTP request as net/http.c read it; any field but method and path may be NULL. */
+/* One HTTP request as net/net_http.c read it; any field but method and path may be NULL. */
 struct api_request {
     const char *method, *path, *query;
     const char *accept_encoding, *if_none_match;

@@ -1,7 +1,7 @@
 /* proxy/proxy.h: which peers are trusted proxies (trusted-proxies), and the
  * client address a trusted proxy forwards (X-Forwarded-For, X-Real-IP).
  *
- * Plain data and pure functions over text: net/http.c reads the headers and calls
+ * Plain data and pure functions over text: net/net_http.c reads the headers and calls
  * proxy_client_find; the lobby never sees anything but the resulting address.
  * An IPv4 address is kept as its IPv4-mapped IPv6 form (::ffff:a.b.c.d), so
  * that "10.0.0.0/8" also matches a dual-stack peer ::ffff:10.1.2.3. */

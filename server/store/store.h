@@ -168,7 +168,7 @@ const char *store_backend_name(const struct store *st);
 int store_fsync_set(struct store *st, int on, char *err, size_t errlen);
 
 /* Let go of caches (SQLite: the writer's page cache) on the thread pool,
- * then call done(arg) on the loop (server/memtrim.h). With a NULL store, one
+ * then call done(arg) on the loop (server/util/memtrim.h). With a NULL store, one
  * not started, or one already releasing, done runs at once. */
 void store_cache_release(struct store *st, void (*done)(void *), void *arg);
 

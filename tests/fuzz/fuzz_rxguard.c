@@ -1,4 +1,4 @@
-/* fuzz_rxguard.c: libFuzzer harness for server/rxguard.c. The input's first
+/* fuzz_rxguard.c: libFuzzer harness for server/conn/rxguard.c. The input's first
  * byte picks a read size (1 to 255 bytes; 0: the rest at once), the rest is a
  * client's byte stream: up to its first "\r\n\r\n" the upgrade request, then
  * frames. The scanner, fed the stream in reads of that size, must agree with

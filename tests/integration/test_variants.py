@@ -9,7 +9,7 @@ import unittest
 import harness as h
 
 M64 = (1 << 64) - 1
-SEAT_SALT = 0x5EA7000000000000  # server/room.h ROOM_SEAT_SALT
+SEAT_SALT = 0x5EA7000000000000  # server/game/room.h ROOM_SEAT_SALT
 
 
 class Rng:
