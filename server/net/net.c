@@ -1,6 +1,6 @@
 /* net.c: libwebsockets 4.1 on carcd's libuv loop (foreign loop): the context,
  * its listeners, the protocol callback, and websocket connections as sessions;
- * the HTTP side is http.c. Only server/net/ includes libwebsockets.h:
+ * the HTTP side is net_http.c. Only server/net/ includes libwebsockets.h:
  * everything below the transport (lobby, rooms, HTTP routes) is plain C called
  * from here. */
 #include "net/net_int.h"
@@ -337,7 +337,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
  * bound, nothing is allocated for it: lws sends straight from our sbuf and
  * copies only what the kernel did not take (its send buffer is WS_SNDBUF,
  * doubled). With 64 KiB a message goes out in one send unless it is larger or
- * the kernel is full; http.c's HTTP_CHUNK bodies too. rx_buffer_size does
+ * the kernel is full; net_http.c's HTTP_CHUNK bodies too. rx_buffer_size does
  * not limit sends once this is set. */
 #define WS_TX_PACKET 65536
 

@@ -1,6 +1,6 @@
 /* net.h: the network adapter: libwebsockets on carcd's libuv loop. The only
  * files that include libwebsockets.h are server/net/'s (net.c: the context
- * and websockets; http.c: HTTP). This header does not include it.
+ * and websockets; net_http.c: HTTP). This header does not include it.
  *
  * HTTP requests go to api.c; websocket connections at /ws (subprotocol
  * "carcd" or none) become sessions of the lobby. Each session's queue is

@@ -1,5 +1,5 @@
 /* net_int.h: what the network adapter's files share (net.c: the lws context,
- * its listeners, websocket connections; http.c: HTTP requests and replies).
+ * its listeners, websocket connections; net_http.c: HTTP requests and replies).
  * It includes libwebsockets.h: only server/net/ may include it. */
 #ifndef CARCD_NET_INT_H
 #define CARCD_NET_INT_H
