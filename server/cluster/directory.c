@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "util/mem.h"
 
 #define SET_KEY LEASE_PREFIX "rooms"

@@ -12,7 +12,6 @@
 
 #include "cluster/lease.h"
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "util/mem.h"
 
 #define BUCKETS 1024

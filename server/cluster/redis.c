@@ -27,7 +27,6 @@
 
 #include "cluster/redis.h"
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "util/mem.h"
 
 #define BACKOFF_MIN_MS 100

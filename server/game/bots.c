@@ -7,7 +7,6 @@
 #include <uv.h>
 
 #include "bot.h"
-#include "conn/sbuf.h"
 #include "util/mem.h"
 
 struct bots_job {

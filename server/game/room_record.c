@@ -11,7 +11,6 @@
 #include "util/log.h"
 #include "record_json.h"
 #include "game/room.h"
-#include "conn/sbuf.h"
 #include "game/turn.h"
 #include "store/store.h"
 #include "util/mem.h"

@@ -12,7 +12,6 @@
 #include "record_json.h"
 #include "game/room.h"
 #include "game/roomnode.h"
-#include "conn/sbuf.h"
 #include "store/store.h"
 #include "util/mem.h"
 #include "util/clock.h"

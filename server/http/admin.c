@@ -10,7 +10,6 @@
 #include "http/admin_int.h"
 #include "game/lobby.h"
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "sha256.h"
 #include "store/store.h"
 #include "util/mem.h"

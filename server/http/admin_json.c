@@ -8,7 +8,6 @@
 #include "http/admin_int.h"
 #include "json_str.h"
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "store/store.h"
 #include "util/mem.h"
 

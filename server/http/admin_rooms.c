@@ -10,7 +10,6 @@
 #include "bot.h"
 #include "game/lobby.h"
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "game/room.h"
 #include "game/turn.h"
 #include "util/mem.h"

@@ -12,7 +12,6 @@
 #include "util/loopstat.h"
 #include "msg.h"
 #include "replay_json.h"
-#include "conn/sbuf.h"
 #include "store/store.h"
 #include "util/mem.h"
 

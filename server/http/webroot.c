@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "conn/sbuf.h"
 #include "sha256.h"
 #include "util/mem.h"
 

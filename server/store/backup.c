@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "sqlite_int.h"
 #include "util/mem.h"
 

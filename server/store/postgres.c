@@ -29,7 +29,6 @@
 
 #include "util/log.h"
 #include "json_str.h"
-#include "conn/sbuf.h"
 #include "postgres_int.h"
 #include "util/mem.h"
 

@@ -8,7 +8,6 @@
 #include "util/log.h"
 #include "json_str.h"
 #include "postgres_int.h"
-#include "conn/sbuf.h"
 #include "util/mem.h"
 
 /* ---- reads for HTTP (the reader connection) ---- */

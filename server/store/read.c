@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "util/log.h"
-#include "conn/sbuf.h"
 #include "store_int.h"
 #include "util/mem.h"
 

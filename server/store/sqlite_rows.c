@@ -7,7 +7,6 @@
 
 #include "util/log.h"
 #include "json_str.h"
-#include "conn/sbuf.h"
 #include "sqlite_int.h"
 #include "util/mem.h"
 

@@ -12,7 +12,6 @@
 #include "util/log.h"
 #include "util/loopstat.h"
 #include "metrics/metrics.h"
-#include "conn/sbuf.h"
 #include "store_int.h"
 #include "util/mem.h"
 #include "util/clock.h"
