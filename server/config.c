@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "net/proxy.h"
+#include "util/log.h"
 
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
  * visible ASCII but '#' (a comment in a config file), never echoed in an

@@ -11,24 +11,24 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "http/admin.h"
-#include "http/api.h"
 #include "cluster/directory.h"
 #include "cluster/lease.h"
 #include "cluster/redis.h"
 #include "config.h"
 #include "game/bots.h"
 #include "game/lobby.h"
+#include "game/roomdb.h"
+#include "game/roomnode.h"
+#include "game/turn.h"
+#include "http/admin.h"
+#include "http/api.h"
+#include "metrics/metrics.h"
+#include "net/net.h"
+#include "store/store.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/loopstat.h"
 #include "util/memtrim.h"
-#include "metrics/metrics.h"
-#include "net/net.h"
-#include "game/roomdb.h"
-#include "game/roomnode.h"
-#include "store/store.h"
-#include "game/turn.h"
-#include "util/clock.h"
 
 struct server {
     uv_loop_t loop;

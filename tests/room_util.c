@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "event_json.h"
-#include "util/log.h"
 #include "room_util.h"
+#include "util/log.h"
 
 static void fake_wake(struct session *s)
 {

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "client.h"
+#include "conn/session.h"
 #include "game/lobby.h"
 #include "game/room.h"
-#include "conn/session.h"
 
 struct fake {
     struct session s; /* first: the sink gets &f->s */

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "event_json.h"
-#include "util/log.h"
 #include "store_util.h"
 #include "tests.h"
+#include "util/log.h"
 
 char su_dir[64];
 char su_dbpath[128];

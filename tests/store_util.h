@@ -9,9 +9,9 @@
 #include <check.h>
 #include <stdint.h>
 
+#include "conn/session.h"
 #include "game/lobby.h"
 #include "game/room.h"
-#include "conn/session.h"
 #include "game/roomdb.h"
 #include "store/store.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "http/admin.h"
 #include "http/api.h"
-#include "bot.h"
 #include "room_util.h"
 #include "tests.h"
 

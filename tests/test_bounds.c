@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "event_json.h"
-#include "msg.h"
 #include "game.h"
 #include "moves_util.h"
+#include "msg.h"
 #include "record.h"
 #include "record_json.h"
 #include "rng.h"

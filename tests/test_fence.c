@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
+#include "pg_util.h"
 #include "store/store.h"
 #include "store_util.h"
-#include "pg_util.h"
 #include "tests.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 struct done {

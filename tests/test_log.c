@@ -3,8 +3,8 @@
  * that are not UTF-8), lines cut to fit, and the test sink. */
 #include <string.h>
 
-#include "util/log.h"
 #include "tests.h"
+#include "util/log.h"
 
 #define T0 1796143500123LL /* 2026-12-01T16:45:00.123Z */
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/loopstat.h"
 #include "tests.h"
+#include "util/loopstat.h"
 
 #define US 1000ull
 #define MS 1000000ull

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "tests.h"
+#include "util/log.h"
 
 static char log_buf[4096];
 static size_t log_len;

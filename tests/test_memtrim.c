@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/memtrim.h"
 #include "tests.h"
+#include "util/memtrim.h"
 
 START_TEST(test_due_needs_a_drop)
 {

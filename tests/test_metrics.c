@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn/sbuf.h"
 #include "http/api.h"
 #include "metrics/metrics.h"
 #include "room_util.h"
-#include "conn/sbuf.h"
 #include "tests.h"
 
 static const char expected_small[] = "# HELP t_things_total Things.\\nWith \\\\ a backslash\n"

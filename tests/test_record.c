@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* Named by directory: a bare "record.h" is the engine's common/record.h. */
-#include "record_json.h"
 #include "event_json.h"
+#include "record_json.h"
 #include "tests.h"
 
 #define DATA_DIR "tests/data/record"

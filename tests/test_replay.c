@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 /* Named by directory: a bare "record.h" is the engine's common/record.h. */
-#include "record_json.h"
 #include "event_json.h"
+#include "record_json.h"
 #include "tests.h"
 
 #define MAX_LINES 512

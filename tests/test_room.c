@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "event_json.h"
-#include "util/rand.h"
 #include "room_util.h"
 #include "tests.h"
+#include "util/rand.h"
 
 /* ---- full game ---- */
 

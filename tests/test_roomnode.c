@@ -27,15 +27,15 @@
 #include "cluster/redis.h"
 #include "event_json.h"
 #include "game/lobby.h"
-#include "util/log.h"
-#include "redis_util.h"
 #include "game/room.h"
-#include "room_util.h"
 #include "game/roomnode.h"
-#include "store/store.h"
 #include "pg_util.h"
+#include "redis_util.h"
+#include "room_util.h"
+#include "store/store.h"
 #include "tests.h"
 #include "tiles.h"
+#include "util/log.h"
 
 /* store_util.h's PostgreSQL helpers (its struct fake clashes with
  * room_util.h's, so they are declared here). */

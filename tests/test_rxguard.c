@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "err.h"
 #include "conn/rxguard.h"
+#include "err.h"
 #include "tests.h"
 
 static const char HEAD[] = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n";

@@ -14,11 +14,11 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "conn/session.h"
 #include "event_json.h"
 #include "game/lobby.h"
-#include "record_json.h"
 #include "game/room.h"
-#include "conn/session.h"
+#include "record_json.h"
 #include "sha256.h"
 #include "store/store.h"
 #include "store_util.h"

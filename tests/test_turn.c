@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "game/bots.h"
+#include "game/turn.h"
 #include "record_json.h"
 #include "room_util.h"
 #include "tests.h"
-#include "game/turn.h"
 
 static struct bots *bots;
 

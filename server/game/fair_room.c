@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/rand.h"
-#include "record.h"
 #include "game/room.h"
+#include "record.h"
+#include "util/rand.h"
 
 void fair_room_init(struct room *r)
 {

@@ -8,14 +8,14 @@
 
 #include "cluster/directory.h"
 #include "game/lobby_int.h"
-#include "util/log.h"
 #include "game/roomdb.h"
 #include "game/roomnode.h"
-#include "store/store.h"
 #include "game/turn.h"
 #include "metrics/metrics.h"
-#include "util/mem.h"
+#include "store/store.h"
 #include "util/clock.h"
+#include "util/log.h"
+#include "util/mem.h"
 
 #define IP_BUCKETS 1024u
 

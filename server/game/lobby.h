@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 #include "conn/limits.h"
+#include "conn/session.h"
 #include "game.h"
 #include "game/room.h"
-#include "conn/session.h"
 
 struct lobby_ip;
 struct store;

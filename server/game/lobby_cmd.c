@@ -7,12 +7,12 @@
 
 #include "game/fair_room.h"
 #include "game/lobby_int.h"
-#include "util/log.h"
-#include "metrics/metrics.h"
-#include "util/rand.h"
 #include "game/roomnode.h"
-#include "store/store.h"
 #include "game/turn.h"
+#include "metrics/metrics.h"
+#include "store/store.h"
+#include "util/log.h"
+#include "util/rand.h"
 
 enum who {
     WHO_ANY,    /* anyone */

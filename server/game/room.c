@@ -6,12 +6,12 @@
 
 #include "game/bots.h"
 #include "game/fair_room.h"
-#include "util/log.h"
-#include "metrics/metrics.h"
-#include "util/rand.h"
-#include "store/store.h"
 #include "game/turn.h"
+#include "metrics/metrics.h"
+#include "store/store.h"
+#include "util/log.h"
 #include "util/mem.h"
+#include "util/rand.h"
 
 /* ---- the public document and deltas ---- */
 

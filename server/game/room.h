@@ -18,12 +18,12 @@
 
 #include <stdint.h>
 
+#include "conn/sbuf.h"
+#include "conn/session.h"
 #include "fair.h"
 #include "game.h"
 #include "history.h"
 #include "msg.h"
-#include "conn/sbuf.h"
-#include "conn/session.h"
 #include "sha256.h"
 #include "state.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/metrics.h"
 #include "game/room.h"
+#include "metrics/metrics.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/mem.h"

@@ -8,13 +8,13 @@
 
 #include "bot.h"
 #include "game/fair_room.h"
-#include "util/log.h"
-#include "record_json.h"
 #include "game/room.h"
 #include "game/turn.h"
+#include "record_json.h"
 #include "store/store.h"
-#include "util/mem.h"
 #include "util/clock.h"
+#include "util/log.h"
+#include "util/mem.h"
 
 char *room__move_text(const struct room *r, int i)
 {

@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_str.h"
 #include "game/fair_room.h"
 #include "game/lobby.h"
-#include "util/log.h"
-#include "record_json.h"
 #include "game/room.h"
 #include "game/roomnode.h"
+#include "json_str.h"
+#include "record_json.h"
 #include "store/store.h"
-#include "util/mem.h"
 #include "util/clock.h"
+#include "util/log.h"
+#include "util/mem.h"
 
 /* ---- a room to rows ---- */
 

@@ -8,11 +8,11 @@
 #include "cluster/directory.h"
 #include "cluster/lease.h"
 #include "game/lobby.h"
-#include "util/log.h"
-#include "metrics/metrics.h"
 #include "game/room.h"
 #include "game/roomdb.h"
+#include "metrics/metrics.h"
 #include "store/store.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 enum { W_LOCATE, W_CREATE };

@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include "bot.h"
-#include "util/log.h"
 #include "game/room.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 static int has_clock(const struct room *r)
 {

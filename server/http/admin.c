@@ -7,11 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/admin_int.h"
 #include "game/lobby.h"
-#include "util/log.h"
+#include "http/admin_int.h"
 #include "sha256.h"
 #include "store/store.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 void admin_init(struct admin *ad, struct lobby *lb, struct store *st, const char *token,

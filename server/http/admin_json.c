@@ -7,8 +7,8 @@
 
 #include "http/admin_int.h"
 #include "json_str.h"
-#include "util/log.h"
 #include "store/store.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 void admin__json_init(struct admin_json *j)

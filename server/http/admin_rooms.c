@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/admin_int.h"
 #include "bot.h"
 #include "game/lobby.h"
-#include "util/log.h"
 #include "game/room.h"
 #include "game/turn.h"
+#include "http/admin_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 static const char *const phases[] = {"lobby", "playing", "over"};

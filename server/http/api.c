@@ -5,14 +5,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/admin.h"
 #include "cluster/redis.h"
 #include "game/lobby.h"
-#include "util/log.h"
-#include "util/loopstat.h"
+#include "http/admin.h"
 #include "msg.h"
 #include "replay_json.h"
 #include "store/store.h"
+#include "util/log.h"
+#include "util/loopstat.h"
 #include "util/mem.h"
 
 int api_init(struct api *a, const struct lobby *lb, const char *web_root)

@@ -13,9 +13,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "util/log.h"
-#include "net/net_rx.h"
 #include "conn/sbuf.h"
+#include "net/net_rx.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 _Static_assert(LWS_PRE <= SBUF_PRE, "SBUF_PRE must leave room for the lws frame header");

@@ -12,8 +12,8 @@
 
 #include <uv.h>
 
-#include "http/api.h"
 #include "game/lobby.h"
+#include "http/api.h"
 
 struct net;
 

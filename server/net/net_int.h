@@ -7,10 +7,10 @@
 #include <libwebsockets.h>
 #include <stddef.h>
 
+#include "conn/session.h"
 #include "http/api.h"
 #include "net/net.h"
 #include "net/proxy.h"
-#include "conn/session.h"
 
 /* HTTP request bounds (server/README.md "HTTP"). lws keeps a request's headers
  * in one buffer of HTTP_HEADERS_MAX bytes and drops a request that overflows

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "err.h"
 #include "conn/rxguard.h"
+#include "err.h"
 
 struct slot {
     struct rxguard g;

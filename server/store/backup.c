@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/log.h"
 #include "sqlite_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 /* Pages copied per step: a step holds a read transaction of the source,

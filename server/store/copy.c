@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "store_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 struct copy {

@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/log.h"
 #include "json_str.h"
 #include "postgres_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 static const char *schema_sql =

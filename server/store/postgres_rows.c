@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "json_str.h"
 #include "postgres_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 /* ---- reads for HTTP (the reader connection) ---- */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "store_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 enum { READ_LIST, READ_RECORD, READ_ENTRY };

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/log.h"
 #include "store_int.h"
+#include "util/log.h"
 
 struct restore_ctx {
     const struct store_restore_hooks *h;

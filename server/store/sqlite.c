@@ -37,8 +37,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "util/log.h"
 #include "sqlite_int.h"
+#include "util/log.h"
 #include "util/mem.h"
 
 /* ---- SQL ---- */

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/log.h"
-#include "util/loopstat.h"
 #include "metrics/metrics.h"
 #include "store_int.h"
-#include "util/mem.h"
 #include "util/clock.h"
+#include "util/log.h"
+#include "util/loopstat.h"
+#include "util/mem.h"
 
 struct batch *store__batch_new(struct store *st, unsigned long gen)
 {

@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "client.h"
-#include "game/lobby.h"
-#include "util/log.h"
-#include "game/room.h"
 #include "conn/session.h"
+#include "game/lobby.h"
+#include "game/room.h"
+#include "util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

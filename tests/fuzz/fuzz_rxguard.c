@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
 #include "conn/rxguard.h"
+#include "err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
