@@ -1,6 +1,6 @@
 # mk/test.mk: make test and its suites, the sanitizer and valgrind runs, the cluster, the checks.
 
-.PHONY: test oracle integration test-asan test-valgrind test-cluster check-layers format \
+.PHONY: test-faults test oracle integration test-asan test-valgrind test-cluster check-layers format \
         format-check
 
 # The build runs after deps in a sub-make, so a fresh machine gets its packages first even
@@ -64,6 +64,12 @@ test-valgrind: deps ## run the test runner under valgrind (CK_FORK=no)
 # acknowledged move lost, the stale node refused). On a failure every log is kept in
 # $(BUILD)/cluster-logs/. `tests/cluster/run.py sigkill` runs one case.
 # Its browser case (tests/e2e/cluster.mjs) needs playwright-core, installed as for make e2e.
+# The fault suite (tests/faults/): descriptors exhausted, a full disk (a tmpfs the test mounts;
+# root), SIGSTOP, a damaged write-ahead log, a foreign Origin, floods, bot rooms left alone.
+test-faults: deps ## the real carcd against real faults: fds exhausted, disk full, SIGSTOP, damaged WAL... (tests/faults/)
+	@$(MAKE) --no-print-directory all
+	CARC_BUILD=$(BUILD) $(INTEGRATION_PYTHON) tests/faults/run.py
+
 test-cluster: deps ## Redis, PostgreSQL, HAProxy and 3 carcd nodes: lobby, games, failover (tests/cluster/)
 	@$(MAKE) --no-print-directory all $(if $(wildcard tests/e2e/cluster.mjs),\
 	    tests/e2e/node_modules/.package-lock.json)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 REQUIRED="all libs tools tests server clients deps run install uninstall demo tiles clean help
-test test-asan test-valgrind test-cluster integration e2e oracle screenshots check-layers format
+test test-asan test-valgrind test-cluster test-faults integration e2e oracle screenshots check-layers format
 format-check bench bench-load bench-relay bench-cluster bench-bots soak fuzz fuzz-build"
 
 fail=0
