@@ -47,11 +47,13 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
 
 void room__schedule(struct room *r, uint64_t now)
 {
-    int level = turn_bot_level(r, room_members(r) > 0, now);
+    int watched = room_members(r) > 0;
+    int level = turn_bot_level(r, watched, now);
     if (level < 0)
         return;
     r->job_moves = r->nmoves;
-    r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
+    r->job = bots_job_start(r->bots, r->game, level, rand_u64(),
+                            watched ? BOTS_WATCHED : BOTS_ALONE, on_bot_move, r);
 }
 
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
