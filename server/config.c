@@ -111,12 +111,17 @@ static const struct key keys[] = {
      "seconds a disconnected player's turn waits in a room without a clock before a bot plays"
      " the seat (60; 0 = never)"},
     {"bot-pace-ms", K_INT, LIM(bot_pace), 0, 0, 60000,
-     "milliseconds a built-in bot waits from the start of its turn before it moves, while a"
-     " person is connected to the room, so that people can follow (700; 0 = at once)"},
+     "milliseconds a built-in bot waits from the start of its turn before it moves, so that"
+     " people can follow (700; 0 = at once); with bots-alone-grace 0, only while a person is"
+     " connected to the room"},
+    {"bots-alone-grace", K_INT, LIM(bots_alone_grace), 0, 0, 100000000,
+     "seconds a game goes on with nobody connected (bots alone) before its bots and clocks"
+     " pause until someone comes back (60; 0 = never, and bots alone play at once)"},
     {"bot-think-ms", K_INT, OFF(bot_think_ms), 0, 10, 60000,
      "milliseconds a built-in bot may think about one move (1000)"},
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
-     "bots' searches at once on the thread pool, which storage shares (2)"},
+     "bots' searches at once on the thread pool, which storage shares: at most its threads"
+     " but one (2)"},
     {"metrics-port", K_INT, OFF(metrics_port), 0, 0, 65535,
      "port of a second listener serving only GET /metrics and /healthz (0 = none)"},
     {"metrics-listen", K_STR, OFF(metrics_listen),

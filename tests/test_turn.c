@@ -1,12 +1,14 @@
 /* test_turn.c: who plays the turn (server/game/turn.c, bots.c): bot seats added
  * and removed by the host, games played to the end by bots, the clock and its
  * three timeout policies, takeover of a seat whose player left or went
- * offline, and taking it back. Driven without sockets (room_util.h); the
+ * offline, and taking it back; the bots' FIFOs, and games that pause when
+ * nobody has been connected for bots-alone-grace. Driven without sockets (room_util.h); the
  * bots run in manual mode (bots_run_pending), so every step is exact. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "game/bots.h"
 #include "game/turn.h"
 #include "record_json.h"
@@ -386,6 +388,309 @@ START_TEST(bots_wait_while_people_watch)
 }
 END_TEST
 
+/* ---- the bots' FIFOs (bots.h), in manual mode ---- */
+
+/* An asker of the scheduler like a room: one job at a time, the next asked
+ * for from the callback of the last. */
+struct asker {
+    char name;
+    int cls, left;
+    struct bots_job *job;
+};
+static char ran[32];
+static int nran;
+static struct carc_game *sched_game;
+
+static void asker_done(void *arg, int status, const struct carc_move *m, uint64_t t)
+{
+    struct asker *a = arg;
+    ck_assert_int_eq(status, 0);
+    ck_assert_ptr_nonnull(m);
+    a->job = NULL;
+    if (nran < (int)sizeof ran - 1)
+        ran[nran++] = a->name;
+    if (--a->left > 0)
+        a->job =
+            bots_job_start(bots, sched_game, CARC_BOT_RANDOM, (uint64_t)t, a->cls, asker_done, a);
+}
+
+static void asker_start(struct asker *a)
+{
+    a->job = bots_job_start(bots, sched_game, CARC_BOT_RANDOM, 1, a->cls, asker_done, a);
+    ck_assert_ptr_nonnull(a->job);
+}
+
+static void setup_sched(void)
+{
+    bots = bots_new(NULL, 1, 0);
+    sched_game = calloc(1, sizeof *sched_game);
+    struct carc_config cfg = {.nplayers = 2, .sets = 1u << CARC_SET_BASE, .start = -1, .seed = 3};
+    struct carc_error err = {0, ""};
+    ck_assert_int_eq(carc_game_init(sched_game, &cfg, &err), 0);
+    memset(ran, 0, sizeof ran);
+    nran = 0;
+}
+
+static void teardown_sched(void)
+{
+    bots_free(bots);
+    bots = NULL;
+    free(sched_game);
+}
+
+/* A room of five bots asks for five moves one after the other: each waits
+ * behind the others' (a round robin of rooms), and a room nobody watches
+ * comes after every room someone does. */
+START_TEST(bots_round_robin_watched_first)
+{
+    struct asker a = {'A', BOTS_WATCHED, 5, NULL}, b = {'B', BOTS_WATCHED, 2, NULL};
+    struct asker c = {'C', BOTS_ALONE, 1, NULL};
+    asker_start(&c);
+    asker_start(&a);
+    asker_start(&b);
+    ck_assert_int_eq(bots_pending(bots), 3);
+    ck_assert_int_eq(bots_run_pending(bots, now), 8);
+    ck_assert_str_eq(ran, "ABABAAAC");
+    ck_assert_int_eq(bots_pending(bots), 0);
+}
+END_TEST
+
+/* A cancelled waiting job goes at once (no callback, nothing left queued);
+ * a promoted one moves to the end of the first FIFO. */
+START_TEST(bots_cancel_and_promote)
+{
+    struct asker a = {'A', BOTS_WATCHED, 1, NULL}, b = {'B', BOTS_ALONE, 1, NULL};
+    struct asker c = {'C', BOTS_ALONE, 1, NULL}, d = {'D', BOTS_WATCHED, 1, NULL};
+    asker_start(&a);
+    asker_start(&b);
+    asker_start(&c);
+    asker_start(&d);
+    bots_job_promote(c.job);
+    bots_job_promote(d.job); /* already first: stays where it is */
+    bots_job_cancel(a.job);
+    ck_assert_int_eq(bots_pending(bots), 3);
+    bots_job_promote(NULL);
+    bots_job_cancel(NULL);
+    ck_assert_int_eq(bots_run_pending(bots, now), 3);
+    ck_assert_str_eq(ran, "DCB");
+}
+END_TEST
+
+/* Searches never take every thread of libuv's pool: storage keeps one. */
+START_TEST(bots_leave_a_thread_to_storage)
+{
+    static const struct {
+        const char *env;
+        int max;
+    } cases[] = {{NULL, 3}, {"4", 3}, {"8", 7}, {"2", 1}, {"1", 1}, {"0", 1}, {"64", 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env == NULL)
+            unsetenv("UV_THREADPOOL_SIZE");
+        else
+            setenv("UV_THREADPOOL_SIZE", cases[i].env, 1);
+        ck_assert_msg(bots_running_max() == cases[i].max, "UV_THREADPOOL_SIZE=%s",
+                      cases[i].env ? cases[i].env : "(unset)");
+    }
+    setenv("UV_THREADPOOL_SIZE", "4", 1);
+    struct bots *b = bots_new(NULL, 16, 0);
+    ck_assert_int_eq(bots_running(b), 3);
+    bots_free(b);
+    b = bots_new(NULL, 2, 0);
+    ck_assert_int_eq(bots_running(b), 2);
+    bots_free(b);
+    unsetenv("UV_THREADPOOL_SIZE");
+}
+END_TEST
+
+/* ---- bots alone: the pause (turn.h) ---- */
+
+/* The decision alone, with times given. */
+START_TEST(alone_pause_decision)
+{
+    struct room *r = calloc(1, sizeof *r);
+    r->phase = PROTO_PHASE_PLAYING;
+    r->nseats = 2;
+    r->alone_grace_ms = 5000;
+    ck_assert_int_eq(turn_alone(r, 1, 1000), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 1000), TURN_GOES_ON); /* nobody from now on */
+    ck_assert_int_eq(turn_alone(r, 0, 5999), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 1, 6000), TURN_GOES_ON); /* someone came: it starts over */
+    ck_assert_int_eq(turn_alone(r, 0, 6100), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 11099), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 11100), TURN_PAUSE);
+    r->turn_ms = 9000;
+    r->turn_wall = 1700000000000LL;
+    r->seats[1].offline_ms = 4000;
+    turn_pause(r, 11100);
+    ck_assert_int_eq(turn_alone(r, 0, 50000), TURN_GOES_ON); /* paused: stays so */
+    ck_assert_int_eq(turn_alone(r, 2, 71100), TURN_RESUME);
+    ck_assert_int_eq(turn_resume(r, 71100), 1);
+    ck_assert_uint_eq(r->paused_ms, 0);
+    ck_assert_uint_eq(r->turn_ms, 9000 + 60000); /* the pause is charged to nobody */
+    ck_assert_int_eq(r->turn_wall, 1700000000000LL + 60000);
+    ck_assert_uint_eq(r->seats[1].offline_ms, 4000 + 60000);
+    ck_assert_uint_eq(r->seats[0].offline_ms, 0);
+    ck_assert_uint_eq(r->resumed_ms, 71100);
+    ck_assert_int_eq(turn_alone(r, 2, 71200), TURN_GOES_ON);
+    /* A turn not started yet (a restored room) has nothing to move. */
+    turn_pause(r, 80000);
+    r->turn_ms = 0;
+    ck_assert_int_eq(turn_resume(r, 90000), 0);
+    /* 0: never; nor a game over, nor one in the lobby. */
+    r->alone_grace_ms = 0;
+    ck_assert_int_eq(turn_alone(r, 0, 100000), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 900000000), TURN_GOES_ON);
+    r->alone_grace_ms = 5000;
+    r->alone_ms = 0;
+    r->phase = PROTO_PHASE_OVER;
+    ck_assert_int_eq(turn_alone(r, 0, 1000), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 900000), TURN_GOES_ON);
+    free(r);
+}
+END_TEST
+
+static void grace_5s_paced(struct lobby_limits *l)
+{
+    l->bots_alone_grace = 5;
+    l->lobby_rooms_ip = 1;
+}
+
+static void setup_alone(void)
+{
+    setup_with(grace_5s_paced); /* bot-pace-ms 700 */
+    bots = bots_new(NULL, 1, 0);
+    lobby_bots_set(lb, bots);
+}
+
+/* Time passes by ms in ticks of 100 ms, the bots answering at each. Returns
+ * the moves played meanwhile. */
+static int play_for(struct room *r, uint64_t ms)
+{
+    int before = r->nmoves;
+    for (uint64_t t = 0; t < ms; t += 100) {
+        now += 100;
+        lobby_clock_tick(lb, now);
+        bots_run_pending(bots, now);
+    }
+    return r->nmoves - before;
+}
+
+/* Ann leaves a game against two bots: they play on at their pace, then
+ * after bots-alone-grace the game stands still, a search that waited is
+ * dropped, and nothing is charged; when Ann resumes, the game goes on at the
+ * pace, from where it stood. */
+START_TEST(bots_alone_pause_then_go_on)
+{
+    struct fake *a = fake_new();
+    struct room *r = create(a, "3");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    say(a, "\"type\":\"add_bot\",\"level\":\"strong\"");
+    say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    say(a, "\"type\":\"leave\"");
+    drain(a);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_LEFT);
+    /* Alone, the bots keep the pace: at most one move per 700 ms. */
+    int moves = play_for(r, 3500);
+    ck_assert_int_ge(moves, 3);
+    ck_assert_int_le(moves, 6);
+    ck_assert_uint_eq(r->paused_ms, 0);
+    /* A search asked for and not yet run when the grace ends is dropped. */
+    for (int k = 0; k < 16 && r->paused_ms == 0; k++) {
+        now += 100;
+        lobby_clock_tick(lb, now);
+    }
+    ck_assert_uint_ne(r->paused_ms, 0);
+    ck_assert_int_eq(bots_pending(bots), 0);
+    ck_assert_ptr_null(r->job);
+    int nmoves = r->nmoves;
+    long long seq = r->seq, wall = r->turn_wall;
+    uint64_t turn = r->turn_ms, paused = r->paused_ms;
+    ck_assert_int_eq(play_for(r, 120000), 0);
+    ck_assert_int_eq(r->seq, seq);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    /* Ann is back: at once a delta moves the turn's start by the pause. */
+    uint64_t back = now;
+    say(a, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", r->id, a->token);
+    expect(a, "joined");
+    ck_assert_uint_eq(r->paused_ms, 0);
+    ck_assert_uint_eq(r->turn_ms, turn + (back - paused));
+    ck_assert_int_eq(r->turn_wall, wall + (long long)(back - paused));
+    /* Her seat connected, her seat hers again, the turn's start moved. */
+    ck_assert_int_eq(r->seq, seq + 3);
+    drain(a);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    /* Its bots wait a whole pace from her coming back, then play one by one. */
+    while (r->game->current == 0) {
+        play_first_legal(a);
+        drain(a);
+    }
+    ck_assert_int_eq(play_for(r, 600), 0);
+    ck_assert_int_le(play_for(r, 1500), 2);
+    ck_assert_int_gt(r->nmoves, nmoves);
+}
+END_TEST
+
+/* Nobody connected stops the clock too: the seat to move has, when someone
+ * is back, the time it had when the game paused. */
+START_TEST(bots_alone_pause_stops_the_clock)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("bot", 10, 0, &a, &b);
+    char token[PROTO_TOKEN_MAX];
+    memcpy(token, b->token, sizeof token);
+    fake_free(a);
+    fake_free(b);
+    advance(5100); /* paused after 5 s of the turn's 10 */
+    ck_assert_uint_ne(r->paused_ms, 0);
+    advance(30000);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    ck_assert_int_eq(r->timed_out, 0);
+    struct fake *c = fake_new();
+    say(c, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", r->id, token);
+    expect(c, "joined");
+    advance(4700);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    advance(500);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_TIMEOUT);
+}
+END_TEST
+
+/* A game left to bots counts against the address that created it, like a
+ * room in the lobby (lobby-rooms-per-ip, 1 here); a game someone is
+ * connected to does not. */
+START_TEST(games_left_to_bots_count_against_their_address)
+{
+    struct fake *a = fake_new(), *b = fake_new();
+    struct room *r = create(a, "2");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    say(a, "\"type\":\"start\"");
+    drain(a);
+    struct room *r2 = create(b, "2"); /* Ann plays: her game does not count */
+    say(b, "\"type\":\"leave\",\"id\":3");
+    expect(b, "left");
+    ck_assert_ptr_null(lobby_room_find(lb, r2->id));
+    say(a, "\"type\":\"leave\"");
+    drain(a);
+    say(b, "\"type\":\"create\",\"id\":4,\"name\":\"Bob\",\"seats\":2");
+    const char *e = expect_error(b, "too_many_rooms");
+    ck_assert_msg(strstr(jstr(e, "message"), "games nobody is connected to") != NULL, "%s", e);
+    /* Paused, it still counts. */
+    play_for(r, 6000);
+    ck_assert_uint_ne(r->paused_ms, 0);
+    lobby_tick(lb, now);
+    say(b, "\"type\":\"create\",\"id\":5,\"name\":\"Bob\",\"seats\":2");
+    expect_error(b, "too_many_rooms");
+    /* Someone watches it: it no longer does. */
+    struct fake *w = fake_new_from("10.9.9.9");
+    expect(w, "welcome");
+    say(w, "\"type\":\"watch\",\"room\":\"%s\"", r->id);
+    expect(w, "watching");
+    ck_assert_uint_eq(r->paused_ms, 0);
+    create(b, "2");
+}
+END_TEST
+
 Suite *suite_turn(void)
 {
     Suite *s = suite_create("turn");
@@ -409,5 +714,19 @@ Suite *suite_turn(void)
     tcase_add_checked_fixture(tp, setup_paced, teardown_bots);
     tcase_add_test(tp, bots_wait_while_people_watch);
     suite_add_tcase(s, tp);
+    TCase *ts = tcase_create("schedule");
+    tcase_add_checked_fixture(ts, setup_sched, teardown_sched);
+    tcase_add_test(ts, bots_round_robin_watched_first);
+    tcase_add_test(ts, bots_cancel_and_promote);
+    tcase_add_test(ts, bots_leave_a_thread_to_storage);
+    suite_add_tcase(s, ts);
+    TCase *ta = tcase_create("alone");
+    tcase_add_checked_fixture(ta, setup_alone, teardown_bots);
+    tcase_add_test(ta, alone_pause_decision);
+    tcase_add_test(ta, bots_alone_pause_then_go_on);
+    tcase_add_test(ta, bots_alone_pause_stops_the_clock);
+    tcase_add_test(ta, games_left_to_bots_count_against_their_address);
+    tcase_set_timeout(ta, 60);
+    suite_add_tcase(s, ta);
     return s;
 }

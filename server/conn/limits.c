@@ -25,4 +25,5 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->list_max = 200;
     l->takeover_grace = 60;
     l->bot_pace = 700;
+    l->bots_alone_grace = 60;
 }

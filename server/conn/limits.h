@@ -27,6 +27,9 @@ struct lobby_limits {
                                     clock) before a bot plays the seat; 0: never */
     int bot_pace;                /* ms a bot waits from the start of its turn before it
                                     thinks, while anyone watches; 0: at once */
+    int bots_alone_grace;        /* seconds a game goes on with nobody connected before its
+                                    bots and clocks pause; 0: never (then unwatched bots
+                                    play at once) */
 };
 
 /* The shipped defaults (the values carcd --help prints). */

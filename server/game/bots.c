@@ -7,12 +7,17 @@
 #include <uv.h>
 
 #include "bot.h"
+#include "util/log.h"
 #include "util/mem.h"
+
+#define BOTS_RUN_MAX 16 /* struct bots.run */
+#define BOTS_CLASSES 2  /* enum bots_class */
 
 struct bots_job {
     uv_work_t work;
     struct bots *b;
-    struct bots_job *next; /* the FIFO of waiting jobs */
+    struct bots_job *prev, *next; /* its class's FIFO while it waits */
+    int cls;                      /* enum bots_class */
     struct carc_game game;
     int level;
     uint64_t seed;
@@ -25,21 +30,49 @@ struct bots_job {
     struct carc_move move;
 };
 
+/* A FIFO of waiting jobs, doubly linked so that a cancelled or promoted job
+ * leaves it at once. */
+struct bots_fifo {
+    struct bots_job *head, *tail;
+};
+
 struct bots {
     uv_loop_t *loop;  /* NULL: manual */
     uv_timer_t timer; /* raises stop flags; runs while searches run */
     int timer_on, stopped;
     int max_running, think_ms;
     int nrunning, nwaiting;
-    struct bots_job *head, *tail;
-    struct bots_job *run[16]; /* the jobs on the thread pool */
+    struct bots_fifo wait[BOTS_CLASSES];
+    struct bots_job *run[BOTS_RUN_MAX]; /* the jobs on the thread pool */
 };
+
+int bots_running_max(void)
+{
+    /* As libuv sizes its pool (threadpool.c init_threads): unset is 4, 0 is
+     * 1, at most 1024. */
+    const char *v = getenv("UV_THREADPOOL_SIZE");
+    long n = v != NULL ? strtol(v, NULL, 10) : 4;
+    if (n < 1)
+        n = 1;
+    if (n > 1024)
+        n = 1024;
+    n -= 1; /* one thread stays for storage */
+    return n < 1 ? 1 : n > BOTS_RUN_MAX ? BOTS_RUN_MAX : (int)n;
+}
 
 struct bots *bots_new(uv_loop_t *loop, int running, int think_ms)
 {
     struct bots *b = mem_zalloc(1, sizeof *b);
+    int max = bots_running_max();
     b->loop = loop;
-    b->max_running = running < 1 ? 1 : running > 16 ? 16 : running;
+    b->max_running = running < 1 ? 1 : running;
+    if (b->max_running > max) {
+        log_event(LOG_WARN, NULL,
+                  "bot-searches %d would take every thread of libuv's pool from storage: %d "
+                  "searches at once (UV_THREADPOOL_SIZE sizes the pool)",
+                  b->max_running, max);
+        b->max_running = max;
+    }
     b->think_ms = think_ms > 0 ? think_ms : 0;
     if (loop != NULL) {
         uv_timer_init(loop, &b->timer);
@@ -47,6 +80,53 @@ struct bots *bots_new(uv_loop_t *loop, int running, int think_ms)
         b->timer_on = 1;
     }
     return b;
+}
+
+int bots_running(const struct bots *b)
+{
+    return b->max_running;
+}
+
+static void fifo_push(struct bots *b, struct bots_job *j)
+{
+    struct bots_fifo *q = &b->wait[j->cls];
+    j->next = NULL;
+    j->prev = q->tail;
+    if (q->tail != NULL)
+        q->tail->next = j;
+    else
+        q->head = j;
+    q->tail = j;
+    b->nwaiting++;
+}
+
+static void fifo_unlink(struct bots *b, struct bots_job *j)
+{
+    struct bots_fifo *q = &b->wait[j->cls];
+    if (j->prev != NULL)
+        j->prev->next = j->next;
+    else
+        q->head = j->next;
+    if (j->next != NULL)
+        j->next->prev = j->prev;
+    else
+        q->tail = j->prev;
+    j->prev = j->next = NULL;
+    b->nwaiting--;
+}
+
+/* The next job to run: the first of the first FIFO that has one, unlinked;
+ * NULL when none waits. */
+static struct bots_job *fifo_pop(struct bots *b)
+{
+    for (int c = 0; c < BOTS_CLASSES; c++) {
+        struct bots_job *j = b->wait[c].head;
+        if (j != NULL) {
+            fifo_unlink(b, j);
+            return j;
+        }
+    }
+    return NULL;
 }
 
 /* The search itself: on a thread of the pool (or the caller's, manual). */
@@ -107,16 +187,10 @@ static void on_timer(uv_timer_t *t)
 /* Move waiting jobs to the thread pool while there is room. */
 static void bots_pump(struct bots *b)
 {
-    while (b->loop != NULL && b->head != NULL && b->nrunning < b->max_running) {
-        struct bots_job *j = b->head;
-        b->head = j->next;
-        if (b->head == NULL)
-            b->tail = NULL;
-        b->nwaiting--;
-        if (j->fn == NULL) { /* cancelled while waiting */
-            free(j);
-            continue;
-        }
+    while (b->loop != NULL && b->nrunning < b->max_running) {
+        struct bots_job *j = fifo_pop(b);
+        if (j == NULL)
+            break;
         j->running = 1;
         j->work.data = j;
         if (b->think_ms > 0)
@@ -133,24 +207,20 @@ static void bots_pump(struct bots *b)
 }
 
 struct bots_job *bots_job_start(struct bots *b, const struct carc_game *g, int level, uint64_t seed,
-                                bots_done_fn fn, void *arg)
+                                int cls, bots_done_fn fn, void *arg)
 {
     if (b->stopped)
         return NULL;
     struct bots_job *j = mem_zalloc(1, sizeof *j);
     j->b = b;
+    j->cls = cls == BOTS_ALONE ? BOTS_ALONE : BOTS_WATCHED;
     j->game = *g;
     j->level = level;
     j->seed = seed;
     j->fn = fn;
     j->arg = arg;
     atomic_init(&j->stop, 0);
-    if (b->tail != NULL)
-        b->tail->next = j;
-    else
-        b->head = j;
-    b->tail = j;
-    b->nwaiting++;
+    fifo_push(b, j);
     bots_pump(b);
     return j;
 }
@@ -159,21 +229,31 @@ void bots_job_cancel(struct bots_job *j)
 {
     if (j == NULL)
         return;
-    j->fn = NULL;
+    if (!j->running) { /* still waiting: nothing of it runs, it goes now */
+        fifo_unlink(j->b, j);
+        free(j);
+        return;
+    }
+    j->fn = NULL; /* freed when the thread pool gives it back */
     atomic_store(&j->stop, 1);
+}
+
+void bots_job_promote(struct bots_job *j)
+{
+    if (j == NULL || j->running || j->cls == BOTS_WATCHED)
+        return;
+    fifo_unlink(j->b, j);
+    j->cls = BOTS_WATCHED;
+    fifo_push(j->b, j);
 }
 
 int bots_run_pending(struct bots *b, uint64_t now)
 {
     int n = 0;
-    while (b->loop == NULL && b->head != NULL) {
-        struct bots_job *j = b->head;
-        b->head = j->next;
-        if (b->head == NULL)
-            b->tail = NULL;
-        b->nwaiting--;
-        if (j->fn != NULL)
-            job_search(j);
+    struct bots_job *j;
+    while (b->loop == NULL && (j = fifo_pop(b)) != NULL) {
+        j->running = 1; /* its callback may cancel other jobs, never this one */
+        job_search(j);
         job_deliver(j, now);
         n++;
     }
@@ -192,16 +272,14 @@ void bots_stop(struct bots *b)
     b->stopped = 1;
     uint64_t now = b->loop != NULL ? uv_now(b->loop) : 0;
     /* Every asker hears that its job is over, so that none keeps a pointer to it. */
-    while (b->head != NULL) {
-        struct bots_job *j = b->head;
-        b->head = j->next;
+    struct bots_job *j;
+    while ((j = fifo_pop(b)) != NULL) {
+        j->running = 1; /* a callback cancelling it must not free it twice */
         j->status = CARC_E_INVAL;
         job_deliver(j, now);
     }
-    b->tail = NULL;
-    b->nwaiting = 0;
     for (int i = 0; i < b->nrunning; i++) {
-        struct bots_job *j = b->run[i];
+        j = b->run[i];
         if (j->fn != NULL)
             j->fn(j->arg, CARC_E_INVAL, NULL, now);
         j->fn = NULL; /* freed when the thread pool gives it back */

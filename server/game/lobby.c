@@ -100,16 +100,43 @@ static void room_delete(struct lobby *lb, struct room *r)
 static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr);
 static void ip_unused(struct lobby *lb, struct lobby_ip **p);
 
-void lobby__room_uncount(struct lobby *lb, struct room *r)
+/* Count r against its creator's address (want 1) or not (0). */
+static void room_count_set(struct lobby *lb, struct room *r, int want)
 {
-    if (r->creator[0] == '\0')
+    if (r->creator[0] == '\0' || r->ip_counted == want)
         return;
+    r->ip_counted = want;
+    if (want) {
+        (*lobby__ip_get(lb, r->creator))->rooms++;
+        return;
+    }
     struct lobby_ip **p = ip_slot(lb, r->creator);
-    r->creator[0] = '\0';
     if (*p != NULL) {
         (*p)->rooms--;
         ip_unused(lb, p);
     }
+}
+
+void lobby__room_uncount(struct lobby *lb, struct room *r)
+{
+    room_count_set(lb, r, 0);
+}
+
+void lobby__room_recount(struct lobby *lb, struct room *r)
+{
+    /* A game nobody is connected to costs the server its bots' searches
+     * until it pauses, and a place among the rooms until room-ttl: it counts
+     * like a lobby room, so that one address cannot leave games to bots
+     * without bound. */
+    room_count_set(lb, r,
+                   r->phase == PROTO_PHASE_LOBBY ||
+                       (r->phase == PROTO_PHASE_PLAYING && room_members(r) == 0));
+}
+
+void lobby__presence(struct lobby *lb, struct room *r)
+{
+    room_presence(r, lb->now);
+    lobby__room_recount(lb, r);
 }
 
 static void room_reap_if_dead(struct lobby *lb, struct room *r)
@@ -172,6 +199,7 @@ void lobby_room_add(struct lobby *lb, struct room *r)
     r->store = lb->store;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
+    r->alone_grace_ms = (uint64_t)lb->lim.bots_alone_grace * 1000;
     lobby__room_insert(lb, r);
 }
 
@@ -370,6 +398,7 @@ void lobby_session_close(struct lobby *lb, struct session *s)
     if (s->room != NULL) {
         struct room *r = s->room;
         room_detach(r, s, lb->now);
+        lobby__presence(lb, r);
         room_reap_if_dead(lb, r);
     }
     lobby__idle_unlink(lb, s);
@@ -424,6 +453,7 @@ void lobby_tick(struct lobby *lb, uint64_t now)
     struct room *r = lb->oldest;
     while (r != NULL) {
         struct room *next = r->newer;
+        lobby__room_recount(lb, r); /* a game's end, the admin's changes */
         if (room_members(r) > 0) {
             r->empty = 0;
         } else if (!r->empty) {

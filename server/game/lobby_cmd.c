@@ -66,9 +66,11 @@ static int cmd_list(const struct cmd_ctx *c, struct carc_error *err)
     return 0;
 }
 
-/* Room creation limits: lobby rooms held by the sender's address, then the
+/* Room creation limits: the rooms counted against the sender's address (in
+ * the lobby, or games left to bots: lobby__room_recount), then the
  * connection's and the address's create rates (one token each). So that one
- * client cannot fill max-rooms and keep everyone else out. */
+ * client cannot fill max-rooms and keep everyone else out, nor keep the bots
+ * of many games nobody watches searching. */
 static int create_allowed(const struct cmd_ctx *c, struct carc_error *err)
 {
     struct lobby *lb = c->lb;
@@ -78,7 +80,8 @@ static int create_allowed(const struct cmd_ctx *c, struct carc_error *err)
         e = *lobby__ip_get(lb, c->s->peer);
     if (e != NULL && e->rooms >= l->lobby_rooms_ip)
         return carc_error_set(err, CARC_E_TOO_MANY_ROOMS,
-                              "your address holds %d rooms in the lobby: start or leave one",
+                              "your address holds %d rooms in the lobby or games nobody is "
+                              "connected to: start or leave a lobby room, or resume a game",
                               e->rooms);
     if (bucket_take(&c->s->create, c->now, l->create_rate, l->create_rate, 60000) != 0)
         return carc_error_set(err, CARC_E_RATE, "too many rooms created: slow down");
@@ -119,7 +122,7 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
     lobby_room_add(lb, r);
     if (s->peer[0] != '\0') {
         snprintf(r->creator, sizeof r->creator, "%s", s->peer);
-        (*lobby__ip_get(lb, r->creator))->rooms++;
+        lobby__room_recount(lb, r);
     }
     room_create_seat(r, s, m->u.create.name, m->id);
     log_event(LOG_INFO,
@@ -143,10 +146,13 @@ static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
     struct room *old = c->s->room;
     if (old != NULL && !(old == c->r && c->s->seat == i)) {
         room_detach(old, c->s, c->now);
-        if (old != c->r)
+        if (old != c->r) {
+            lobby__presence(c->lb, old);
             lobby_room_reap(c->lb, old);
+        }
     }
     room_resume(c->r, c->s, i, c->m->u.resume.seq, c->m->id, c->now);
+    lobby__presence(c->lb, c->r); /* a paused game goes on */
     metrics_resume_count();
     return 0;
 }
@@ -155,6 +161,7 @@ static int cmd_watch(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
     room_watch(c->r, c->s, c->m->u.watch.seq, c->m->id);
+    lobby__presence(c->lb, c->r); /* a paused game goes on */
     return 0;
 }
 
@@ -162,6 +169,7 @@ static int cmd_leave(const struct cmd_ctx *c, struct carc_error *err)
 {
     (void)err;
     room_leave(c->r, c->s, c->m->id, c->now);
+    lobby__presence(c->lb, c->r);
     lobby_room_reap(c->lb, c->r);
     return 0;
 }
@@ -174,7 +182,7 @@ static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
     uint64_t seed = lb->fixed_seed ? lb->seed : ROOM_SEED_FAIR;
     int rc = room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
     if (rc == 0)
-        lobby__room_uncount(lb, c->r);
+        lobby__room_recount(lb, c->r); /* its host is there: no longer counted */
     return rc;
 }
 

@@ -6,12 +6,13 @@
 
 #include "game/lobby.h"
 
-/* One peer address: kept while it has connections or lobby rooms. Owned by
- * the lobby's address table (lobby.ips). */
+/* One peer address: kept while it has connections or counted rooms. Owned
+ * by the lobby's address table (lobby.ips). */
 struct lobby_ip {
     struct lobby_ip *next;
     int count;            /* websocket connections */
-    int rooms;            /* rooms it created that are still in the lobby */
+    int rooms;            /* rooms it created still in the lobby, or playing with nobody
+                             connected (lobby__room_recount) */
     struct bucket create; /* rooms it may create (per minute) */
     char addr[64];
 };
@@ -23,9 +24,16 @@ struct lobby_ip **lobby__ip_get(struct lobby *lb, const char *addr);
 /* Put r, new, in the table by id, as the newest room. */
 void lobby__room_insert(struct lobby *lb, struct room *r);
 
-/* r leaves the lobby phase or goes: its creator's address holds one lobby
- * room less. */
+/* r goes: its creator's address holds one room less, if it was counted. */
 void lobby__room_uncount(struct lobby *lb, struct room *r);
+/* Count r against the address that created it (lobby-rooms-per-ip) while it
+ * is in the lobby or its game goes on with nobody connected (paused or
+ * not), else not. Call after r's phase or members changed; lobby_tick calls
+ * it for every room each second (the changes that bypass the lobby). */
+void lobby__room_recount(struct lobby *lb, struct room *r);
+/* r's members changed: room_presence (a pause ends at once when someone
+ * comes back), then lobby__room_recount. */
+void lobby__presence(struct lobby *lb, struct room *r);
 
 /* The idle list (lobby.idle_head), least recently active first: unlink s
  * (nothing when it is not listed), append s at the end. */

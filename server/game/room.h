@@ -71,9 +71,11 @@ struct room {
     struct session *spectators; /* doubly linked through session.rnext/rprev */
     int nspectators;
     int empty; /* nobody connected since empty_since (ms); kept by the lobby */
-    /* The address that created it, counted by the lobby while the room is in
-     * the lobby phase (lobby-rooms-per-ip); "" when not counted. */
+    /* The address that created it ("" unknown: a restored room), and whether
+     * the lobby counts the room against it now (lobby-rooms-per-ip: while in
+     * the lobby, and while its game goes on with nobody connected). */
     char creator[64];
+    int ip_counted;
     uint64_t empty_since;
 
     struct carc_game *game;    /* NULL in the lobby; engine player i is seat i */
@@ -112,6 +114,12 @@ struct room {
     struct bots_job *job;     /* the search playing the current turn, or NULL */
     int job_moves;            /* nmoves of the turn the job plays */
     int bot_refused;          /* this turn's bot move was refused: play it at random */
+    /* Bots alone (turn.h): the game pauses once nobody has been connected to
+     * it for alone_grace_ms (bots-alone-grace; 0: never). */
+    uint64_t alone_grace_ms;
+    uint64_t alone_ms;   /* loop ms since which nobody is connected to its game; 0: someone is */
+    uint64_t paused_ms;  /* loop ms it paused (no bot, no clock); 0: it goes on */
+    uint64_t resumed_ms; /* loop ms it last went on after a pause: a bot's pace counts from it */
 
     /* The last ROOM_CHAT_KEPT chat lines, for `history` (allocated with the first). */
     struct proto_chat_line *chat;
@@ -293,8 +301,17 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
  * a change. */
 void room__schedule(struct room *r, uint64_t now);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
- * room's turn starts, then turn_tick's decision, then a bot's turn. */
+ * room's turn starts, then room_presence, turn_tick's decision, then a bot's
+ * turn. */
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* Who is connected to r may have changed (and time passes): the game pauses
+ * when nobody has been for r->alone_grace_ms (its bot's search is dropped,
+ * logged at info), and goes on as soon as someone is (a delta when the
+ * turn's start moved; a bot's search is then asked for at the pace). A
+ * waiting search of a room someone came back to goes before those of rooms
+ * nobody watches (bots_job_promote). The lobby calls it after each change
+ * of members, room_tick at every tick. */
+void room_presence(struct room *r, uint64_t now);
 /* The host seats a bot of level (enum carc_bot_level) in the first free
  * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
 int room_bot_add(struct room *r, int level, struct carc_error *err);

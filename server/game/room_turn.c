@@ -8,6 +8,7 @@
 #include "game/bots.h"
 #include "game/room.h"
 #include "game/turn.h"
+#include "util/log.h"
 #include "util/rand.h"
 
 void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now)
@@ -47,17 +48,48 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
 
 void room__schedule(struct room *r, uint64_t now)
 {
-    int level = turn_bot_level(r, room_members(r) > 0, now);
+    int watched = room_members(r) > 0;
+    int level = turn_bot_level(r, watched, now);
     if (level < 0)
         return;
     r->job_moves = r->nmoves;
-    r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
+    r->job = bots_job_start(r->bots, r->game, level, rand_u64(),
+                            watched ? BOTS_WATCHED : BOTS_ALONE, on_bot_move, r);
+}
+
+void room_presence(struct room *r, uint64_t now)
+{
+    int members = room_members(r);
+    if (members > 0)
+        bots_job_promote(r->job);
+    switch (turn_alone(r, members, now)) {
+    case TURN_PAUSE:
+        bots_job_cancel(r->job); /* its answer would be a move nobody sees */
+        r->job = NULL;
+        turn_pause(r, now);
+        log_event(LOG_INFO, &(struct log_fields){.room = r->id},
+                  "game paused: nobody connected for %llu s",
+                  (unsigned long long)(r->alone_grace_ms / 1000));
+        break;
+    case TURN_RESUME: {
+        uint64_t paused = now > r->paused_ms ? now - r->paused_ms : 0;
+        if (turn_resume(r, now))
+            room__publish(r, NULL, 0, NULL, NULL); /* clock.turn_started */
+        log_event(LOG_INFO, &(struct log_fields){.room = r->id},
+                  "game goes on after a pause of %llu s", (unsigned long long)(paused / 1000));
+        room__schedule(r, now);
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
 {
     if (turn_restart(r, now)) /* a restored room: its turn starts now */
         room__publish(r, NULL, 0, NULL, NULL);
+    room_presence(r, now);
     struct turn_outcome o;
     turn_tick(r, now, grace_ms, &o);
     room__turn_apply(r, &o, now);

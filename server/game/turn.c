@@ -103,13 +103,19 @@ void turn_moved(struct room *r, int mover, uint64_t now)
 
 int turn_bot_level(const struct room *r, int watched, uint64_t now)
 {
-    if (r->bots == NULL || r->job != NULL || !playing(r) || r->turn_ms == 0)
+    if (r->bots == NULL || r->job != NULL || r->paused_ms != 0 || !playing(r) || r->turn_ms == 0)
         return -1;
     int level = bot_level(r, r->game->current);
     if (level < 0)
         return -1;
-    /* People watching get time to see each move; turn_tick comes back for it. */
-    if (r->bot_pace_ms > 0 && watched && now < r->turn_ms + (uint64_t)r->bot_pace_ms)
+    /* People watching get time to see each move, and so do people who come
+     * back to a room that waited for them; turn_tick comes back for it. A
+     * room that pauses when left alone keeps the pace meanwhile, so that a
+     * player who looks away for a moment does not come back to a game the
+     * bots played on at once. */
+    uint64_t from = r->turn_ms > r->resumed_ms ? r->turn_ms : r->resumed_ms;
+    if (r->bot_pace_ms > 0 && (watched || r->alone_grace_ms > 0) &&
+        now < from + (uint64_t)r->bot_pace_ms)
         return -1;
     return r->bot_refused ? CARC_BOT_RANDOM : level;
 }
@@ -254,7 +260,7 @@ int turn_restart(struct room *r, uint64_t now)
 void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outcome *out)
 {
     nothing(out);
-    if (!playing(r))
+    if (!playing(r) || r->paused_ms != 0)
         return;
     int i = r->game->current;
     const struct room_seat *seat = &r->seats[i];
@@ -266,4 +272,45 @@ void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outc
         if (now >= since + grace_ms)
             turn_autoplay(r, i, PROTO_AUTO_OFFLINE, NULL, out);
     }
+}
+
+int turn_alone(struct room *r, int members, uint64_t now)
+{
+    if (members > 0) {
+        r->alone_ms = 0;
+        return r->paused_ms != 0 ? TURN_RESUME : TURN_GOES_ON;
+    }
+    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING)
+        return TURN_GOES_ON;
+    if (r->alone_ms == 0) {
+        r->alone_ms = now != 0 ? now : 1;
+        return TURN_GOES_ON;
+    }
+    if (r->alone_grace_ms > 0 && now >= r->alone_ms && now - r->alone_ms >= r->alone_grace_ms)
+        return TURN_PAUSE;
+    return TURN_GOES_ON;
+}
+
+void turn_pause(struct room *r, uint64_t now)
+{
+    r->paused_ms = now != 0 ? now : 1;
+}
+
+int turn_resume(struct room *r, uint64_t now)
+{
+    uint64_t d = now > r->paused_ms ? now - r->paused_ms : 0;
+    r->paused_ms = 0;
+    r->alone_ms = 0;
+    r->resumed_ms = now;
+    /* The takeover grace of a disconnected player counts from the later of
+     * the turn's start and the player's going: both move, as if the pause
+     * had not been. */
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].offline_ms != 0)
+            r->seats[i].offline_ms += d;
+    if (r->turn_ms == 0 || d == 0)
+        return 0;
+    r->turn_ms += d;
+    r->turn_wall += (long long)d;
+    return 1;
 }

@@ -11,7 +11,13 @@
  * Time: `now` is the loop's clock in ms (uv_now); the state document shows
  * the turn's start on the wall clock. Clocks are charged per move: a seat's
  * clock_ms is its time left when its turn started, the current turn's time is
- * now - r->turn_ms. */
+ * now - r->turn_ms.
+ *
+ * Bots alone: a game nobody has been connected to for r->alone_grace_ms
+ * (bots-alone-grace) pauses: no bot searches, no clock runs out, no seat is
+ * taken over. When someone connects again it goes on where it stood: the
+ * turn's start moves by the pause, so nobody is charged for it, and a bot
+ * waits its pace from then. */
 #ifndef CARCD_TURN_H
 #define CARCD_TURN_H
 
@@ -59,8 +65,11 @@ void turn_moved(struct room *r, int mover, uint64_t now);
 
 /* The level (enum carc_bot_level) a bot must search the current turn at, or
  * -1: none (r has no bots, a search runs already, a person plays, the turn
- * has not started). watched: anyone is connected to the room; then not
- * before the turn is r->bot_pace_ms old (a later tick asks again). */
+ * has not started, the game is paused). Not before the turn (or the game's
+ * last resume) is r->bot_pace_ms old, while anyone is connected (watched) or
+ * the room is one that pauses when left alone (r->alone_grace_ms > 0): a
+ * later tick asks again. Only a room nobody watches that never pauses plays
+ * its bots at once. */
 int turn_bot_level(const struct room *r, int watched, uint64_t now);
 /* A search for the turn of r->job_moves answered (status 0: m): 1 when m is
  * still the current turn's move to play, 0 when it is stale (look again). */
@@ -97,7 +106,24 @@ int turn_restart(struct room *r, uint64_t now);
 /* Time passes (about ten times a second): the clock of the seat to move runs
  * out, or a disconnected player's seat is taken over after grace_ms on its
  * turn (rooms without a clock; 0: never). The room then also looks for a
- * bot's turn (a search that failed is asked again). */
+ * bot's turn (a search that failed is asked again). Nothing while paused. */
 void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outcome *out);
+
+/* Bots alone: what a room with `members` sessions connected (players and
+ * spectators) must do at now. Keeps r->alone_ms (since when nobody is
+ * connected to its running game). */
+enum turn_alone {
+    TURN_GOES_ON, /* nothing changes */
+    TURN_PAUSE,   /* nobody for r->alone_grace_ms (> 0): stop its bot's search, then turn_pause */
+    TURN_RESUME,  /* paused, and someone is back: turn_resume */
+};
+int turn_alone(struct room *r, int members, uint64_t now);
+/* The game pauses at now (r->paused_ms). The room has stopped its search. */
+void turn_pause(struct room *r, uint64_t now);
+/* The game goes on at now: the turn's start (loop and wall clock) and the
+ * disconnected seats' times move by the pause, so that no clock is charged
+ * and no takeover grace runs for it. Returns 1 when the turn's start moved
+ * (the room publishes it: `clock.turn_started`), else 0. */
+int turn_resume(struct room *r, uint64_t now);
 
 #endif

@@ -22,10 +22,12 @@ static void room_details(struct admin_json *j, const struct room *r)
     admin__json_str(j, r->id);
     admin__json_fmt(j,
                     ",\"phase\":\"%s\",\"private\":%s,\"password\":%s,\"host\":%d,\"seq\":%lld,"
-                    "\"moves\":%d,\"spectators\":%d,\"created\":%llu,\"updated\":%llu,",
+                    "\"moves\":%d,\"spectators\":%d,\"paused\":%s,\"created\":%llu,"
+                    "\"updated\":%llu,",
                     phases[r->phase >= 0 && r->phase < 3 ? r->phase : 0],
                     r->private_room ? "true" : "false", r->pw_hash[0] != '\0' ? "true" : "false",
-                    r->host, r->seq, r->nmoves, r->nspectators, (unsigned long long)r->created_ms,
+                    r->host, r->seq, r->nmoves, r->nspectators,
+                    r->paused_ms != 0 ? "true" : "false", (unsigned long long)r->created_ms,
                     (unsigned long long)r->updated_ms);
     if (r->clock.initial > 0) {
         const char *policy = proto_timeout_name(r->clock.on_timeout);

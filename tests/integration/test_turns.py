@@ -4,7 +4,9 @@ A player who disconnects and never returns is replaced by a bot after the takeov
 clock that runs out is handled under each of the three policies (bot, skip, forfeit) and the game
 still ends; a SIGKILL while a clock runs does not charge the downtime to anyone; a room of one
 person and three bots of mixed levels finishes, and its record replays (carc-replay) to the final
-scores everyone saw."""
+scores everyone saw. A game left to its bots pauses after bots-alone-grace (bots and clock
+stopped, nothing charged) and goes on at the bots' pace when its player resumes; such games count
+against the address that created them (lobby-rooms-per-ip)."""
 
 import json
 import random
@@ -161,6 +163,100 @@ class Turns(unittest.TestCase):
         self.assertEqual([e for t in hist["turns"] for e in t["events"]], told)
         self.assertEqual([c["text"] for c in hist["chat"]], ["good luck, bots"])
         a.close()
+
+
+ADMIN_TOKEN = "adm-bots-alone-4b1e9d07c2"
+ALONE = dict(FAST, **{"bots-alone-grace": 1, "bot-pace-ms": 300, "admin-token": ADMIN_TOKEN})
+
+
+def admin_room(srv, room):
+    req = urllib.request.Request(srv.http_url.rstrip("/") + "/admin/rooms/" + room,
+                                 headers={"Authorization": "Bearer " + ADMIN_TOKEN})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read().decode())
+
+
+def bot_placed(seat):
+    """A delta in which another seat than `seat` (a bot) placed a tile."""
+    return lambda m: m.get("type") == "delta" and any(
+        e["type"] == "placed" and e["player"] != seat for e in m["events"])
+
+
+class BotsAlone(unittest.TestCase):
+    def test_left_game_pauses_then_goes_on_at_the_pace(self):
+        srv = h.Server(config=ALONE).start()
+        try:
+            a = h.Client(srv, name="Ann")
+            a.request_ok("create", "joined", name="Ann", seats=3,
+                         clock={"initial": 600, "increment": 0, "on_timeout": "bot"})
+            room, token = a.room, a.token
+            for _ in range(2):
+                a.send({"v": h.V, "type": "add_bot", "level": "greedy"})
+            a.wait_doc(lambda d: all(s["taken"] for s in d["seats"]))
+            a.send({"v": h.V, "type": "start"})
+            a.wait_doc(lambda d: d["phase"] == "playing")
+            a.request_ok("leave", "left")
+            # The bots play on at their pace for the grace (1 s), then the game stands still.
+            deadline = time.monotonic() + 5
+            while not admin_room(srv, room)["room"]["paused"]:
+                self.assertLess(time.monotonic(), deadline, "the game never paused")
+                time.sleep(0.1)
+            paused = admin_room(srv, room)
+            time.sleep(2.0)
+            later = admin_room(srv, room)
+            self.assertTrue(later["room"]["paused"])
+            self.assertEqual(later["room"]["moves"], paused["room"]["moves"])
+            self.assertEqual(later["state"], paused["state"])
+            self.assertEqual(later["state"]["state"]["phase"], "playing")
+            self.assertTrue([ln for ln in srv.lines if "game paused" in ln and room in ln],
+                            srv.log())
+            # Ann is back: the game goes on where it stood, the turn's start moved by the pause
+            # (nobody's clock was charged for it), and the bots keep their pace.
+            before = paused["state"]["state"]  # the document when it paused
+            started = before["clock"]["turn_started"]
+            a.request_ok("resume", "joined", room=room, token=token)
+            back = time.monotonic()
+            doc = a.wait_doc(lambda d: d["clock"]["turn_started"] >= started + 2000)
+            self.assertFalse(admin_room(srv, room)["room"]["paused"])
+            cur = doc["current"]
+            self.assertEqual(doc["seats"][cur]["time_ms"], before["seats"][cur]["time_ms"])
+            self.assertLess(time.time() * 1000 - doc["clock"]["turn_started"], 2000)
+            a.drain()
+            if cur == a.seat and a.wait_legal() is not None:
+                self.assertEqual(a.request("play", **h.random_move(random.Random(8), a))["type"],
+                                 "ack")
+                back = time.monotonic()
+            a.wait_for(bot_placed(a.seat), timeout=5)
+            self.assertGreaterEqual(time.monotonic() - back, 0.25)  # bot-pace-ms 300
+            self.assertEqual(a.doc["phase"], "playing")
+            a.close()
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.log())
+
+    def test_games_left_to_bots_count_against_the_address(self):
+        srv = h.Server(config=dict(ALONE, **{"lobby-rooms-per-ip": 1})).start()
+        try:
+            a = h.Client(srv, name="Ann")
+            a.request_ok("create", "joined", name="Ann", seats=2)
+            room, token = a.room, a.token
+            a.send({"v": h.V, "type": "add_bot", "level": "greedy"})
+            a.wait_doc(lambda d: all(s["taken"] for s in d["seats"]))
+            a.send({"v": h.V, "type": "start"})
+            a.wait_doc(lambda d: d["phase"] == "playing")
+            b = h.Client(srv, name="Bob")  # the same address: Ann's game is played, not counted
+            b.request_ok("create", "joined", name="Bob", seats=2)
+            b.request_ok("leave", "left")
+            a.request_ok("leave", "left")
+            err = b.request("create", name="Bob", seats=2)
+            self.assertEqual((err["type"], err["code"]), ("error", "too_many_rooms"), err)
+            self.assertIn("games nobody is connected to", err["message"])
+            test_errors.SEEN.add(err["code"])
+            a.request_ok("resume", "joined", room=room, token=token)
+            b.request_ok("create", "joined", name="Bob", seats=2)
+            a.close()
+            b.close()
+        finally:
+            self.assertEqual(srv.stop(), 0, srv.log())
 
 
 class ClockAfterCrash(unittest.TestCase):
