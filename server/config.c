@@ -63,6 +63,10 @@ static const struct key keys[] = {
      " (on)"},
     {"storage-busy-ms", K_INT, OFF(storage_busy_ms), 0, 1, 600000,
      "milliseconds a write waits for another program's lock on the database (5000)"},
+    {"accept-damaged-data", K_ONOFF, OFF(accept_damaged), 0, 0, 1,
+     "on: start even when the start-up check finds the SQLite files damaged (a write-ahead log"
+     " cut short, missing, or an empty database), with what SQLite can read; the files are"
+     " kept aside first. For one start after reading the log, not for the config file (off)"},
     {"log-level", K_LEVEL, OFF(log_level), 0, 0, 3, "error, warn, info or debug (info)"},
     {"log-format", K_FORMAT, OFF(log_format), 0, 0, 1,
      "text: `carcd: LEVEL: message room=.. seat=..`; json: one JSON object per line (text)"},
@@ -400,7 +404,16 @@ void config_usage(FILE *out)
         fprintf(out, "      --%-19s %s\n", keys[i].name, keys[i].help);
 }
 
-/* Split argv[*i] into key and value; advances *i past a separate value. */
+static int onoff_key(const char *name)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].name, name) == 0)
+            return keys[i].kind == K_ONOFF;
+    return 0;
+}
+
+/* Split argv[*i] into key and value; advances *i past a separate value (an
+ * on/off key with no value after it: "on"). */
 static int flag_kv(int argc, char **argv, int *i, char *key, size_t keylen, const char **value,
                    char *err, size_t errlen)
 {
@@ -422,6 +435,11 @@ static int flag_kv(int argc, char **argv, int *i, char *key, size_t keylen, cons
     key[n] = '\0';
     if (eq != NULL) {
         *value = eq + 1;
+        return 0;
+    }
+    /* An on/off setting alone (`--accept-damaged-data`) means on. */
+    if (onoff_key(key) && (*i + 1 >= argc || strncmp(argv[*i + 1], "-", 1) == 0)) {
+        *value = "on";
         return 0;
     }
     if (*i + 1 >= argc) {

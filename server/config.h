@@ -27,6 +27,7 @@ struct carcd_config {
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
     int storage_busy_ms; /* how long a write waits for another program's lock */
     int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
+    int accept_damaged;  /* 1: start on SQLite files the start-up check found damaged */
     int bot_think_ms;    /* time a bot's search may take per move */
     int bot_searches;    /* bots' searches on the thread pool at once */
     int metrics_port;    /* 0: no metrics listener; else GET /metrics and /healthz there */

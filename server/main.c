@@ -277,7 +277,8 @@ static struct store *copy_open(const struct carcd_config *cfg, char *err, size_t
 {
     if (cfg->storage == 2)
         return store_open_postgres(cfg->postgres_url, cfg->storage_wait, err, errlen);
-    return store_open(cfg->data_dir, cfg->storage_busy_ms, err, errlen);
+    return store_open_flags(cfg->data_dir, cfg->storage_busy_ms,
+                            cfg->accept_damaged ? STORE_ACCEPT_DAMAGE : 0, err, errlen);
 }
 
 /* carcd --export-db FILE: every room and record of the configured storage
@@ -433,7 +434,8 @@ static struct store *store_open_serving(const struct server *sv, int cluster, ch
         return store_open_postgres_node(c->postgres_url, c->node_id, c->storage_wait, err, errlen);
     if (c->storage == 2)
         return store_open_postgres(c->postgres_url, c->storage_wait, err, errlen);
-    return store_open(c->data_dir, c->storage_busy_ms, err, errlen);
+    return store_open_flags(c->data_dir, c->storage_busy_ms,
+                            c->accept_damaged ? STORE_ACCEPT_DAMAGE : 0, err, errlen);
 }
 
 /* With storage on: the store opened and given to the lobby, one node's rooms

@@ -58,6 +58,11 @@ void dir_teardown(void)
         snprintf(p, sizeof p, "%s%s", su_dbpath, suffix[i]);
         unlink(p);
     }
+    const char *other[] = {STORE_STATE, STORE_LOCK};
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", su_dir, other[i]);
+        unlink(p);
+    }
     chmod(su_dir, 0700);
     rmdir(su_dir);
 }

@@ -119,6 +119,33 @@ START_TEST(config_cluster)
 }
 END_TEST
 
+/* accept-damaged-data: off by default; an on/off flag with no value after it
+ * is on, one with a value takes it; a flag still needs a value otherwise. */
+START_TEST(config_bare_onoff_flag)
+{
+    struct carcd_config c;
+    char err[256];
+    char *a1[] = {"carcd", "--accept-damaged-data", NULL};
+    ck_assert_int_eq(config_load(&c, 2, a1, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.accept_damaged, 1);
+    char *a2[] = {"carcd", "--accept-damaged-data", "--port", "9", NULL};
+    ck_assert_int_eq(config_load(&c, 4, a2, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.accept_damaged, 1);
+    ck_assert_int_eq(c.port, 9);
+    char *a3[] = {"carcd", "--accept-damaged-data", "off", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a3, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.accept_damaged, 0);
+    char *a4[] = {"carcd", NULL};
+    ck_assert_int_eq(config_load(&c, 1, a4, stdout, err, sizeof err), 0);
+    ck_assert_int_eq(c.accept_damaged, 0);
+    char *a5[] = {"carcd", "--port", NULL};
+    ck_assert_int_eq(config_load(&c, 2, a5, stdout, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "needs a value") != NULL, "%s", err);
+    ck_assert_int_eq(config_set(&c, "accept-damaged-data", "on", err, sizeof err), 0);
+    ck_assert_int_eq(c.accept_damaged, 1);
+}
+END_TEST
+
 Suite *suite_config(void)
 {
     Suite *s = suite_create("config");
@@ -126,6 +153,7 @@ Suite *suite_config(void)
     tcase_add_test(tc, config_parse);
     tcase_add_test(tc, config_storage);
     tcase_add_test(tc, config_cluster);
+    tcase_add_test(tc, config_bare_onoff_flag);
     suite_add_tcase(s, tc);
     return s;
 }

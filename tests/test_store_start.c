@@ -291,6 +291,8 @@ START_TEST(copied_into_another_store)
     }
     snprintf(src, sizeof src, "%s/%s", srcdir, STORE_LOCK);
     unlink(src);
+    snprintf(src, sizeof src, "%s/%s", srcdir, STORE_STATE);
+    unlink(src);
     rmdir(srcdir);
 }
 END_TEST

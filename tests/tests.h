@@ -28,6 +28,7 @@ Suite *suite_config(void);     /* tests/test_config.c: flags and config file */
 Suite *suite_store(void);      /* tests/test_store.c: SQLite storage, recovery, faults */
 Suite *suite_store_pg(void);   /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void); /* tests/test_store_read.c: game records, paged and off-loop */
+Suite *suite_damage(void);     /* tests/test_damage.c: start-up checks of the SQLite files */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
 Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the system */

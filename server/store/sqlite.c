@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "sqlite_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -502,11 +503,42 @@ static const char *sq_file(const struct store *st)
     return ((const struct sq *)st->impl)->path;
 }
 
+/* dir's carcd.state (damage.c): this run in use (clean 0) or stopped
+ * cleanly (1), with the database's counts now. A failure is logged: the
+ * store works without it, but the next start's check knows less. */
+static void state_mark(struct sq *q, int clean)
+{
+    struct store_state s = {.clean = clean, .rooms = -1, .records = -1, .moves = -1};
+    sqlite3_stmt *c;
+    if (sqlite3_prepare_v2(q->db,
+                           "SELECT (SELECT count(*) FROM rooms), (SELECT count(*) FROM games),"
+                           " (SELECT count(*) FROM moves)",
+                           -1, &c, NULL) == SQLITE_OK) {
+        if (sqlite3_step(c) == SQLITE_ROW) {
+            s.rooms = sqlite3_column_int64(c, 0);
+            s.records = sqlite3_column_int64(c, 1);
+            s.moves = sqlite3_column_int64(c, 2);
+        }
+        sqlite3_finalize(c);
+    }
+    s.time_ms = clock_wall_ms();
+    char err[700];
+    if (store__state_write(q->dir, &s, err, sizeof err) != 0)
+        log_warn("storage: %s (%s)", err,
+                 clean ? "the next start will take this stop for a crash"
+                       : "a crash of this run would look like a clean stop to the next start");
+}
+
 /* A checkpoint in flight holds cdb: the loop has stopped running it by now
- * (store_close is called after uv_run returned). */
+ * (store_close is called after uv_run returned). The clean stop is recorded
+ * before the last connection closes: should the process die in that close's
+ * checkpoint, the log is still there (SQLite deletes it only once it is all
+ * in the database), so the next start loses nothing it does not check. */
 static void sq_close(struct store *st)
 {
     struct sq *q = SQ(st);
+    if (q->dir[0] != '\0')
+        state_mark(q, 1);
     sqlite3_close(q->cdb);
     sqlite3_close(q->rdb);
     sqlite3_close(q->db);
@@ -542,6 +574,14 @@ static struct store *sq_open(const char *path, int lock, int busy_ms, char *err,
 
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
 {
+    return store_open_flags(dir, busy_ms, 0, err, errlen);
+}
+
+/* The lock first (a second carcd must not look at, nor copy, files the first
+ * one is writing), then the files checked before SQLite reads them, then
+ * SQLite, then carcd.state says this run is in use. */
+struct store *store_open_flags(const char *dir, int busy_ms, int flags, char *err, size_t errlen)
+{
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, STORE_FILE);
     if (access(dir, W_OK | X_OK) != 0) {
@@ -555,7 +595,16 @@ struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen)
     int lock = dir_lock(dir, err, errlen);
     if (lock < 0)
         return NULL;
-    return sq_open(path, lock, busy_ms, err, errlen);
+    if (store__damage_check(dir, flags & STORE_ACCEPT_DAMAGE, err, errlen) != 0) {
+        close(lock);
+        return NULL;
+    }
+    struct store *st = sq_open(path, lock, busy_ms, err, errlen);
+    if (st != NULL) {
+        snprintf(SQ(st)->dir, sizeof SQ(st)->dir, "%s", dir);
+        state_mark(SQ(st), 0);
+    }
+    return st;
 }
 
 struct store *store_open_file(const char *path, char *err, size_t errlen)

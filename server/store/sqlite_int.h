@@ -12,6 +12,7 @@ struct sq {
     sqlite3 *rdb; /* the reader: HTTP reads on the thread pool, one at a time */
     sqlite3 *cdb; /* the checkpointer: WAL checkpoints on the thread pool */
     char path[512];
+    char dir[512];  /* the data directory (store_open): its carcd.state; "" for a file alone */
     int lock_fd;    /* the data directory's lock (STORE_LOCK) */
     int wal_pages;  /* pages in the WAL after the last commit (the writer's WAL hook) */
     uv_work_t ckpt; /* a checkpoint on the thread pool */

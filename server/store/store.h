@@ -43,12 +43,13 @@
 /* rooms.fair: the secret, then a comma and an entropy (or nothing) per seat (fair/fair_room.h) */
 #define STORE_FAIR_TEXT (CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 8)
 #define STORE_FILE "carcd.db"
-#define STORE_LOCK "carcd.lock" /* flock'd while a carcd uses the directory */
-#define STORE_PAGE 20           /* games per page of GET /api/games */
-#define STORE_READS_MAX 64      /* HTTP reads waiting for the disk; more are refused */
-#define STORE_BUSY_MS 5000      /* default of store_open's busy_ms */
-#define STORE_CKPT_PAGES 1000   /* WAL pages that start a checkpoint beside the commits */
-#define STORE_WAIT_S 30         /* default: seconds PostgreSQL may be down at start */
+#define STORE_LOCK "carcd.lock"   /* flock'd while a carcd uses the directory */
+#define STORE_STATE "carcd.state" /* a clean stop or a run in progress (damage.c) */
+#define STORE_PAGE 20             /* games per page of GET /api/games */
+#define STORE_READS_MAX 64        /* HTTP reads waiting for the disk; more are refused */
+#define STORE_BUSY_MS 5000        /* default of store_open's busy_ms */
+#define STORE_CKPT_PAGES 1000     /* WAL pages that start a checkpoint beside the commits */
+#define STORE_WAIT_S 30           /* default: seconds PostgreSQL may be down at start */
 
 /* A game's status as a record: it ended, or its room was closed (room-ttl,
  * stale-room) before it ended. */
@@ -131,11 +132,17 @@ struct store_hooks {
 /* ---- opening ---- */
 
 /* Open (create, migrate) dir/carcd.db. Returns NULL with a sentence in err
- * when the directory cannot be written or another carcd uses it, the file is
- * not a database, fails quick_check or is locked by another program, or its
+ * when the directory cannot be written or another carcd uses it, the
+ * start-up check finds files whose opening would lose data (below), the file
+ * is not a database, fails quick_check or is locked by another program, or its
  * schema is newer than this binary's. busy_ms: how long a statement waits
  * for another program's lock before it fails (STORE_BUSY_MS by default). */
 struct store *store_open(const char *dir, int busy_ms, char *err, size_t errlen);
+
+/* store_open with flags: STORE_ACCEPT_DAMAGE starts on files the start-up
+ * check found damaged (below) instead of refusing them. */
+#define STORE_ACCEPT_DAMAGE 1
+struct store *store_open_flags(const char *dir, int busy_ms, int flags, char *err, size_t errlen);
 
 /* The SQLite database file path itself (created when missing), without the
  * data directory's lock: for copying from a file a serving carcd may be
@@ -171,6 +178,60 @@ int store_fsync_set(struct store *st, int on, char *err, size_t errlen);
  * then call done(arg) on the loop (server/util/memtrim.h). With a NULL store, one
  * not started, or one already releasing, done runs at once. */
 void store_cache_release(struct store *st, void (*done)(void *), void *arg);
+
+/* ---- start-up checks (wal.c, damage.c) ----
+ * SQLite drops without a word what it cannot read: a write-ahead log from its
+ * first frame that does not check (a bad checksum or salt) on, a log that is
+ * missing, and a log beside an empty database (deleted). So store_open looks
+ * at dir's files before SQLite opens them, on the caller's thread (start-up,
+ * before the loop runs), and refuses, with a sentence per finding logged at
+ * error, files whose opening would lose committed transactions:
+ *
+ *   - carcd.db-wal damaged: frames of its current round (its header's salts)
+ *     with a commit at or after the first frame that does not check (but a
+ *     commit frame cut short by the crash: struct store_wal's torn), or a
+ *     header that does not check in front of commits (or of anything, when
+ *     it names no page size);
+ *   - carcd.db-wal missing while carcd.db is in WAL mode and carcd.state says
+ *     the last run did not stop cleanly;
+ *   - carcd.db empty (0 bytes) or missing while carcd.state says the directory
+ *     held rows at its last clean stop or was in use when carcd died, or
+ *     beside a log holding commits (SQLite would delete that log).
+ *
+ * The files (carcd.db, its -wal and -shm, carcd.state) are first copied as
+ * they are into dir/damaged-YYYYmmdd-HHMMSS/ (UTC) with found.txt, which says
+ * what was found; a later start on the same unchanged files reuses that copy.
+ * With STORE_ACCEPT_DAMAGE the store then opens what SQLite can read.
+ *
+ * carcd.state is written (a temporary file, fsync, rename) when the store
+ * opens ("in use", with the counts of rooms, records and moves) and when it
+ * closes ("clean stop", the counts then): a new directory has none, and a
+ * clean stop and start never trips the check. */
+
+/* What store_wal_scan learns of a write-ahead log. Frames are counted from 0. */
+struct store_wal {
+    int exists;        /* 0: no such file (the rest is 0) */
+    long long size;    /* bytes */
+    int page_size;     /* from the header; 0 when it names none */
+    long frames;       /* whole frames in the file */
+    long valid;        /* frames SQLite keeps: up to the last commit before the first bad frame */
+    long commits;      /* commits among them */
+    long first_bad;    /* the first frame that does not check, when a commit of the log's
+                          current round comes at or after it (damaged, or torn); else -1 */
+    const char *why;   /* why the first frame that does not check fails (static), or NULL */
+    long lost_frames;  /* frames with the current round's salts from the first bad one on */
+    long lost_commits; /* commits among them: transactions SQLite would drop */
+    int header_bad;    /* the header does not check and frames follow: SQLite ignores them all */
+    int torn;          /* the one lost commit is the first bad frame, over an earlier round:
+                          most likely a commit frame cut between its two writes by the crash
+                          (never acknowledged); not counted as damage */
+};
+
+/* Read the write-ahead log at path (a missing file is exists 0) into w; no
+ * SQLite call. 0, or -1 with err when it cannot be read. */
+int store_wal_scan(const char *path, struct store_wal *w, char *err, size_t errlen);
+/* 1 when opening the log would drop a committed transaction. */
+int store_wal_damaged(const struct store_wal *w);
 
 /* ---- start-up ---- */
 

@@ -9,6 +9,8 @@
  *   sqlite.c       SQLite: open, check, migrate, close; one batch in one transaction
  *   sqlite_rows.c  SQLite: the reads (records, restore rows, copy)
  *   backup.c       SQLite: online backups (carcd --backup, POST /admin/backup)
+ *   wal.c          SQLite's write-ahead log read without SQLite (start-up checks)
+ *   damage.c       start-up checks of the data directory's files, carcd.state
  *   postgres.c     PostgreSQL: the same with libpq, on the thread pool
  *
  * The backends sit behind struct store_backend, the way libuv's platforms sit
@@ -140,5 +142,26 @@ void store__text_str(struct store_text *t, const char *s);
 
 /* read.c: the queued reads answered 503 (store_stop, store_close). */
 void store__reads_stop(struct store *st);
+
+/* ---- damage.c: the start-up check (store.h "start-up checks") ---- */
+
+/* carcd.state: the last run on a data directory, as its store opened (clean
+ * 0) or closed (clean 1). */
+struct store_state {
+    int clean;                       /* 1: that run stopped cleanly */
+    long long rooms, records, moves; /* rows of rooms, games and moves then; -1: not counted */
+    int64_t time_ms;                 /* when it was written (wall clock) */
+};
+/* dir's carcd.state into s: 1, 0 when there is none, -1 when it cannot be
+ * read or is not one (s zeroed: not clean). */
+int store__state_read(const char *dir, struct store_state *s);
+/* s into dir's carcd.state: a temporary file, fsync, rename, the directory
+ * fsync'd, so the file is the old one or the new one. 0, or -1 with err. */
+int store__state_write(const char *dir, const struct store_state *s, char *err, size_t errlen);
+/* Look at dir's files before SQLite opens them; on findings, keep copies
+ * aside and log them at error. 0: open them (nothing found, or accept and
+ * the loss logged); -1 with err: do not (damage, or files that cannot be
+ * read). On the caller's thread, before the loop runs. */
+int store__damage_check(const char *dir, int accept, char *err, size_t errlen);
 
 #endif
