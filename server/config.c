@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/origin.h"
 #include "net/proxy.h"
 #include "util/log.h"
 
@@ -19,6 +20,7 @@ enum kind {
     K_ONOFF,
     K_FORMAT,
     K_PROXIES,
+    K_ORIGINS, /* allowed-origins: origin_list_parse's spec */
     K_SECRET,
     K_STORAGE,
     K_URL,
@@ -74,6 +76,11 @@ static const struct key keys[] = {
      sizeof(((struct carcd_config *)0)->trusted_proxies), 0, 0,
      "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / X-Real-IP"
      " give the client's address for the per-address limits and the logs (none)"},
+    {"allowed-origins", K_ORIGINS, OFF(allowed_origins),
+     sizeof(((struct carcd_config *)0)->allowed_origins), 0, 0,
+     "comma-separated origins (https://play.example.org) whose pages may open /ws besides the"
+     " server's own (the request's Host), or * for any; requests without Origin always may"
+     " (none)"},
     {"ping-interval", K_INT, OFF(ping_interval), 0, 0, 3600,
      "seconds of silence before a websocket ping (30; 0 = off)"},
     {"shutdown-grace", K_INT, OFF(shutdown_grace), 0, 0, 60000,
@@ -280,6 +287,20 @@ static int set_proxies(const struct key *k, char *field, const char *value, char
     return 0;
 }
 
+static int set_origins(const struct key *k, char *field, const char *value, char *err,
+                       size_t errlen)
+{
+    struct origin_list l; /* checked here, parsed again where it is used (net/net.c) */
+    if (strlen(value) >= k->size) {
+        snprintf(err, errlen, "%s: value must be at most %zu bytes", k->name, k->size - 1);
+        return -1;
+    }
+    if (origin_list_parse(&l, value, err, errlen) != 0)
+        return -1;
+    strcpy(field, value);
+    return 0;
+}
+
 static int set_level(const struct key *k, char *field, const char *value, char *err, size_t errlen)
 {
     int lv = log_level_find(value);
@@ -335,6 +356,8 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         return set_format(k, field, value, err, errlen);
     case K_PROXIES:
         return set_proxies(k, field, value, err, errlen);
+    case K_ORIGINS:
+        return set_origins(k, field, value, err, errlen);
     case K_LEVEL:
         return set_level(k, field, value, err, errlen);
     default:

@@ -19,6 +19,7 @@ struct carcd_config {
     int log_level;              /* enum log_level */
     int log_format;             /* enum log_format */
     char trusted_proxies[1000]; /* proxy_list_parse's spec; "" = none */
+    char allowed_origins[1000]; /* origin_list_parse's spec; "" = the request's own host only */
     int ping_interval;          /* seconds between websocket pings of a quiet connection; 0: off */
     int shutdown_grace;         /* milliseconds to wait for clients to close on SIGINT/SIGTERM */
     int storage; /* 1: rooms are kept in <data-dir>/carcd.db; 2: in PostgreSQL; 0: memory only */

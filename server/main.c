@@ -532,6 +532,7 @@ static int serve_start(struct server *sv)
         .ping_interval = sv->cfg.ping_interval,
         .log_level = sv->cfg.log_level,
         .trusted_proxies = sv->cfg.trusted_proxies,
+        .allowed_origins = sv->cfg.allowed_origins,
     };
     sv->net = net_start(&sv->loop, sv->lobby, &sv->api, &nopt);
     if (sv->net == NULL || net_port(sv->net) < 0) {

@@ -133,10 +133,14 @@ START_TEST(web_root_in_memory)
 {
     char dir[] = "/tmp/carc-web-XXXXXX", p[128];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    const char *files[] = {"index.html", "sub/index.html", "sub/a.css", ".hidden"};
+    /* Served: a web client's kinds of file; not served: hidden names, links,
+     * and whatever else lies beside the client (its README, notes). */
+    const char *files[] = {"index.html", "sub/index.html", "sub/a.css", "sub/app.js",
+                           ".hidden",    "README.md",      "notes.txt", "Makefile"};
+    enum { NFILES = sizeof files / sizeof files[0] };
     snprintf(p, sizeof p, "%s/sub", dir);
     ck_assert_int_eq(mkdir(p, 0700), 0);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < NFILES; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         FILE *f = fopen(p, "w");
         ck_assert_ptr_nonnull(f);
@@ -147,7 +151,7 @@ START_TEST(web_root_in_memory)
     ck_assert_int_eq(symlink("/etc/hostname", p), 0);
     struct api api;
     ck_assert_int_eq(api_init(&api, lb, dir), 0);
-    ck_assert_int_eq(api.web.n, 3);
+    ck_assert_int_eq(api.web.n, 4);
     struct api_reply r;
     const char *want[][2] = {{"/", "<index.html>"},
                              {"/sub", "<sub/index.html>"},
@@ -160,8 +164,12 @@ START_TEST(web_root_in_memory)
         ck_assert(memcmp(r.body, want[i][1], r.len) == 0);
         api_reply_free(&r);
     }
-    const char *gone[] = {"/.hidden", "/link", "/sub/b.css"};
-    for (int i = 0; i < 3; i++) {
+    api_route(&api, "GET", "/sub/app.js", &r);
+    ck_assert_int_eq(r.status, 200);
+    api_reply_free(&r);
+    const char *gone[] = {"/.hidden",   "/link",      "/sub/b.css",
+                          "/README.md", "/notes.txt", "/Makefile"};
+    for (int i = 0; i < 6; i++) {
         api_route(&api, "GET", gone[i], &r);
         ck_assert_msg(r.status == 404, "%s gave %d", gone[i], r.status);
         api_reply_free(&r);
@@ -177,7 +185,7 @@ START_TEST(web_root_in_memory)
     ck_assert_int_eq(r.status, 404);
     api_reply_free(&r);
     api_fini(&api);
-    for (int i = 3; i >= 0; i--) {
+    for (int i = NFILES - 1; i >= 0; i--) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
     }

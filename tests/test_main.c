@@ -119,6 +119,7 @@ int main(void)
     srunner_add_suite(sr, suite_memtrim());
     srunner_add_suite(sr, suite_rxguard());
     srunner_add_suite(sr, suite_proxy());
+    srunner_add_suite(sr, suite_origin());
     srunner_add_suite(sr, suite_log());
     srunner_add_suite(sr, suite_json_str());
     srunner_add_suite(sr, suite_metrics());

@@ -214,6 +214,19 @@ START_TEST(test_sent_classified)
 }
 END_TEST
 
+/* carcd_upgrades_refused_total{reason}: a series per reason of the table,
+ * nothing for a reason outside it. */
+START_TEST(test_upgrades_refused)
+{
+    double origin = metrics_value("carcd_upgrades_refused_total", "origin");
+    ck_assert(origin >= 0);
+    metrics_upgrade_refused_count(METRICS_REFUSED_ORIGIN);
+    metrics_upgrade_refused_count(METRICS_REFUSED_COUNT);
+    metrics_upgrade_refused_count(-1);
+    ck_assert(metrics_value("carcd_upgrades_refused_total", "origin") == origin + 1);
+}
+END_TEST
+
 static const char *const secret_pw = "hunter2-secret-pw";
 
 /* A whole game through the lobby: what the fakes send and get is counted, a
@@ -375,6 +388,7 @@ Suite *suite_metrics(void)
     tcase_add_test(tc, test_histogram_labelled);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_sent_classified);
+    tcase_add_test(tc, test_upgrades_refused);
     suite_add_tcase(s, tc);
     tc = tcase_with("lobby", setup_default);
     tcase_add_test(tc, test_lobby_counted);

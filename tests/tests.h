@@ -36,6 +36,7 @@ Suite *suite_loopstat(void); /* tests/test_loopstat.c: latency histograms, loop 
 Suite *suite_bounds(void);   /* tests/test_bounds.c: worst cases of the engine's arrays */
 Suite *suite_rxguard(void);  /* tests/test_rxguard.c: unmasked frames, early frames */
 Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded addresses */
+Suite *suite_origin(void);   /* tests/test_origin.c: allowed-origins, the upgrade's Origin */
 Suite *suite_log(void);      /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 Suite *suite_json_str(void); /* tests/test_json_str.c: the one JSON string writer (protocol/) */
 Suite *suite_metrics(void);  /* tests/test_metrics.c: Prometheus exposition, carcd's counters */

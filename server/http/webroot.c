@@ -110,6 +110,24 @@ static int add(struct walk *k, const char *url, const char *fs)
     return 0;
 }
 
+/* The kinds of file a web client is made of: only these are served, so that
+ * what else sits in the web root (a README, notes, sources, backups) is not
+ * published with it. */
+static const char *const served[] = {".html",  ".css",  ".js",   ".mjs",        ".json", ".svg",
+                                     ".png",   ".jpg",  ".jpeg", ".webp",       ".gif",  ".ico",
+                                     ".woff2", ".woff", ".wasm", ".webmanifest"};
+
+int webroot_name_served(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (dot == NULL || dot == name)
+        return 0;
+    for (size_t i = 0; i < sizeof served / sizeof served[0]; i++)
+        if (strcmp(dot, served[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static int walk_dir(struct walk *k, const char *url, const char *fs, int depth)
 {
     if (depth > 16) {
@@ -142,7 +160,7 @@ static int walk_dir(struct walk *k, const char *url, const char *fs, int depth)
             continue;
         if (S_ISDIR(st.st_mode))
             rc = walk_dir(k, u, p, depth + 1);
-        else if (S_ISREG(st.st_mode))
+        else if (S_ISREG(st.st_mode) && webroot_name_served(e->d_name))
             rc = add(k, u, p);
     }
     closedir(d);

@@ -126,6 +126,12 @@ void metrics_sent_count(int type, int code);
  * carcd_closes_total{code}: one series for each code conn/session.h's enum
  * session_close asks for but 1002 (lws' protocol errors), "other" for the rest. */
 void metrics_close_count(int code);
+/* Why a websocket upgrade was refused: carcd_upgrades_refused_total{reason}. */
+enum metrics_refusal {
+    METRICS_REFUSED_ORIGIN = 0, /* a page of another origin (allowed-origins) */
+    METRICS_REFUSED_COUNT
+};
+void metrics_upgrade_refused_count(int reason);
 /* A seat was resumed with its token: carcd_resumes_total. */
 void metrics_resume_count(void);
 /* Cluster (roomnode.c): a redirect sent, a room taken over from the

@@ -49,6 +49,7 @@ static const char *const close_names[] = {"1001", "1008", "1009", "4000",
 #define N_CLOSES ((int)(sizeof close_names / sizeof close_names[0]))
 _Static_assert(sizeof close_codes / sizeof close_codes[0] == N_CLOSES - 1, "a name per code");
 
+static const char *const refusal_names[METRICS_REFUSED_COUNT] = {"origin"};
 static const char *const phase_names[METRICS_PHASES] = {"lobby", "playing", "ended"};
 static const char *const conn_names[METRICS_CONN_COUNT] = {"player", "spectator", "lobby"};
 
@@ -77,6 +78,7 @@ static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1],
     v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up;
 static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
 static double s_bcast, s_commit;
+static double v_refused[METRICS_REFUSED_COUNT];
 static double v_rooms[METRICS_PHASES], v_conns[METRICS_CONN_COUNT];
 static double v_loop_busy, v_loop_turns, v_loop_longest;
 static double v_rss, v_vsize, v_fds, v_max_fds, v_cpu, v_start;
@@ -114,6 +116,9 @@ static struct metrics_family f_errors =
 static struct metrics_family f_closes =
     LABELLED("carcd_closes_total", "Connections the server closed, by websocket close code.",
              METRICS_COUNTER, "code", close_names, v_closes);
+static struct metrics_family f_refused =
+    LABELLED("carcd_upgrades_refused_total", "Websocket upgrades refused, by reason.",
+             METRICS_COUNTER, "reason", refusal_names, v_refused);
 static struct metrics_family f_resumes =
     COUNTER("carcd_resumes_total", "Seats resumed with their token.", v_resumes);
 static struct metrics_family f_redirects =
@@ -169,7 +174,7 @@ static struct metrics_family *const families[] = {
     &f_rooms,      &f_conns,        &f_recv,      &f_sent,      &f_errors,      &f_closes,
     &f_resumes,    &f_moves,        &f_bcast,     &f_commit,    &f_commit_fail, &f_loop_busy,
     &f_loop_turns, &f_loop_longest, &f_rss,       &f_vsize,     &f_fds,         &f_max_fds,
-    &f_cpu,        &f_start,        &f_redirects, &f_takeovers, &f_given_up,
+    &f_cpu,        &f_start,        &f_redirects, &f_takeovers, &f_given_up,    &f_refused,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -207,6 +212,12 @@ void metrics_close_count(int code)
     while (i < N_CLOSES - 1 && close_codes[i] != code)
         i++;
     metrics_family_add(&f_closes, i, 1);
+}
+
+void metrics_upgrade_refused_count(int reason)
+{
+    if (reason >= 0 && reason < METRICS_REFUSED_COUNT)
+        metrics_family_add(&f_refused, reason, 1);
 }
 
 void metrics_resume_count(void)

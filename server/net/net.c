@@ -125,6 +125,7 @@ static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
     session_init(&c->s, &ws_sink, wsi, &n->lobby->lim, net_now(n));
     lobby_session_open(n->lobby, &c->s, peer, net_now(n));
     c->fd = fd;
+    c->has_fd = fd >= 0;
     if (net_rx_ws(fd, c) < 0) {
         log_event(LOG_INFO,
                   &(struct log_fields){
@@ -149,6 +150,31 @@ static void ws_unmasked(void *ctx)
     session_close(&c->s, SESSION_CLOSE_PROTOCOL, "client frames must be masked", 0);
 }
 
+/* Control frames (net_rx.h): lws answers pings and takes pongs and closes
+ * without a callback, so they are counted in the raw bytes, and each pays
+ * the flood bucket like a data frame. Over it: 1008, as a data flood, one
+ * loop turn later (this runs inside lws's read). */
+static void ws_controls(void *ctx, uint64_t count)
+{
+    struct conn *c = ctx;
+    struct session *s = &c->s;
+    if (c->kind != CONN_WS || s->closing)
+        return;
+    struct net *n = net_of(s->conn);
+    const struct lobby_limits *l = &n->lobby->lim;
+    for (uint64_t i = 0; i < count; i++) {
+        if (bucket_take(&s->flood, net_now(n), l->flood_rate, l->flood_burst, 1000) == 0)
+            continue;
+        log_event(
+            LOG_INFO,
+            &(struct log_fields){.addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
+            "connection closed: flooding (control frames)");
+        session_close(s, SESSION_CLOSE_POLICY, "flooding: too many control frames", 0);
+        net_rx_discard(c->fd);
+        return;
+    }
+}
+
 /* A message over max-message-bytes: the error PROTOCOL.md promises, then the
  * close 1009 after it (input is ignored from now on). */
 static void ws_too_big(struct session *s)
@@ -166,12 +192,17 @@ static void ws_too_big(struct session *s)
  * not end a text message (fragments, binary messages) pays the flood bucket,
  * and a binary message the rate bucket too; the last frame of a text message
  * pays both in lobby_session_message. Control frames (ping, pong, close) are
- * lws's own and never reach this callback. */
+ * lws's own and never reach this callback: ws_controls charges them. */
 static int ws_receive(struct net *n, struct lws *wsi, struct conn *c, const void *in, size_t len)
 {
     struct session *s = &c->s;
-    if (s->closing)
-        return 0; /* input after a close request is ignored */
+    if (s->closing) {
+        /* Input after a close request is ignored; after a close for
+         * flooding it is not even parsed any more (net_rx_discard). */
+        if (s->close_code == SESSION_CLOSE_POLICY)
+            net_rx_discard(c->fd);
+        return 0;
+    }
     size_t remaining = lws_remaining_packet_payload(wsi);
     int frame_end = remaining == 0;
     int final = lws_is_final_fragment(wsi) && frame_end;
@@ -292,6 +323,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         net_rx_accept((int)(intptr_t)in); /* the accepted socket */
         return 0;
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return net__origin_check(n, wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* Upgrades only at /ws, not on the metrics listener, and none while
          * shutting down. */
@@ -324,6 +357,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         net__http_closed(c); /* cancels a read in flight */
         if (c != NULL)
             ws_closed(n, c);
+        /* Its socket was closed just now (the number cannot have been
+         * reused yet): nothing more of it is watched. */
+        if (c != NULL && c->has_fd) {
+            net_rx_forget(c->fd);
+            c->has_fd = 0;
+        }
         break;
     default:
         break;
@@ -369,6 +408,7 @@ static const struct lws_protocol_vhost_options hdr_referrer = {&hdr_frame, NULL,
                                                                "referrer-policy:", "no-referrer"};
 static const struct lws_protocol_vhost_options hdr_coop = {
     &hdr_referrer, NULL, "cross-origin-opener-policy:", "same-origin"};
+const struct lws_protocol_vhost_options *const net__headers = &hdr_coop;
 
 /* lws's own lines, through our formatter (log-format): errors and warnings
  * at those levels, the rest (notice, info) at debug. */
@@ -391,6 +431,8 @@ static int lws_levels(int level)
         l |= LLL_NOTICE | LLL_INFO;
     return l;
 }
+
+static const struct net_rx_hooks rx_hooks = {ws_unmasked, ws_controls, net__http_refuse_raw};
 
 /* The second listener, for Prometheus: the same protocol callback, which
  * routes its requests to api_route_metrics_port and refuses upgrades. info is
@@ -429,10 +471,13 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     n->loop = loop;
     n->lobby = lb;
     n->api = api;
-    net_rx_init(ws_unmasked);
+    net_rx_init(&rx_hooks, net__rx_limits());
     lws_set_log_level(lws_levels(c->log_level), lws_log);
     char perr[160];
     if (proxy_list_parse(&n->proxies, c->trusted_proxies, perr, sizeof perr) != 0)
+        log_error("%s", perr); /* config_set checked it: not reached */
+    if (origin_list_parse(&n->origins, c->allowed_origins != NULL ? c->allowed_origins : "", perr,
+                          sizeof perr) != 0)
         log_error("%s", perr); /* config_set checked it: not reached */
 
     struct lws_context_creation_info info;

@@ -26,6 +26,7 @@ struct net_options {
     int ping_interval;           /* seconds between pings of a quiet connection; 0: off */
     int log_level;               /* enum log_level: how much of lws' own log to pass on */
     const char *trusted_proxies; /* proxy_list_parse's spec; "" = none */
+    const char *allowed_origins; /* origin_list_parse's spec; "" or NULL = none */
 };
 
 /* Listen on c->listen:c->port (and the metrics listener) on loop. Returns

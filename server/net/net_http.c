@@ -1,14 +1,30 @@
 /* http.c: the network adapter's HTTP side (net_int.h): a request's client
  * address, the checks before routing and their refusals, routing to api.c
- * (the metrics listener's routes too), and writing replies in chunks. */
+ * (the metrics listener's routes too), and writing replies in chunks; the
+ * websocket upgrade's Origin; the answers to request heads net_rx refuses. */
 #include "net/net_int.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "metrics/metrics.h"
+#include "net/net_rx.h"
 #include "util/log.h"
 
 #define HTTP_CHUNK 16384
+
+/* lws' fragments: one unused, the path, the query's start, each '&' or ';',
+ * the version, each header field it knows (net_int.h); a few to spare. */
+_Static_assert(1 + 1 + 1 + HTTP_PARAMS_MAX + 1 + HTTP_FIELDS_MAX + 4 <= WSI_TOKEN_COUNT,
+               "lws must have a fragment for every parameter and field net_rx lets through");
+/* lws' header buffer: a field costs it at most 8 bytes more than the wire
+ * (an unknown one's record), the request line a few. */
+_Static_assert(HTTP_HEAD_MAX + 8 * HTTP_FIELDS_MAX + 512 <= HTTP_HEADERS_MAX,
+               "lws' header buffer must hold any head net_rx lets through");
 
 static void peer_address(struct lws *wsi, char *buf, size_t size)
 {
@@ -64,6 +80,10 @@ static int http_done(struct lws *wsi, struct conn *c)
     c->http.pending = HTTP_IDLE;
     if (c->http.close)
         return -1; /* a refused request: its body, if any, is never read */
+    /* A head refused by net_rx after this one may now be answered at once
+     * (not while lws still holds part of this answer). */
+    if (!lws_partial_buffered(wsi))
+        net_rx_http_answered((int)lws_get_socket_fd(wsi));
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
@@ -126,7 +146,10 @@ static void http_ready(struct api_reply *r, void *arg)
  * as the next request. */
 static int http_refusal(struct lws *wsi, const char *path, size_t len)
 {
-    if (len >= HTTP_URI_MAX)
+    /* net_rx answered longer targets already, as sent; this is the decoded
+     * target, the query's parameters added up (one cut at HTTP_URI_MAX by
+     * lws' token limit makes the sum reach it too). */
+    if (len + (size_t)lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) >= HTTP_URI_MAX)
         return 414;
     for (int t = 0; t < WSI_TOKEN_COUNT; t++)
         if (lws_hdr_total_length(wsi, (enum lws_token_indexes)t) >= HTTP_HEADER_MAX)
@@ -181,6 +204,10 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
     api_reply_free(r);
     c->kind = CONN_HTTP;
     c->http.wsi = wsi;
+    if (!c->has_fd) { /* for net_rx_forget when the connection goes */
+        c->fd = (int)lws_get_socket_fd(wsi);
+        c->has_fd = c->fd >= 0;
+    }
     int refused = http_refusal(wsi, path, len);
     if (refused != 0) {
         char addr[64];
@@ -261,4 +288,137 @@ void net__http_closed(struct conn *c)
         api_reply_free(&c->http.reply);
         c->kind = CONN_NONE;
     }
+}
+
+/* ---- answers given before lws routes a request ---- */
+
+static const char *status_text(int status)
+{
+    return status == 403   ? "Forbidden"
+           : status == 414 ? "URI Too Long"
+           : status == 431 ? "Request Header Fields Too Large"
+                           : "Bad Request";
+}
+
+/* A whole answer, status line to body, for a request carcd refuses before
+ * lws would route it (no struct conn exists yet): text/plain, the headers
+ * every answer carries, `connection: close`. Its length (< size), or 0. */
+static size_t answer_format(char *text, size_t size, int status, const char *body)
+{
+    int k = snprintf(text, size,
+                     "HTTP/1.1 %d %s\r\nserver: carcd\r\ncontent-type: text/plain; "
+                     "charset=utf-8\r\ncontent-length: %zu\r\nconnection: close\r\n",
+                     status, status_text(status), strlen(body));
+    for (const struct lws_protocol_vhost_options *h = net__headers; h != NULL; h = h->next)
+        if (k > 0 && (size_t)k < size)
+            k += snprintf(text + k, size - (size_t)k, "%s %s\r\n", h->name, h->value);
+    if (k > 0 && (size_t)k < size)
+        k += snprintf(text + k, size - (size_t)k, "\r\n%s", body);
+    return k > 0 && (size_t)k < size ? (size_t)k : 0;
+}
+
+/* ---- the upgrade's Origin ---- */
+
+#define ORIGIN_LOG_MS 10000 /* at most one "origin not allowed" line per 10 s */
+
+static void origin_header(struct lws *wsi, enum lws_token_indexes t, char *buf, int size)
+{
+    if (lws_hdr_total_length(wsi, t) >= size || lws_hdr_copy(wsi, buf, size, t) < 0)
+        buf[0] = '\0';
+}
+
+/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: a page of another origin may not open a
+ * websocket (origin.h). Refused with 403 and a line of text, counted, and
+ * logged at most once per ORIGIN_LOG_MS with how many went unlogged: a
+ * hostile page can make every visitor try. 0 lets the upgrade go on. */
+int net__origin_check(struct net *n, struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0)
+        return 0; /* no Origin: not a browser's page (bots, tools) */
+    char origin[ORIGIN_HOST_MAX + 32], host[ORIGIN_HOST_MAX + 8];
+    origin_header(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin);
+    origin_header(wsi, WSI_TOKEN_HOST, host, sizeof host);
+    if (origin[0] != '\0' && origin_allowed(&n->origins, origin, host[0] != '\0' ? host : NULL))
+        return 0;
+    metrics_upgrade_refused_count(METRICS_REFUSED_ORIGIN);
+    uint64_t now = uv_now(n->loop);
+    if (n->origin_logged == 0 || now - n->origin_logged >= ORIGIN_LOG_MS) {
+        char addr[64];
+        net__client_address(n, wsi, addr, sizeof addr);
+        log_event(LOG_INFO, &(struct log_fields){.addr = addr},
+                  "websocket refused: origin not allowed (origin %.100s; %lu more since the last "
+                  "line)",
+                  origin[0] != '\0' ? origin : "(too long)", n->origin_quiet);
+        n->origin_logged = now != 0 ? now : 1;
+        n->origin_quiet = 0;
+    } else {
+        n->origin_quiet++;
+    }
+    static unsigned char buf[LWS_PRE + 2048];
+    size_t k = answer_format((char *)buf + LWS_PRE, sizeof buf - LWS_PRE, 403,
+                             "origin not allowed: this server's pages, or allowed-origins\n");
+    if (k > 0)
+        (void)lws_write(wsi, buf + LWS_PRE, k, LWS_WRITE_HTTP_HEADERS);
+    return -1; /* the connection closes after it */
+}
+
+/* ---- requests net_rx refuses from the raw bytes ---- */
+
+/* net_rx's refuse hook: the answer lws would never give (it drops such a
+ * request), written whole on the socket, with the headers every answer
+ * carries. The peer's own address is logged: the head, where a proxy's
+ * forwarded address would be, was not read. */
+void net__http_refuse_raw(int fd, int status, const char *why)
+{
+    char text[2048], body[128];
+    snprintf(body, sizeof body, "%s\n", why);
+    size_t k = answer_format(text, sizeof text, status, body);
+    if (k > 0)
+        (void)send(fd, text, k, MSG_DONTWAIT | MSG_NOSIGNAL);
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof sa;
+    char addr[INET6_ADDRSTRLEN] = "";
+    if (getpeername(fd, (struct sockaddr *)&sa, &salen) == 0) {
+        const void *a = sa.ss_family == AF_INET
+                            ? (const void *)&((struct sockaddr_in *)&sa)->sin_addr
+                            : (const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr;
+        if (inet_ntop(sa.ss_family, a, addr, sizeof addr) == NULL)
+            addr[0] = '\0';
+        if (strncmp(addr, "::ffff:", 7) == 0 && strchr(addr + 7, ':') == NULL)
+            memmove(addr, addr + 7, strlen(addr + 7) + 1);
+    }
+    log_event(LOG_INFO, &(struct log_fields){.addr = addr}, "http: refused with %d (%s)", status,
+              why);
+}
+
+/* The bounds of request heads, and the names of the headers lws keeps in a
+ * fragment of their own (the others' values are "unknown" to rxguard). Static:
+ * net_rx may look at them for as long as the process reads. */
+static struct rxguard_http_limits rx_limits;
+static uint64_t rx_known[WSI_TOKEN_COUNT];
+
+static int hash_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+const struct rxguard_http_limits *net__rx_limits(void)
+{
+    size_t k = 0;
+    for (int t = 0; t < WSI_TOKEN_COUNT; t++) {
+        const char *name = (const char *)lws_token_to_string((enum lws_token_indexes)t);
+        size_t len = name != NULL ? strlen(name) : 0;
+        if (len >= 2 && name[len - 1] == ':' && name[0] != ':')
+            rx_known[k++] = rxguard_name_hash(name, len - 1);
+    }
+    qsort(rx_known, k, sizeof *rx_known, hash_cmp);
+    rx_limits = (struct rxguard_http_limits){HTTP_URI_MAX,
+                                             HTTP_PARAMS_MAX,
+                                             HTTP_FIELDS_MAX,
+                                             HTTP_HEADER_MAX,
+                                             HTTP_HEAD_MAX,
+                                             rx_known,
+                                             k};
+    return &rx_limits;
 }

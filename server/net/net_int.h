@@ -9,18 +9,28 @@
 
 #include "conn/session.h"
 #include "http/api.h"
+#include "conn/rxguard.h"
 #include "net/net.h"
+#include "net/origin.h"
 #include "net/proxy.h"
 
 /* HTTP request bounds (server/README.md "HTTP"). lws keeps a request's headers
- * in one buffer of HTTP_HEADERS_MAX bytes and drops a request that overflows
- * it without an answer; a per-header limit (lws's token_limits) instead
- * truncates that header and skips the rest of its line, which we see and
- * answer: a request target of HTTP_URI_MAX bytes or more gets 414, any known
- * header of HTTP_HEADER_MAX bytes or more (repeats added up) gets 431. */
+ * in one buffer of HTTP_HEADERS_MAX bytes, and the path, each query parameter
+ * and each header it knows in a table of WSI_TOKEN_COUNT fragments; it drops a
+ * request that overflows either without an answer. So the raw bytes are
+ * judged first (net_rx.c, rxguard.h): a request target of HTTP_URI_MAX bytes
+ * or more gets 414, more than HTTP_PARAMS_MAX query parameters 400, more than
+ * HTTP_FIELDS_MAX header fields, unknown header fields whose values add up to
+ * HTTP_HEADER_MAX bytes or more, or a head of HTTP_HEAD_MAX bytes or more 431.
+ * A per-header limit (lws's token_limits) truncates a known header and skips
+ * the rest of its line, which net_http.c sees and answers: any known header
+ * of HTTP_HEADER_MAX bytes or more (repeats added up) gets 431. */
 #define HTTP_URI_MAX 2048
 #define HTTP_HEADER_MAX 4096
 #define HTTP_HEADERS_MAX 8192
+#define HTTP_PARAMS_MAX 32
+#define HTTP_FIELDS_MAX 40
+#define HTTP_HEAD_MAX 7168 /* net.c checks that lws' buffer holds any head below it */
 
 /* Owned by net_start's caller: net_free frees it. */
 struct net {
@@ -34,7 +44,10 @@ struct net {
     int stopping; /* lws_context_destroy has begun: the sinks do nothing */
     lws_retry_bo_t retry;
     char iface[64], miface[64];
-    struct proxy_list proxies; /* trusted-proxies */
+    struct proxy_list proxies;  /* trusted-proxies */
+    struct origin_list origins; /* allowed-origins */
+    uint64_t origin_logged;     /* uv_now of the last "origin not allowed" line */
+    unsigned long origin_quiet; /* refusals since then, not logged one by one */
 };
 
 enum conn_kind { CONN_NONE = 0, CONN_HTTP, CONN_WS };
@@ -49,7 +62,8 @@ enum http_pending {
 /* Per-connection memory, allocated and zeroed by lws for the protocol. */
 struct conn {
     int kind;
-    int fd;                           /* CONN_WS: its socket, for net_rx_forget */
+    int fd;                           /* its socket, for net_rx_forget, once has_fd */
+    int has_fd;                       /* fd is set (the first request, or ESTABLISHED) */
     int close_started;                /* ws_close_now() has run */
     lws_sorted_usec_list_t close_sul; /* a deferred ws_close_now() */
     struct session s;                 /* CONN_WS */
@@ -75,6 +89,24 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
 
 /* LWS_CALLBACK_HTTP_WRITEABLE: the reply's headers, or its next body chunk. */
 int net__http_writeable(struct lws *wsi, struct conn *c);
+
+/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 lets the upgrade go on; a page of
+ * another origin (origin.h, allowed-origins) is answered 403 (-1: the
+ * connection closes after it), counted and logged at most every 10 s. */
+int net__origin_check(struct net *n, struct lws *wsi);
+
+/* net_rx's refuse hook (net_rx.h): the answer to a request head over a bound,
+ * written on fd at once, with the headers every answer carries. */
+void net__http_refuse_raw(int fd, int status, const char *why);
+
+/* The bounds net_rx judges request heads by (HTTP_* above), with the names of
+ * the headers lws keeps in fragments of their own. Static storage: valid for
+ * the process. */
+const struct rxguard_http_limits *net__rx_limits(void);
+
+/* The headers every answer carries (net.c: the vhost's; net_http.c writes
+ * them itself on the answers it gives before lws). */
+extern const struct lws_protocol_vhost_options *const net__headers;
 
 /* The HTTP connection is closed or destroyed: its reply is freed (which
  * cancels a read in flight). Nothing for c NULL or not CONN_HTTP. */

@@ -1,33 +1,43 @@
 /* net_rx.c: see net_rx.h. */
 #include "net/net_rx.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "conn/rxguard.h"
 #include "err.h"
+
+/* After a refused head: at most this many reads of what the client sent
+ * behind it, so that closing the socket does not reset the connection (and
+ * take the answer with it) over unread bytes; and per read of a discarded
+ * connection. Bounded work, never a wait. */
+#define DRAIN_READS 16
 
 struct slot {
     struct rxguard g;
-    void *ctx;   /* net.c's struct conn, once a websocket */
-    int watched; /* net_rx_accept was called and net_rx_forget not yet */
+    void *ctx;         /* net.c's struct conn, once a websocket */
+    uint32_t answered; /* requests answered whole (net_rx_http_answered) */
+    int watched;       /* net_rx_accept was called and net_rx_forget not yet */
+    int discard;       /* net_rx_discard: input is thrown away */
 };
 
 static struct {
     pthread_t loop;
     int ready;
-    net_rx_bad_fn bad;
+    const struct net_rx_hooks *hooks;
+    const struct rxguard_http_limits *lim;
     struct slot *slots; /* indexed by descriptor */
     int nslots;
 } rx;
 
-void net_rx_init(net_rx_bad_fn bad)
+void net_rx_init(const struct net_rx_hooks *hooks, const struct rxguard_http_limits *lim)
 {
     rx.loop = pthread_self();
-    rx.bad = bad;
+    rx.hooks = hooks;
+    rx.lim = lim;
     rx.ready = 1;
 }
 
@@ -56,8 +66,9 @@ void net_rx_accept(int fd)
     struct slot *s = slot_of(fd, 1);
     if (s == NULL)
         return;
-    rxguard_http_start(&s->g);
+    rxguard_http_start(&s->g, rx.lim);
     s->ctx = NULL;
+    s->answered = 0;
     s->watched = 1;
 }
 
@@ -70,6 +81,20 @@ int net_rx_ws(int fd, void *ctx)
     return rxguard_ws_start(&s->g);
 }
 
+void net_rx_http_answered(int fd)
+{
+    struct slot *s = slot_of(fd, 0);
+    if (s != NULL && s->watched)
+        s->answered++;
+}
+
+void net_rx_discard(int fd)
+{
+    struct slot *s = slot_of(fd, 0);
+    if (s != NULL && s->watched)
+        s->discard = 1;
+}
+
 void net_rx_forget(int fd)
 {
     struct slot *s = slot_of(fd, 0);
@@ -77,20 +102,71 @@ void net_rx_forget(int fd)
         *s = (struct slot){0};
 }
 
-static void seen(int fd, const void *buf, size_t n)
+/* A refused head: answered now when nothing the client sent before it waits
+ * for an answer; else lws goes on as it would have. 1 when answered. */
+static int refused(int fd, struct slot *s, void *buf, size_t len)
+{
+    if (rx.hooks == NULL || rx.hooks->refuse == NULL || s->g.heads != s->answered)
+        return 0;
+    rx.hooks->refuse(fd, s->g.status, s->g.why);
+    for (int i = 0; i < DRAIN_READS; i++)
+        if (recvfrom(fd, buf, len, MSG_DONTWAIT, NULL, NULL) <= 0)
+            break;
+    *s = (struct slot){0}; /* lws closes it now */
+    return 1;
+}
+
+/* What n bytes just read on fd (into buf, of len bytes) show; 1 when the read
+ * is to end the stream. */
+static int seen(int fd, void *buf, size_t n, size_t len)
 {
     struct slot *s = slot_of(fd, 0);
     if (s == NULL || !s->watched || s->g.mode == RXGUARD_DONE)
-        return;
-    if (rxguard_bytes_scan(&s->g, buf, n) < 0 && s->ctx != NULL && rx.bad != NULL)
-        rx.bad(s->ctx);
+        return 0;
+    uint64_t controls = s->g.controls;
+    int rc = rxguard_bytes_scan(&s->g, buf, n);
+    if (s->ctx != NULL && rx.hooks != NULL) {
+        if (s->g.controls > controls && rx.hooks->controls != NULL)
+            rx.hooks->controls(s->ctx, s->g.controls - controls);
+        if (rc == CARC_E_INVAL && rx.hooks->unmasked != NULL)
+            rx.hooks->unmasked(s->ctx);
+    }
+    return rc == CARC_E_TOO_BIG && refused(fd, s, buf, len);
 }
 
-/* glibc's recv is recvfrom with no address; MSG_PEEK reads nothing. */
+/* A discarded connection's read: what came is thrown away (a few reads at
+ * most, bounded work), and lws hears "nothing yet" (EAGAIN), or the end of
+ * the stream when the client has ended it. */
+static ssize_t discarded(int fd, void *buf, size_t len)
+{
+    for (int i = 0; i < DRAIN_READS; i++) {
+        ssize_t n = recvfrom(fd, buf, len, MSG_DONTWAIT, NULL, NULL);
+        if (n == 0) {
+            net_rx_forget(fd);
+            return 0;
+        }
+        if (n < 0)
+            break;
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+/* glibc's recv is recvfrom with no address; MSG_PEEK reads nothing. The end
+ * of a stream ends its watch too: lws closes such a connection, and one it
+ * drops without a callback that says so (a head it cannot parse) leaves no
+ * watched slot behind once the client has gone. */
 ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
+    int ours = !(flags & MSG_PEEK) && rx.ready && pthread_equal(pthread_self(), rx.loop);
+    if (ours && fd >= 0 && fd < rx.nslots && rx.slots[fd].watched && rx.slots[fd].discard)
+        return discarded(fd, buf, len);
     ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
-    if (n > 0 && !(flags & MSG_PEEK) && rx.ready && pthread_equal(pthread_self(), rx.loop))
-        seen(fd, buf, (size_t)n);
+    if (!ours)
+        return n;
+    if (n == 0)
+        net_rx_forget(fd);
+    else if (n > 0 && seen(fd, buf, (size_t)n, len))
+        return 0; /* the end of the stream: lws closes after the answer */
     return n;
 }

@@ -4,7 +4,9 @@
  * frames. The scanner, fed the stream in reads of that size, must agree with
  * a plain parser over the whole buffer written here: the same verdict on
  * bytes before the handshake's answer, and the same first unmasked frame (its
- * header's second byte), or none. Any disagreement aborts. */
+ * header's second byte), or none. Any disagreement aborts. The same stream is
+ * also fed with bounds on request heads (small ones, so that they are met):
+ * a verdict is one of the statuses rxguard.h names, and nothing follows it. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +44,37 @@ static size_t first_unmasked(const uint8_t *p, size_t n)
     return n;
 }
 
+/* The stream in reads of step bytes with bounds on heads: each read 0, or one
+ * verdict (then done); the verdict a status of rxguard.h's with a reason. */
+static void heads_judged(const uint8_t *p, size_t n, size_t step)
+{
+    static uint64_t known[2];
+    known[0] = rxguard_name_hash("host", 4);
+    known[1] = rxguard_name_hash("upgrade", 7);
+    if (known[0] > known[1]) {
+        uint64_t t = known[0];
+        known[0] = known[1];
+        known[1] = t;
+    }
+    static const struct rxguard_http_limits lim = {64, 4, 6, 32, 256, known, 2};
+    struct rxguard g;
+    rxguard_http_start(&g, &lim);
+    for (size_t i = 0, k; i < n; i += k) {
+        k = n - i < step ? n - i : step;
+        int rc = rxguard_bytes_scan(&g, p + i, k);
+        if (rc == 0)
+            continue;
+        if (rc != CARC_E_TOO_BIG || g.mode != RXGUARD_DONE || g.why == NULL ||
+            (g.status != 400 && g.status != 414 && g.status != 431))
+            abort();
+        if (i + k < n && rxguard_bytes_scan(&g, p + i + k, n - i - k) != 0)
+            abort(); /* nothing after a verdict */
+        return;
+    }
+    if (g.mode != RXGUARD_HTTP || g.head >= lim.head_max || g.target >= lim.target_max)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -49,13 +82,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t step = data[0] ? data[0] : SIZE_MAX;
     const uint8_t *p = data + 1;
     size_t n = size - 1, head = n;
+    heads_judged(p, n, step);
     for (size_t i = 0; i + 3 < n; i++)
         if (memcmp(p + i, "\r\n\r\n", 4) == 0) {
             head = i + 4;
             break;
         }
     struct rxguard g;
-    rxguard_http_start(&g);
+    rxguard_http_start(&g, NULL); /* no bounds on heads: HTTP mode never reports */
     for (size_t i = 0, k; i < head; i += k) {
         k = head - i < step ? head - i : step;
         if (rxguard_bytes_scan(&g, p + i, k) != 0)

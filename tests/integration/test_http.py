@@ -213,6 +213,92 @@ class Strict(unittest.TestCase):
                      + b"\r\n\r\n")
         self.assertEqual(statuses(r), [431])
 
+    def head(self, fields, target=b"/healthz"):
+        return raw_http(h.shared(), b"GET " + target + b" HTTP/1.1\r\nHost: x\r\n" + fields
+                        + b"Connection: close\r\n\r\n")
+
+    def test_long_query_is_414(self):
+        """The query counts with the path (server/README.md "Requests": the target as sent)."""
+        r = self.head(b"", b"/api/games?page=" + b"1" * 2100)
+        self.assertEqual(statuses(r), [414])
+        self.assertIn(b"request target too long", r)
+        self.assertEqual(statuses(self.head(b"", b"/api/games?page=1&x=" + b"1" * 1900)), [200])
+        # Escapes count as sent: %41 is three bytes of the 2048.
+        self.assertEqual(statuses(self.head(b"", b"/api/games?x=" + b"%41" * 700)), [414])
+
+    def test_many_query_parameters_are_400(self):
+        """lws keeps 32 and a few more; past 32 carcd answers 400 rather than lws dropping the
+        connection without a word."""
+        many = b"/api/games?" + b"&".join(b"p%d=1" % i for i in range(200))
+        r = self.head(b"", many)
+        self.assertEqual(statuses(r), [400])
+        self.assertIn(b"too many query parameters", r)
+        self.assertIn(b"connection: close", r.lower())
+        self.assertIn(b"x-content-type-options: nosniff", r.lower())
+        r = self.head(b"", b"/api/games?" + b"&".join(b"p%d=1" % i for i in range(33)))
+        self.assertEqual(statuses(r), [400])
+        r = self.head(b"", b"/api/games?" + b"&".join(b"p%d=1" % i for i in range(32)))
+        self.assertEqual(statuses(r), [200])
+
+    def test_unknown_headers_count_to_431(self):
+        """Headers lws does not know are held apart, unbounded by its per-header limit:
+        their values add up, and 4096 bytes or more get 431 as a known header's do."""
+        for fields in (b"X-Long: " + b"x" * 4096 + b"\r\n",
+                       b"X-Long: " + b"x" * 5000 + b"\r\n",
+                       b"X-Long: " + b"x" * 2100 + b"\r\nX-Long: " + b"x" * 2100 + b"\r\n",
+                       b"X-A: " + b"x" * 2100 + b"\r\nX-B: " + b"x" * 2100 + b"\r\n"):
+            r = self.head(fields)
+            self.assertEqual(statuses(r), [431], fields[:20])
+            self.assertIn(b"unknown header fields too large", r)
+        self.assertEqual(statuses(self.head(b"X-Long: " + b"x" * 4095 + b"\r\n")), [200])
+        # Repeats of a known header add up too (lws).
+        self.assertEqual(statuses(self.head(b"Referer: " + b"r" * 2100 + b"\r\nReferer: "
+                                            + b"r" * 2100 + b"\r\n")), [431])
+
+    def test_too_many_or_too_large_headers_are_431(self):
+        """Where lws would drop the request without an answer (its table of fields, its buffer),
+        carcd answers 431 first."""
+        fields = b"".join(b"X-F%d: v\r\n" % i for i in range(38))  # + Host + Connection: 40
+        self.assertEqual(statuses(self.head(fields)), [200])
+        r = self.head(fields + b"X-G: v\r\n")
+        self.assertEqual(statuses(r), [431])
+        self.assertIn(b"too many header fields", r)
+        r = self.head(b"User-Agent: " + b"u" * 3600 + b"\r\nCookie: " + b"c" * 3600 + b"\r\n")
+        self.assertEqual(statuses(r), [431])
+        self.assertIn(b"request head too large", r)
+
+    def test_a_refusal_after_a_keep_alive_request(self):
+        """The second request of a connection is judged as the first: after the first one's
+        answer (sent apart), or behind it (pipelined, where lws' own bound answers)."""
+        srv = h.shared()
+        long_ = b"GET /" + b"a" * 3000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+        s = socket.create_connection((srv.host, srv.port), timeout=5)
+        try:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            first = b""
+            while not first.endswith(b"ok"):
+                first += s.recv(4096)
+            s.sendall(long_)
+            rest = b""
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                rest += b
+        finally:
+            s.close()
+        self.assertEqual(statuses(first) + statuses(rest), [200, 414])
+        r = raw_http(srv, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" + long_)
+        self.assertEqual(statuses(r), [200, 414])
+
+    def test_only_the_clients_own_files_are_served(self):
+        """clients/web holds a README: the web root serves a web client's kinds of file only."""
+        srv = h.shared()
+        self.assertTrue(os.path.exists(os.path.join(h.ROOT, "clients", "web", "README.md")))
+        self.assertEqual(request(srv, "GET", "/README.md")[0], 404)
+        for path in ("/", "/index.html", "/js/main.js", "/style.css", "/favicon.svg"):
+            self.assertEqual(request(srv, "GET", path)[0], 200, path)
+
     def test_control_bytes_in_the_path_are_400(self):
         for path in ("/%00", "/index.html%0a", "/index.html%0d", "/%00?a=b", "/js/main.js%0a"):
             self.assertEqual(self.get(path), [400], path)
