@@ -79,8 +79,10 @@ struct store *store__new(const struct store_backend *be, void *impl)
 int store__batch_write(struct store *st, struct batch *b)
 {
     b->why[0] = '\0';
+    b->reason = NULL;
     if (st->test_fail > 0) {
         snprintf(b->why, sizeof b->why, "a test failure");
+        b->reason = "a test failure";
         return -1;
     }
     return st->be->batch_write(st, b);
@@ -167,6 +169,19 @@ int store_failing(const struct store *st)
     return st->failing;
 }
 
+void store_health_get(const struct store *st, struct store_health *h)
+{
+    memset(h, 0, sizeof *h);
+    if (st == NULL)
+        return;
+    h->failing = st->failing;
+    h->failures = st->failures;
+    if (st->failing) {
+        h->since_ms = st->failing_since;
+        snprintf(h->why, sizeof h->why, "%s", st->fail_why);
+    }
+}
+
 unsigned long store_batches(const struct store *st)
 {
     return st->batches;
@@ -226,6 +241,30 @@ static void batch_carry(struct store *st, struct batch *b)
     }
 }
 
+/* The health flag follows each commit: set on the first failure of a run
+ * (logged once, with the database's message), cleared by the first commit
+ * that works (logged too), pushed to the metrics. */
+static void health_note(struct store *st, struct batch *b)
+{
+    if (!b->ok) {
+        st->failures++;
+        snprintf(st->fail_why, sizeof st->fail_why, "%s",
+                 b->reason != NULL ? b->reason : "the commit failed");
+    }
+    if (!b->ok && !st->failing) {
+        st->failing_since = (uint64_t)clock_wall_ms();
+        log_error("storage: a commit failed (%s); moves are refused until it works again",
+                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
+    }
+    if (b->ok && st->failing)
+        log_warn("storage: commits work again, after %llu ms failing",
+                 (unsigned long long)((uint64_t)clock_wall_ms() - st->failing_since));
+    st->failing = !b->ok;
+    if (b->ok)
+        st->failing_since = 0;
+    metrics_store_health_set(!st->failing, st->failing_since);
+}
+
 static void batch_finish(struct store *st, struct batch *b)
 {
     st->done_gen = b->gen;
@@ -233,12 +272,7 @@ static void batch_finish(struct store *st, struct batch *b)
     st->flight = b; /* a done hook that lets go of a key (store_forget) mutes its rows */
     st->batches++;
     metrics_commit_observe(b->commit_ns, b->ok);
-    if (!b->ok && !st->failing)
-        log_error("storage: a commit failed (%s); moves are refused until it works again",
-                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
-    if (b->ok && st->failing)
-        log_warn("storage: commits work again");
-    st->failing = !b->ok;
+    health_note(st, b);
     if (!b->ok)
         batch_carry(st, b);
     for (int i = 0; i < b->n; i++) {

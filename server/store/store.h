@@ -18,6 +18,8 @@
  * its key, the batch's number and whether it was committed: the room then releases
  * what it held, or rolls back to its committed moves. While commits fail
  * (store_failing) the rooms refuse moves; store_retry submits again.
+ * store_health says since when and why, for GET /healthz and the metrics
+ * (plain data: the store calls nothing above it).
  *
  * A NULL store everywhere means memory only: rooms send at once.
  *
@@ -235,6 +237,18 @@ void store_chat(struct store *st, const char *room, int seat, const char *name, 
 int store_idle(const struct store *st);
 /* The last commit failed: moves are refused (storage_error). */
 int store_failing(const struct store *st);
+
+/* Whether commits work, as plain data (GET /healthz, the metrics). */
+#define STORE_REASON_MAX 48
+struct store_health {
+    int failing;                /* the last commit failed */
+    uint64_t since_ms;          /* wall clock of the first failure of this run of them; 0 */
+    unsigned long failures;     /* failed commits since start */
+    char why[STORE_REASON_MAX]; /* while failing: a short reason ("disk full", "I/O error",
+                                  "database locked", "database unreachable", ...), else "" */
+};
+/* st's health into h; a NULL store (memory only) is healthy. */
+void store_health_get(const struct store *st, struct store_health *h);
 /* While failing: submit what is marked (a retry); call about once a second.
  * The backend reconnects with its own backoff. */
 void store_retry(struct store *st);
