@@ -265,6 +265,27 @@ static void health_note(struct store *st, struct batch *b)
     metrics_store_health_set(!st->failing, st->failing_since);
 }
 
+/* A failed commit: every key still marked for the batch being filled hears
+ * it now (done, failed) instead of waiting for a retry that the same disk
+ * will most likely refuse; what it held is answered at once. A hook may
+ * forget keys (a room deleted): each is looked up again before its call. */
+static void marked_fail(struct store *st, unsigned long gen)
+{
+    int n = st->ndirty;
+    if (n == 0 || st->hooks.done == NULL)
+        return;
+    void **keys = mem_alloc((size_t)n * sizeof *keys);
+    memcpy(keys, st->dirty, (size_t)n * sizeof *keys);
+    for (int i = 0; i < n; i++) {
+        int marked = 0;
+        for (int k = 0; k < st->ndirty && !marked; k++)
+            marked = st->dirty[k] == keys[i];
+        if (marked)
+            st->hooks.done(st->hooks.arg, keys[i], "", gen, 0, 0, -1);
+    }
+    free(keys);
+}
+
 static void batch_finish(struct store *st, struct batch *b)
 {
     st->done_gen = b->gen;
@@ -284,9 +305,11 @@ static void batch_finish(struct store *st, struct batch *b)
                       (unsigned long long)(e->fence ? e->fence : b->fence));
         if (e->gone == STORE_WRITE && st->hooks.done != NULL)
             st->hooks.done(st->hooks.arg, e->key, e->id, b->gen,
-                           b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to);
+                           b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to, e->seq);
     }
     st->flight = NULL;
+    if (!b->ok)
+        marked_fail(st, b->gen);
     store__batch_free(b);
 }
 
