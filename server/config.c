@@ -99,6 +99,9 @@ static const struct key keys[] = {
      "outbound queue per connection, messages; over closes with 4001 (256)"},
     {"queue-bytes", K_INT, LIM(queue_bytes), 0, 65536, 1 << 30,
      "outbound queue per connection, bytes (1048576)"},
+    {"held-bytes", K_INT, LIM(held_bytes), 0, 1 << 20, 1 << 30,
+     "bytes of replies all rooms may hold while their changes are being stored (each"
+     " recipient's counted); over closes the recipient with 4001 (67108864)"},
     {"max-conns-per-ip", K_INT, LIM(conns_per_ip), 0, 1, 1000000,
      "websocket connections per address; over closes with 1008 (64)"},
     {"max-rooms", K_INT, LIM(max_rooms), 0, 1, 10000000, "rooms per server (10000)"},

@@ -25,8 +25,10 @@ struct done {
 static struct done dones[8];
 static int ndone;
 
-static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
+static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                    long long seq)
 {
+    (void)seq;
     (void)key;
     (void)arg;
     (void)gen;

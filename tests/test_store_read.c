@@ -151,8 +151,10 @@ END_TEST
 
 /* ---- one open room, read back for a takeover (store_entry_read) ---- */
 
-static void no_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
+static void no_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                    long long seq)
 {
+    (void)seq;
     (void)key;
     (void)arg;
     (void)id;
@@ -406,8 +408,10 @@ static void idle_fill(void *arg, void *key)
     entry_add(arg, "I1", PROTO_PHASE_PLAYING, 0, 0);
 }
 
-static void idle_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
+static void idle_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                      long long seq)
 {
+    (void)seq;
     (void)key;
     (void)arg;
     (void)gen;

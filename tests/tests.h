@@ -31,6 +31,8 @@ Suite *suite_store_read(void); /* tests/test_store_read.c: game records, paged a
 Suite *suite_damage(void);     /* tests/test_damage.c: start-up checks of the SQLite files */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
+/* tests/test_store_fail.c: failing commits, held replies' bounds, health (the same two suites) */
+void store_fail_tests_add(TCase *tc, int pg);
 Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void); /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_bounds(void);   /* tests/test_bounds.c: worst cases of the engine's arrays */

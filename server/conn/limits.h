@@ -12,6 +12,8 @@ struct lobby_limits {
     int chat_rate, chat_burst;   /* chat messages per minute and burst; over: rate_limited */
     int queue_messages;          /* outbound queue bound per connection, messages ... */
     int queue_bytes;             /* ... and bytes; over: close 4001 */
+    int held_bytes;              /* replies all rooms hold for their commits, each recipient's
+                                    counted; over: the recipient is closed with 4001 */
     int conns_per_ip;            /* websocket connections per peer address; over: close 1008 */
     int max_rooms;               /* rooms on the server; over: error limit_reached */
     int idle_timeout;            /* seconds without a message before close 4002; 0: never */

@@ -70,6 +70,8 @@ struct session {
     struct room *room;             /* NULL when in no room */
     int seat;                      /* seat index while seated, -1 for a spectator */
     struct session *rnext, *rprev; /* the room's spectators */
+    unsigned held;                 /* messages the room holds for s until a commit ... */
+    size_t held_bytes;             /* ... and their bytes: both count against the queue's bounds */
 
     /* The lobby's idle list, least recently active first. */
     struct session *inext, *iprev;

@@ -197,6 +197,7 @@ void lobby_store_set(struct lobby *lb, struct store *st)
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->store = lb->store;
+    r->holds = &lb->holds;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     r->alone_grace_ms = (uint64_t)lb->lim.bots_alone_grace * 1000;
@@ -302,6 +303,7 @@ struct lobby *lobby_new(const struct lobby_limits *lim)
 {
     struct lobby *lb = mem_zalloc(1, sizeof *lb);
     lb->lim = *lim;
+    lb->holds.max = lim->held_bytes > 0 ? (size_t)lim->held_bytes : 0;
     lb->server_name = "carcd/0.2";
     lb->nbuckets = 64;
     lb->buckets = mem_zalloc(lb->nbuckets, sizeof *lb->buckets);

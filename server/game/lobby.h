@@ -40,6 +40,8 @@ struct lobby {
     struct lobby_ip **ips; /* websocket connections per peer address */
     unsigned nips;
 
+    struct room_holds holds; /* what every room holds for its commits (held-bytes) */
+
     int shutting_down;
     uint64_t now;          /* the loop's clock at the last call that gave one (ms) */
     struct store *store;   /* NULL: memory only (lobby_store_set) */

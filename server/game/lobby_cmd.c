@@ -55,7 +55,16 @@ struct cmd {
     int who;    /* enum who */
     int phases; /* PH_* of the target room */
     int target; /* enum target */
+    /* It needs a write: while storage fails it is refused with storage_error
+     * and this sentence (NULL: served, from what the room holds). */
+    const char *writes;
 };
+
+#define W_ROOM "the server cannot store rooms now; retry"
+#define W_SEAT "the server cannot store seats now; retry"
+#define W_START "the server cannot store the game's start now; retry"
+#define W_CHAT "the server cannot store chat now; retry"
+#define W_ENTROPY "the server cannot store it now; retry"
 
 static void reply(struct session *s, char *text);
 
@@ -96,8 +105,6 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     struct lobby *lb = c->lb;
     if (lb->nrooms >= lb->lim.max_rooms)
         return carc_error_set(err, CARC_E_LIMIT, "the server has too many rooms; try later");
-    if (lb->store != NULL && store_failing(lb->store))
-        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store rooms now; retry");
     int rc = room_settings_check(c->m, err);
     if (rc == 0)
         rc = create_allowed(c, err);
@@ -133,8 +140,6 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
 static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
 {
     const struct proto_msg *m = c->m;
-    if (c->lb->store != NULL && store_failing(c->lb->store))
-        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
     return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
 }
 
@@ -200,8 +205,6 @@ static int cmd_history(const struct cmd_ctx *c, struct carc_error *err)
 
 static int cmd_add_bot(const struct cmd_ctx *c, struct carc_error *err)
 {
-    if (c->lb->store != NULL && store_failing(c->lb->store))
-        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store seats now; retry");
     return room_bot_add(c->r, c->m->u.add_bot.level, err);
 }
 
@@ -228,8 +231,7 @@ static int cmd_sync(const struct cmd_ctx *c, struct carc_error *err)
 
 static int cmd_entropy(const struct cmd_ctx *c, struct carc_error *err)
 {
-    if (c->lb->store != NULL && store_failing(c->lb->store))
-        return carc_error_set(err, CARC_E_STORAGE, "the server cannot store it now; retry");
+    (void)err;
     room_entropy(c->r, c->s, c->m->u.entropy.data, c->m->id);
     return 0;
 }
@@ -241,22 +243,24 @@ static int cmd_ping(const struct cmd_ctx *c, struct carc_error *err)
     return 0;
 }
 
+/* play is not marked: room__move refuses it after the turn's own checks
+ * (not_your_turn, time_out come first). */
 static const struct cmd cmds[PROTO_T_COUNT] = {
-    [PROTO_T_LIST] = {cmd_list, WHO_ANY, PH_ANY, T_NONE},
-    [PROTO_T_CREATE] = {cmd_create, WHO_NONE, PH_ANY, T_NONE},
-    [PROTO_T_JOIN] = {cmd_join, WHO_NONE, PH_LOBBY, T_NAMED},
-    [PROTO_T_RESUME] = {cmd_resume, WHO_ANY, PH_ANY, T_NAMED},
-    [PROTO_T_WATCH] = {cmd_watch, WHO_NONE, PH_ANY, T_NAMED},
-    [PROTO_T_LEAVE] = {cmd_leave, WHO_MEMBER, PH_ANY, T_OWN},
-    [PROTO_T_START] = {cmd_start, WHO_HOST, PH_LOBBY, T_OWN},
-    [PROTO_T_PLAY] = {cmd_play, WHO_PLAYER, PH_PLAYING, T_OWN},
-    [PROTO_T_CHAT] = {cmd_chat, WHO_MEMBER, PH_ANY, T_OWN},
-    [PROTO_T_SYNC] = {cmd_sync, WHO_MEMBER, PH_ANY, T_OWN},
-    [PROTO_T_PING] = {cmd_ping, WHO_ANY, PH_ANY, T_NONE},
-    [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN},
-    [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN},
-    [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN},
-    [PROTO_T_ENTROPY] = {cmd_entropy, WHO_PLAYER, PH_LOBBY, T_OWN},
+    [PROTO_T_LIST] = {cmd_list, WHO_ANY, PH_ANY, T_NONE, NULL},
+    [PROTO_T_CREATE] = {cmd_create, WHO_NONE, PH_ANY, T_NONE, W_ROOM},
+    [PROTO_T_JOIN] = {cmd_join, WHO_NONE, PH_LOBBY, T_NAMED, W_SEAT},
+    [PROTO_T_RESUME] = {cmd_resume, WHO_ANY, PH_ANY, T_NAMED, NULL},
+    [PROTO_T_WATCH] = {cmd_watch, WHO_NONE, PH_ANY, T_NAMED, NULL},
+    [PROTO_T_LEAVE] = {cmd_leave, WHO_MEMBER, PH_ANY, T_OWN, NULL},
+    [PROTO_T_START] = {cmd_start, WHO_HOST, PH_LOBBY, T_OWN, W_START},
+    [PROTO_T_PLAY] = {cmd_play, WHO_PLAYER, PH_PLAYING, T_OWN, NULL},
+    [PROTO_T_CHAT] = {cmd_chat, WHO_MEMBER, PH_ANY, T_OWN, W_CHAT},
+    [PROTO_T_SYNC] = {cmd_sync, WHO_MEMBER, PH_ANY, T_OWN, NULL},
+    [PROTO_T_PING] = {cmd_ping, WHO_ANY, PH_ANY, T_NONE, NULL},
+    [PROTO_T_ADD_BOT] = {cmd_add_bot, WHO_HOST, PH_LOBBY, T_OWN, W_SEAT},
+    [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN, W_SEAT},
+    [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN, NULL},
+    [PROTO_T_ENTROPY] = {cmd_entropy, WHO_PLAYER, PH_LOBBY, T_OWN, W_ENTROPY},
 };
 
 static const char *named_room(const struct proto_msg *m)
@@ -362,6 +366,8 @@ static void cmd_run(struct lobby *lb, struct session *s, const struct proto_msg 
     struct cmd_ctx c = {lb, s, NULL, m, now, located};
     struct carc_error err = {0, ""};
     int rc = cmd_check(cmd, &c, &err);
+    if (rc == 0 && cmd->writes != NULL && lb->store != NULL && store_failing(lb->store))
+        rc = carc_error_set(&err, CARC_E_STORAGE, "%s", cmd->writes);
     if (rc == 0)
         rc = cmd->fn(&c, &err);
     if (rc < 0)

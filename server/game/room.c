@@ -91,15 +91,24 @@ static void room__hist_push(struct room *r, long long seq, struct sbuf *b)
         room__hist_drop_oldest(r);
 }
 
-/* Queue b to every connected member but skip. */
-static void room__broadcast(struct room *r, struct sbuf *b, const struct session *skip)
+/* Queue b to every connected member but skip, held as kind (room.h). */
+static void room__broadcast(struct room *r, struct sbuf *b, const struct session *skip, int kind)
 {
+    int hold = room__holding(r);
     for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].s != NULL && r->seats[i].s != skip)
-            room__send(r, r->seats[i].s, b);
+        if (r->seats[i].s != NULL && r->seats[i].s != skip) {
+            if (hold)
+                room__hold(r, r->seats[i].s, b, NULL, kind, NULL);
+            else
+                session_send(r->seats[i].s, b);
+        }
     for (struct session *s = r->spectators; s != NULL; s = s->rnext)
-        if (s != skip)
-            room__send(r, s, b);
+        if (s != skip) {
+            if (hold)
+                room__hold(r, s, b, NULL, kind, NULL);
+            else
+                session_send(s, b);
+        }
 }
 
 /* The mover's private list, to the mover's connection only (PROTOCOL.md
@@ -119,6 +128,17 @@ long long room__publish(struct room *r, const struct proto_extra_event *ex, int 
                         const struct carc_move *mv, const struct session *skip)
 {
     room__dirty(r);
+    if (!room__holding(r) && room__failing(r)) {
+        /* No delta may go above the seq after the stored one: the change
+         * (a seat's connection, the lobby's seats) comes as a fresh state at
+         * that seq, and is stored with the first commit that works. */
+        room__rebase(r);
+        struct sbuf *b = sbuf_take(proto_state_encode(r->state, r->seq, ""));
+        room__broadcast(r, b, skip, ROOM_HELD_TELL);
+        sbuf_unref(b);
+        room__send_legal(r, skip);
+        return r->seq;
+    }
     struct proto_state *to = room__build(r, r->state);
     long long seq = r->seq + 1;
     struct sbuf *b = sbuf_take(proto_delta_encode(r->state, to, seq, ex, nex, r->game, mv));
@@ -127,7 +147,7 @@ long long room__publish(struct room *r, const struct proto_extra_event *ex, int 
     r->state = to;
     r->seq = seq;
     room__hist_push(r, seq, b);
-    room__broadcast(r, b, skip);
+    room__broadcast(r, b, skip, ROOM_HELD_TELL);
     sbuf_unref(b);
     if (legal)
         room__send_legal(r, skip);
@@ -149,9 +169,9 @@ static void room__catch_up(struct room *r, struct session *s, long long from, co
     if (from >= 0 && from >= r->snap_below && from <= r->seq && from + 1 >= r->hist_first) {
         for (long long q = from + 1; q <= r->seq; q++)
             room__send(r, s, r->hist[q % r->hist_cap]);
-        room__send_text(r, s, proto_encode_synced(r->seq, ref));
+        room__send_kind(r, s, proto_encode_synced(r->seq, ref), ROOM_HELD_END, ref);
     } else {
-        room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
+        room__send_kind(r, s, proto_state_encode(r->state, r->seq, ref), ROOM_HELD_END, ref);
     }
     if (s->seat >= 0 && s->seat == proto_state_mover(r->state))
         room__send_text(r, s, proto_legal_encode(r->state, r->seq));
@@ -259,6 +279,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     r->hist_max_bytes = history_bytes > 0 ? (size_t)history_bytes : SIZE_MAX;
     r->hist = mem_zalloc((size_t)r->hist_cap, sizeof *r->hist);
     r->hist_first = 1;
+    r->seq_stored = -1;
     fair_room_init(r);
     r->state = room__build(r, NULL);
     return r;
@@ -272,11 +293,7 @@ void room_free(struct room *r)
     for (int i = 0; i < r->hist_cap; i++)
         sbuf_unref(r->hist[i]);
     free(r->hist);
-    for (int i = r->held_head; i < r->nheld; i++) {
-        sbuf_unref(r->held[i].b);
-        sbuf_unref(r->held[i].alt);
-    }
-    free(r->held);
+    room__held_fini(r);
     free(r->chat);
     proto_state_free(r->state);
     free(r->game);
@@ -327,8 +344,8 @@ void room_create_seat(struct room *r, struct session *s, const char *name, const
     struct proto_state *st = room__build(r, r->state);
     proto_state_free(r->state);
     r->state = st;
-    room__send_text(r, s, proto_encode_joined(r->id, 0, token, ref));
-    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
+    room__send_seat(r, s, proto_encode_joined(r->id, 0, token, ref), ref);
+    room__send_kind(r, s, proto_state_encode(r->state, r->seq, ref), ROOM_HELD_END, ref);
 }
 
 /* Does the secret given (a NUL-terminated buffer of size bytes) hash to
@@ -366,15 +383,15 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     log_event(LOG_INFO,
               &(struct log_fields){.room = r->id, LOG_SEAT(i), .addr = s->peer, .session = s->id},
               "seat taken");
-    room__send_text(r, s, proto_encode_joined(r->id, i, token, ref));
-    room__send_text(r, s, proto_state_encode(r->state, r->seq, ref));
+    room__send_seat(r, s, proto_encode_joined(r->id, i, token, ref), ref);
+    room__send_kind(r, s, proto_state_encode(r->state, r->seq, ref), ROOM_HELD_END, ref);
     return 0;
 }
 
 void room_watch(struct room *r, struct session *s, long long seq, const char *ref)
 {
     spectator_add(r, s);
-    room__send_text(r, s, proto_encode_watching(r->id, ref));
+    room__send_kind(r, s, proto_encode_watching(r->id, ref), ROOM_HELD_SAFE, NULL);
     room__catch_up(r, s, seq, ref);
 }
 
@@ -411,7 +428,7 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
             room__seat_changed(r, i, seat->name, s);
         }
     }
-    room__send_text(r, s, proto_encode_joined(r->id, i, NULL, ref));
+    room__send_kind(r, s, proto_encode_joined(r->id, i, NULL, ref), ROOM_HELD_SAFE, NULL);
     room__catch_up(r, s, seq, ref);
     struct turn_outcome o;
     turn_seat_back(r, i, &o);
@@ -591,16 +608,9 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
     long long seq = room__move(r, &mv, NULL, 0, now, err);
     if (seq < 0)
         return (int)seq;
-    struct sbuf *ack = sbuf_take(proto_encode_ack(seq, m->id));
-    if (room__holding(r)) {
-        struct sbuf *alt = sbuf_take(proto_encode_error(
-            CARC_E_STORAGE, "the server could not store the move; it was undone", m->id));
-        room__hold(r, s, ack, alt);
-        sbuf_unref(alt);
-    } else {
-        session_send(s, ack);
-    }
-    sbuf_unref(ack);
+    room__send_alt(r, s, proto_encode_ack(seq, m->id),
+                   proto_encode_error(CARC_E_STORAGE,
+                                      "the server could not store the move; it was undone", m->id));
     return 0;
 }
 
@@ -638,8 +648,12 @@ void room_entropy(struct room *r, struct session *s, const char *data, const cha
         room__publish(r, NULL, 0, NULL, NULL); /* its `entropy` flag: true */
     else
         room__dirty(r); /* the new value is stored; nothing public changed */
-    /* After the delta, once stored (write before tell). */
-    room__send_text(r, s, proto_encode_ack(r->seq, ref));
+    /* After the delta, once stored (write before tell); refused if that
+     * commit fails (the value is kept and written by the next one). */
+    room__send_alt(r, s, proto_encode_ack(r->seq, ref),
+                   proto_encode_error(CARC_E_STORAGE,
+                                      "the server could not store your entropy now; send it again",
+                                      ref));
 }
 
 void room_chat(struct room *r, struct session *s, const char *text)
@@ -651,7 +665,8 @@ void room_chat(struct room *r, struct session *s, const char *text)
     }
     room__chat_keep(r, s->seat, name, text);
     struct sbuf *b = sbuf_take(proto_encode_chat(s->seat, name, text));
-    room__broadcast(r, b, NULL);
+    /* A line whose commit fails is still written by the next one: told then. */
+    room__broadcast(r, b, NULL, ROOM_HELD_SAFE);
     sbuf_unref(b);
 }
 
@@ -738,16 +753,14 @@ void room__rollback(struct room *r)
                   "cannot replay its stored moves: %s", err.text);
     log_event(LOG_WARN, &(struct log_fields){.room = r->id, .code = "storage_error"},
               "storage failed, back to move %d", r->moves_committed);
+}
+
+void room__rebase(struct room *r)
+{
     proto_state_free(r->state);
-    r->seq++;
+    r->seq = r->seq_stored + 1;
     r->state = room__build(r, NULL);
     room__hist_clear(r);
-    for (int i = 0; i < r->nseats; i++)
-        if (r->seats[i].s != NULL)
-            room__send_text(r, r->seats[i].s, proto_state_encode(r->state, r->seq, NULL));
-    for (struct session *s = r->spectators; s != NULL; s = s->rnext)
-        room__send_text(r, s, proto_state_encode(r->state, r->seq, NULL));
-    room__send_legal(r, NULL);
 }
 
 int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, int deck_len,
@@ -767,6 +780,7 @@ int room_restore(struct room *r, int phase, uint64_t seed, const uint8_t *deck, 
         r->finish_saved = r->phase == PROTO_PHASE_OVER;
     }
     r->seq = seq + 1;
+    r->seq_stored = seq;
     r->turn_ms = 0; /* the turn starts again on the first clock tick: downtime is not charged */
     r->turn_moves = r->nmoves;
     proto_state_free(r->state);

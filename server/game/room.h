@@ -50,12 +50,36 @@ struct room_seat {
     char entropy[CARC_FAIR_HEX]; /* the fair draw: what its player sent, "" none (secret) */
 };
 
+/* What a held message is, for when its commit fails (room_hold.c): then
+ * nothing waits any more, and each held message is dropped or answered at
+ * once according to its kind. An entry with alt sends alt instead, whatever
+ * its kind (the mover's storage_error, a reply that goes out as it is). */
+enum room_held_kind {
+    ROOM_HELD_TELL = 0, /* the room's news (deltas, legal, catch-up deltas): dropped, a fresh
+                           state follows */
+    ROOM_HELD_SAFE,     /* a message that shows nothing the disk must have first (watching,
+                           joined without a token, chat): sent */
+    ROOM_HELD_END,      /* the state or synced that ends a catch-up with `ref`: the fresh
+                           state with that ref instead */
+    ROOM_HELD_SEAT      /* joined with a new seat's token: the seat is freed and the
+                           requester gets alt (storage_error); sent when it cannot be freed */
+};
+
 /* A message held until batch `gen` is committed (write before tell). alt,
- * when not NULL, goes to s instead if that commit fails (the mover's error). */
+ * when not NULL, goes to s instead if that commit fails (the mover's error).
+ * ref: the request's ref (ROOM_HELD_END only; malloc'd, the entry's). */
 struct room_held {
     unsigned long gen;
     struct session *s;
     struct sbuf *b, *alt;
+    int kind; /* enum room_held_kind */
+    char *ref;
+};
+
+/* Held messages of every room, counted against one bound (held-bytes),
+ * each recipient's reference counted. Owned by the lobby; rooms point to it. */
+struct room_holds {
+    size_t bytes, max; /* max 0: no bound */
 };
 
 struct room {
@@ -131,6 +155,8 @@ struct room {
     unsigned long wait_gen;          /* sends wait for this batch */
     int moves_saved;                 /* moves handed to a batch */
     int moves_committed;             /* moves known to be on disk */
+    long long seq_stored;            /* the seq the disk holds for the room; -1: not stored */
+    struct room_holds *holds;        /* the lobby's bound on held messages, or NULL */
     int finish_saved;                /* the finished record was handed to a batch */
     uint64_t created_ms, updated_ms; /* wall clock, set by the store */
     struct room_held *held;          /* FIFO of held messages, held[held_head..nheld) */
@@ -335,32 +361,59 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
 /* The room changed: its next batch is where the change goes. Call before
  * queueing what tells of it. */
 void room__dirty(struct room *r);
-/* 1 while what the room queues must wait for its batch. */
+/* 1 while what the room queues must wait for its batch: a commit is due,
+ * or something is held already (order). 0 while storage fails: nothing
+ * waits for a commit that will not come, and the room tells only what the
+ * disk holds (room__rebase). */
 int room__holding(const struct room *r);
+/* 1 while the room's store fails its commits. */
+int room__failing(const struct room *r);
 /* Hold b for s until the batch is stored; alt, when not NULL, goes to s
- * instead if that commit fails. */
-void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt);
+ * instead if that commit fails; kind and ref (ROOM_HELD_END) as in struct
+ * room_held. Over the bounds (s's outbound queue with what is held for it,
+ * or the lobby's held-bytes) s is closed with 4001 and nothing is held. */
+void room__hold(struct room *r, struct session *s, struct sbuf *b, struct sbuf *alt, int kind,
+                const char *ref);
 /* Queue b (or the text, taken) to s now, or once the room's change is on
- * disk. */
+ * disk (ROOM_HELD_TELL). */
 void room__send(struct room *r, struct session *s, struct sbuf *b);
 void room__send_text(struct room *r, struct session *s, char *text);
+/* The same with a kind (ROOM_HELD_SAFE, ROOM_HELD_END with the request's ref). */
+void room__send_kind(struct room *r, struct session *s, char *text, int kind, const char *ref);
+/* text now, or held with alt (both taken) for a failed commit. */
+void room__send_alt(struct room *r, struct session *s, char *text, char *alt);
+/* `joined` with a new seat's token (text, taken) to s, the reply to the
+ * request with ref: now, or held (ROOM_HELD_SEAT, storage_error for a failed
+ * commit). */
+void room__send_seat(struct room *r, struct session *s, char *text, const char *ref);
 /* s is leaving the room: what was held for it is dropped. */
 void room__unhold(struct room *r, const struct session *s);
+/* room_free: what is still held is dropped (its sessions are not touched:
+ * every member was detached, and with it unheld, before). */
+void room__held_fini(struct room *r);
 /* Send what waited for batches up to gen. */
 void room__release(struct room *r, unsigned long gen);
 /* room.c, for room_store_done: the game is dealt again and replayed up to
- * r->moves_committed (the moves on disk), at seq + 1 with no history, and
- * everyone gets that state (held until it is stored). */
+ * r->moves_committed (the moves on disk), and logged; nothing is sent. */
 void room__rollback(struct room *r);
+/* room.c: the room's document built anew at seq_stored + 1 with no history
+ * (every catch-up then gets a state): what a room tells while its storage
+ * fails, never above the seq after the stored one, so that a room restored
+ * after a crash (at stored + 1, with a snapshot for every older seq) never
+ * meets a client that saw another history under the same seq. */
+void room__rebase(struct room *r);
 /* A move accepted at t0 (metrics_now_ns) has just been published: its
  * broadcast latency is counted now, or when its batch is released. */
 void room__move_timed(struct room *r, uint64_t t0);
 /* The batch holding r's change up to gen is done (the store's done hook,
- * through roomdb.c). ok: release what waits for it; moves (the count that
- * batch wrote) are committed. Failed: the moves not committed are undone
- * (room__rollback: everyone gets a fresh `state`, the mover
- * `storage_error`). */
-void room_store_done(struct room *r, unsigned long gen, int ok, int moves);
+ * through roomdb.c). ok: release what waits for it; moves and seq (what
+ * that batch wrote) are on disk. Failed: the seats of joins not yet answered
+ * are freed (in the lobby), the moves not committed are undone, the room is
+ * rebased (room__rebase) and everything held is answered at once: movers get
+ * `storage_error`, catch-ups and everyone else the fresh `state`. A lobby
+ * room whose last person was freed so is dead (room_is_dead): the caller
+ * reaps it. */
+void room_store_done(struct room *r, unsigned long gen, int ok, int moves, long long seq);
 
 /* ---- storage (roomdb.c, store/store.h) ---- */
 

@@ -41,5 +41,6 @@ void room__seats_shuffle(struct room *r, uint64_t seed)
     }
     for (int k = 0; k < r->nseats; k++)
         if (r->seats[k].s != NULL)
-            room__send_text(r, r->seats[k].s, proto_encode_joined(r->id, k, NULL, ""));
+            room__send_kind(r, r->seats[k].s, proto_encode_joined(r->id, k, NULL, ""),
+                            ROOM_HELD_SAFE, NULL);
 }

@@ -48,6 +48,11 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
 
 void room__schedule(struct room *r, uint64_t now)
 {
+    /* Storage refuses moves: a search would be thrown away, again and again
+     * (the tick asks every tenth of a second). The tick starts it once a
+     * commit works. */
+    if (room__failing(r))
+        return;
     int watched = room_members(r) > 0;
     int level = turn_bot_level(r, watched, now);
     if (level < 0)

@@ -124,7 +124,8 @@ static void on_fill(void *arg, void *key)
     snapshot(arg, key);
 }
 
-static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves)
+static void on_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                    long long seq)
 {
     (void)id;
     struct lobby *lb = arg;
@@ -139,7 +140,11 @@ static void on_done(void *arg, void *key, const char *id, unsigned long gen, int
                          " owns it");
         return;
     }
-    room_store_done(r, gen, ok == 1, moves);
+    room_store_done(r, gen, ok == 1, moves, seq);
+    /* A failed commit frees the seats of the creates and joins it held: a
+     * lobby room left without a person goes, as after their `leave`. */
+    if (ok != 1)
+        lobby_room_reap(lb, r);
 }
 
 void roomdb_attach(struct lobby *lb, struct store *st)

@@ -389,6 +389,27 @@ void api_route_metrics(struct api *a, const char *method, const char *authorizat
     reply_metrics(a, out);
 }
 
+/* GET /healthz, on either listener: the first reason not to send players
+ * here, or 200 "ok". The storage reason is the store's short one (struct
+ * store_health), never the database's own message. */
+static void reply_healthz(struct api *a, struct api_reply *out)
+{
+    struct store_health sh;
+    store_health_get(a->store, &sh);
+    if (a->lobby->shutting_down) {
+        reply_text(out, 503, "text/plain; charset=utf-8", "shutting down");
+    } else if (a->redis != NULL && !redis_up(a->redis)) {
+        reply_text(out, 503, "text/plain; charset=utf-8", "redis unreachable");
+    } else if (sh.failing) {
+        char text[32 + STORE_REASON_MAX];
+        snprintf(text, sizeof text, "storage failing: %s", sh.why);
+        reply_text(out, 503, "text/plain; charset=utf-8", text);
+    } else {
+        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
+    }
+    out->cache_control = "no-store";
+}
+
 void api_route_metrics_port(struct api *a, const char *method, const char *path,
                             struct api_reply *out)
 {
@@ -398,8 +419,7 @@ void api_route_metrics_port(struct api *a, const char *method, const char *path,
     if (strcmp(path, "/metrics") == 0) {
         reply_metrics(a, out);
     } else if (strcmp(path, "/healthz") == 0) {
-        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
-        out->cache_control = "no-store";
+        reply_healthz(a, out);
     } else {
         reply_text(out, 404, "text/plain; charset=utf-8",
                    "not found: this listener serves /metrics and /healthz\n");
@@ -431,18 +451,13 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
  * next route is tried). */
 typedef int (*route_fn)(struct api *a, const struct api_request *rq, struct api_reply *out);
 
-/* 503 while shutting down or cut off from the cluster: a proxy's health
- * check takes the node out of its rotation. */
+/* 503 while shutting down, cut off from the cluster or unable to store a
+ * move: a proxy's health check takes the node out of its rotation, so that
+ * new players go where they can play. */
 static int route_healthz(struct api *a, const struct api_request *rq, struct api_reply *out)
 {
     (void)rq;
-    if (a->lobby->shutting_down)
-        reply_text(out, 503, "text/plain; charset=utf-8", "shutting down");
-    else if (a->redis != NULL && !redis_up(a->redis))
-        reply_text(out, 503, "text/plain; charset=utf-8", "redis unreachable");
-    else
-        reply_text(out, 200, "text/plain; charset=utf-8", "ok");
-    out->cache_control = "no-store";
+    reply_healthz(a, out);
     return 1;
 }
 

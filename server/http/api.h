@@ -2,7 +2,10 @@
  * in, a reply (status, content type, body or a file to stream) out. net/net_http.c
  * does the I/O; nothing here knows about sockets.
  *
- *   GET /healthz      200 "ok"
+ *   GET /healthz      200 "ok"; 503 with the reason ("shutting down", "redis
+ *                     unreachable", "storage failing: disk full") while the node
+ *                     should get no players: shutting down, a cluster node cut off
+ *                     from Redis, or storage commits failing (store_health)
  *   GET /api/rooms    the public rooms (JSON array, see PROTOCOL.md `rooms`)
  *   GET /api/tiles    the tile catalogue (JSON)
  *   GET /api/games?page=N[&status=abandoned]   finished (or abandoned) games,

@@ -148,6 +148,11 @@ void metrics_broadcast_observe(uint64_t ns);
 /* A storage batch committed (ok) or failed after ns nanoseconds on the thread
  * pool: carcd_store_commit_seconds, carcd_store_commit_failures_total. */
 void metrics_commit_observe(uint64_t ns, int ok);
+/* Whether storage commits work now (store.c, after every commit):
+ * carcd_store_healthy (1 or 0) and carcd_store_failing_since_timestamp_seconds
+ * (failing_since_ms, the wall clock of the first failure of this run, in
+ * seconds; 0 while healthy). Both stay 1 and 0 with storage off. */
+void metrics_store_health_set(int healthy, uint64_t failing_since_ms);
 
 /* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
 uint64_t metrics_now_ns(void);

@@ -82,6 +82,8 @@ static double v_refused[METRICS_REFUSED_COUNT];
 static double v_rooms[METRICS_PHASES], v_conns[METRICS_CONN_COUNT];
 static double v_loop_busy, v_loop_turns, v_loop_longest;
 static double v_rss, v_vsize, v_fds, v_max_fds, v_cpu, v_start;
+/* Healthy until a commit fails (and with storage off, which has no commits). */
+static double v_store_healthy = 1, v_store_failing_since;
 
 #define COUNTER(n, h, var)                                                                         \
     {                                                                                              \
@@ -142,6 +144,15 @@ static struct metrics_family f_commit =
 static struct metrics_family f_commit_fail = COUNTER(
     "carcd_store_commit_failures_total",
     "Storage batches that failed to commit (moves are refused until one works).", v_commit_fail);
+static struct metrics_family f_store_healthy =
+    GAUGE("carcd_store_healthy",
+          "1 while storage commits work, 0 since a commit failed (until one works again).",
+          v_store_healthy);
+static struct metrics_family f_store_failing_since =
+    GAUGE("carcd_store_failing_since_timestamp_seconds",
+          "When the commits now failing began to fail, since unix epoch in seconds; 0 while they"
+          " work.",
+          v_store_failing_since);
 static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
                                                 METRICS_GAUGE, "phase", phase_names, v_rooms);
 static struct metrics_family f_conns =
@@ -171,10 +182,19 @@ static struct metrics_family f_start =
           v_start);
 
 static struct metrics_family *const families[] = {
-    &f_rooms,      &f_conns,        &f_recv,      &f_sent,      &f_errors,      &f_closes,
-    &f_resumes,    &f_moves,        &f_bcast,     &f_commit,    &f_commit_fail, &f_loop_busy,
-    &f_loop_turns, &f_loop_longest, &f_rss,       &f_vsize,     &f_fds,         &f_max_fds,
-    &f_cpu,        &f_start,        &f_redirects, &f_takeovers, &f_given_up,    &f_refused,
+    &f_rooms,         &f_conns,
+    &f_recv,          &f_sent,
+    &f_errors,        &f_closes,
+    &f_resumes,       &f_moves,
+    &f_bcast,         &f_commit,
+    &f_commit_fail,   &f_loop_busy,
+    &f_loop_turns,    &f_loop_longest,
+    &f_rss,           &f_vsize,
+    &f_fds,           &f_max_fds,
+    &f_cpu,           &f_start,
+    &f_redirects,     &f_takeovers,
+    &f_given_up,      &f_refused,
+    &f_store_healthy, &f_store_failing_since,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -255,6 +275,12 @@ void metrics_commit_observe(uint64_t ns, int ok)
     metrics_family_observe(&f_commit, 0, (double)ns / 1e9);
     if (!ok)
         v_commit_fail += 1;
+}
+
+void metrics_store_health_set(int healthy, uint64_t failing_since_ms)
+{
+    v_store_healthy = healthy ? 1 : 0;
+    v_store_failing_since = healthy ? 0 : (double)failing_since_ms / 1e3;
 }
 
 /* ---- read when scraped ---- */

@@ -267,11 +267,34 @@ struct pipe {
     int ok;
     char *why;
     size_t size;
+    const char **reason; /* the batch's short reason (store_health) */
     /* The entry whose fenced flag a statement's empty result sets (the
      * rooms upsert, which returns no row when its fence check failed), per
      * statement since the last sync; NULL for the others. */
     struct store_room *tags[PG_CHUNK + 1];
 };
+
+/* The kind of a failed statement by its SQLSTATE (NULL: the connection
+ * broke), for GET /healthz: short and fixed, never the server's message. */
+static const char *failure_reason(const PGresult *res)
+{
+    const char *st = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    if (st == NULL || strncmp(st, "08", 2) == 0 || strncmp(st, "57P", 3) == 0)
+        return "database unreachable";
+    if (strcmp(st, "53100") == 0)
+        return "disk full";
+    if (strncmp(st, "53", 2) == 0)
+        return "database out of resources";
+    if (strncmp(st, "58", 2) == 0)
+        return "I/O error";
+    if (strcmp(st, "57014") == 0)
+        return "database timed out";
+    if (strcmp(st, "55P03") == 0 || strcmp(st, "40P01") == 0)
+        return "database locked";
+    if (strcmp(st, "25006") == 0)
+        return "database not writable";
+    return "the commit failed";
+}
 
 static void pipe_fail(struct pipe *pp, const char *msg)
 {
@@ -299,6 +322,8 @@ static void pipe_sync(struct pipe *pp)
             ExecStatusType s = PQresultStatus(res);
             if (s == PGRES_TUPLES_OK && pp->tags[i] != NULL && PQntuples(res) == 0)
                 pp->tags[i]->fenced = 1;
+            if (s == PGRES_FATAL_ERROR && pp->ok)
+                *pp->reason = failure_reason(res);
             if (s == PGRES_FATAL_ERROR)
                 pipe_fail(pp, PQresultErrorMessage(res));
             else if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
@@ -487,9 +512,16 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
 static int pg_batch_write(struct store *st, struct batch *b)
 {
     struct pg *p = PG(st);
+    /* Until a statement's SQLSTATE says otherwise: the connection failed. */
+    b->reason = "database unreachable";
     if (pg__ready(p, &p->w, b->why, sizeof b->why) != 0)
         return -1;
-    struct pipe pp = {.pc = &p->w, .c = p->w.c, .ok = 1, .why = b->why, .size = sizeof b->why};
+    struct pipe pp = {.pc = &p->w,
+                      .c = p->w.c,
+                      .ok = 1,
+                      .why = b->why,
+                      .size = sizeof b->why,
+                      .reason = &b->reason};
     if (PQenterPipelineMode(pp.c) != 1) {
         pipe_fail(&pp, PQerrorMessage(pp.c));
         return -1;

@@ -289,6 +289,30 @@ static int write_chat(sqlite3_stmt *chat, const struct sb_chat *c)
     return 0;
 }
 
+/* The kind of a failed write, for GET /healthz (store_health): short and
+ * fixed, never the database's own message (which the log has). */
+static const char *failure_reason(sqlite3 *db)
+{
+    switch (sqlite3_errcode(db) & 0xff) {
+    case SQLITE_FULL:
+        return "disk full";
+    case SQLITE_IOERR:
+        return "I/O error";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "database locked";
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+        return "database not writable";
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return "database damaged";
+    default:
+        return "the commit failed";
+    }
+}
+
 /* Write batch b in one transaction. Runs on the thread pool (or the caller's
  * thread in store_flush); touches only b and the connection. */
 static int sq_batch_write(struct store *st, struct batch *b)
@@ -300,6 +324,7 @@ static int sq_batch_write(struct store *st, struct batch *b)
      * once when they work again, not at every retry. */
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
+        b->reason = failure_reason(db);
         return -1;
     }
     if (stmts_prepare(db, &s) != 0)
@@ -313,6 +338,7 @@ static int sq_batch_write(struct store *st, struct batch *b)
 fail:
     if (!ok) {
         snprintf(b->why, sizeof b->why, "%s", sqlite3_errmsg(db));
+        b->reason = failure_reason(db);
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
     stmts_finalize(&s);

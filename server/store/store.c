@@ -79,8 +79,10 @@ struct store *store__new(const struct store_backend *be, void *impl)
 int store__batch_write(struct store *st, struct batch *b)
 {
     b->why[0] = '\0';
+    b->reason = NULL;
     if (st->test_fail > 0) {
         snprintf(b->why, sizeof b->why, "a test failure");
+        b->reason = "a test failure";
         return -1;
     }
     return st->be->batch_write(st, b);
@@ -167,6 +169,19 @@ int store_failing(const struct store *st)
     return st->failing;
 }
 
+void store_health_get(const struct store *st, struct store_health *h)
+{
+    memset(h, 0, sizeof *h);
+    if (st == NULL)
+        return;
+    h->failing = st->failing;
+    h->failures = st->failures;
+    if (st->failing) {
+        h->since_ms = st->failing_since;
+        snprintf(h->why, sizeof h->why, "%s", st->fail_why);
+    }
+}
+
 unsigned long store_batches(const struct store *st)
 {
     return st->batches;
@@ -226,6 +241,51 @@ static void batch_carry(struct store *st, struct batch *b)
     }
 }
 
+/* The health flag follows each commit: set on the first failure of a run
+ * (logged once, with the database's message), cleared by the first commit
+ * that works (logged too), pushed to the metrics. */
+static void health_note(struct store *st, struct batch *b)
+{
+    if (!b->ok) {
+        st->failures++;
+        snprintf(st->fail_why, sizeof st->fail_why, "%s",
+                 b->reason != NULL ? b->reason : "the commit failed");
+    }
+    if (!b->ok && !st->failing) {
+        st->failing_since = (uint64_t)clock_wall_ms();
+        log_error("storage: a commit failed (%s); moves are refused until it works again",
+                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
+    }
+    if (b->ok && st->failing)
+        log_warn("storage: commits work again, after %llu ms failing",
+                 (unsigned long long)((uint64_t)clock_wall_ms() - st->failing_since));
+    st->failing = !b->ok;
+    if (b->ok)
+        st->failing_since = 0;
+    metrics_store_health_set(!st->failing, st->failing_since);
+}
+
+/* A failed commit: every key still marked for the batch being filled hears
+ * it now (done, failed) instead of waiting for a retry that the same disk
+ * will most likely refuse; what it held is answered at once. A hook may
+ * forget keys (a room deleted): each is looked up again before its call. */
+static void marked_fail(struct store *st, unsigned long gen)
+{
+    int n = st->ndirty;
+    if (n == 0 || st->hooks.done == NULL)
+        return;
+    void **keys = mem_alloc((size_t)n * sizeof *keys);
+    memcpy(keys, st->dirty, (size_t)n * sizeof *keys);
+    for (int i = 0; i < n; i++) {
+        int marked = 0;
+        for (int k = 0; k < st->ndirty && !marked; k++)
+            marked = st->dirty[k] == keys[i];
+        if (marked)
+            st->hooks.done(st->hooks.arg, keys[i], "", gen, 0, 0, -1);
+    }
+    free(keys);
+}
+
 static void batch_finish(struct store *st, struct batch *b)
 {
     st->done_gen = b->gen;
@@ -233,12 +293,7 @@ static void batch_finish(struct store *st, struct batch *b)
     st->flight = b; /* a done hook that lets go of a key (store_forget) mutes its rows */
     st->batches++;
     metrics_commit_observe(b->commit_ns, b->ok);
-    if (!b->ok && !st->failing)
-        log_error("storage: a commit failed (%s); moves are refused until it works again",
-                  b->why[0] != '\0' ? b->why : "the thread pool refused the work");
-    if (b->ok && st->failing)
-        log_warn("storage: commits work again");
-    st->failing = !b->ok;
+    health_note(st, b);
     if (!b->ok)
         batch_carry(st, b);
     for (int i = 0; i < b->n; i++) {
@@ -250,9 +305,11 @@ static void batch_finish(struct store *st, struct batch *b)
                       (unsigned long long)(e->fence ? e->fence : b->fence));
         if (e->gone == STORE_WRITE && st->hooks.done != NULL)
             st->hooks.done(st->hooks.arg, e->key, e->id, b->gen,
-                           b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to);
+                           b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to, e->seq);
     }
     st->flight = NULL;
+    if (!b->ok)
+        marked_fail(st, b->gen);
     store__batch_free(b);
 }
 

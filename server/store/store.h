@@ -16,8 +16,13 @@
  * on libuv's thread pool; one batch is in flight at a time (group commit).
  * Back on the loop, hooks.done runs for each room entry of the batch, with
  * its key, the batch's number and whether it was committed: the room then releases
- * what it held, or rolls back to its committed moves. While commits fail
- * (store_failing) the rooms refuse moves; store_retry submits again.
+ * what it held, or rolls back to its committed moves. A failed commit also
+ * runs hooks.done (failed) at once for every key marked in the batch being
+ * filled, so that nothing waits for a batch that cannot be written either.
+ * While commits fail (store_failing) the rooms refuse what needs a write and
+ * hold nothing; store_retry submits again. store_health says since when and
+ * why, for GET /healthz and the metrics (plain data: the store calls nothing
+ * above it).
  *
  * A NULL store everywhere means memory only: rooms send at once.
  *
@@ -124,8 +129,11 @@ struct store_hooks {
      * key the key whose fill added it (NULL: added otherwise, or the key was
      * forgotten since: nobody is waiting for it), id the entry's; ok 1
      * committed, 0 failed, STORE_FENCED refused (a newer owner); moves = the
-     * entry's move_to. */
-    void (*done)(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves);
+     * entry's move_to, seq the entry's seq (what the database now holds when
+     * ok is 1). When gen failed, done(key, "", gen, 0, 0, -1) follows for
+     * every key still marked in the batch being filled. */
+    void (*done)(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                 long long seq);
     void *arg;
 };
 
@@ -296,6 +304,18 @@ void store_chat(struct store *st, const char *room, int seat, const char *name, 
 int store_idle(const struct store *st);
 /* The last commit failed: moves are refused (storage_error). */
 int store_failing(const struct store *st);
+
+/* Whether commits work, as plain data (GET /healthz, the metrics). */
+#define STORE_REASON_MAX 48
+struct store_health {
+    int failing;                /* the last commit failed */
+    uint64_t since_ms;          /* wall clock of the first failure of this run of them; 0 */
+    unsigned long failures;     /* failed commits since start */
+    char why[STORE_REASON_MAX]; /* while failing: a short reason ("disk full", "I/O error",
+                                  "database locked", "database unreachable", ...), else "" */
+};
+/* st's health into h; a NULL store (memory only) is healthy. */
+void store_health_get(const struct store *st, struct store_health *h);
 /* While failing: submit what is marked (a retry); call about once a second.
  * The backend reconnects with its own backoff. */
 void store_retry(struct store *st);

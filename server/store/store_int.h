@@ -54,6 +54,7 @@ struct batch {
     struct sb_chat *chat, **chat_tail;
     int ok;
     char why[160];      /* failed: the database's message */
+    const char *reason; /* failed: a short static reason for /healthz (store_health), or NULL */
     uint64_t commit_ns; /* time spent writing, on the thread pool */
 };
 
@@ -69,7 +70,8 @@ typedef int (*store_chat_cb)(void *arg, struct sb_chat *c);
 
 struct store_backend {
     const char *name;
-    /* Write b in one transaction: 0, or -1 with b->why. Thread pool (or the
+    /* Write b in one transaction: 0, or -1 with b->why (and b->reason when the
+     * backend can name the kind of failure). Thread pool (or the
      * caller's thread: flush, restore, copy); touches only b and the writer. */
     int (*batch_write)(struct store *st, struct batch *b);
     /* The reads of read.c, on the reader connection. */
@@ -108,8 +110,11 @@ struct store {
     unsigned long fill_gen, done_gen;
     uint64_t fence; /* store_fence_set */
     int inflight, failing;
-    struct batch *flight; /* the batch in flight, or being finished (store_forget) */
-    uv_work_t release;    /* store_cache_release */
+    uint64_t failing_since;          /* wall clock ms of the first failure of this run */
+    unsigned long failures;          /* failed commits since start */
+    char fail_why[STORE_REASON_MAX]; /* the failure's short reason (struct store_health) */
+    struct batch *flight;            /* the batch in flight, or being finished (store_forget) */
+    uv_work_t release;               /* store_cache_release */
     int release_busy;
     void (*release_done)(void *);
     void *release_arg;

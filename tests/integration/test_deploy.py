@@ -389,7 +389,8 @@ class Prometheus(unittest.TestCase):
     def test_alerts_use_the_agreed_metric_names(self):
         # The names issue 15 agreed on (server/metrics/ exports them): a rule on a name nobody
         # exports never fires, and promtool cannot tell.
-        agreed = {"up", "carcd_store_commit_failures_total", "carcd_move_broadcast_seconds_bucket",
+        agreed = {"up", "carcd_store_commit_failures_total", "carcd_store_healthy",
+                  "carcd_move_broadcast_seconds_bucket",
                   "carcd_store_commit_seconds_bucket", "carcd_loop_busy_seconds_total",
                   "process_open_fds", "process_max_fds", "process_start_time_seconds"}
         used = set()

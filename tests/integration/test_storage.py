@@ -310,6 +310,9 @@ class Storage(unittest.TestCase):
         self.assertIsNotNone(refused, "%d moves stored under a %d-byte file limit"
                              % (g.acked, limit))
         self.assertEqual(refused.get("code"), "storage_error", refused)
+        # EFBIG is an I/O error to SQLite, a short write its "disk full".
+        self.assertIn(http_get(srv, "/healthz"),
+                      [(503, "storage failing: I/O error"), (503, "storage failing: disk full")])
         self.assertGreater(g.acked, 0, "not even one move was stored")
         h.log("    full disk after %d acked moves" % g.acked)
         for c in g.clients:

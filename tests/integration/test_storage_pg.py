@@ -90,6 +90,8 @@ class PgFaults(unittest.TestCase):
         move = g.move()
         r = mover.request("play", **move)
         self.assertEqual(r.get("code"), "storage_error", r)
+        # A proxy's health check sends nobody here meanwhile.
+        self.assertEqual(http_get(srv, "/healthz"), (503, "storage failing: database unreachable"))
         time.sleep(0.3)
         for c in g.clients:
             c.quiet(0.2)
@@ -124,6 +126,7 @@ class PgFaults(unittest.TestCase):
         seen = board_of(g.doc)
         self.assertEqual(len(seen), 1 + g.acked)
         self.assertEqual(http_get(srv, "/api/games")[0], 200)
+        self.assertEqual(http_get(srv, "/healthz"), (200, "ok"))
         self.assertTrue(any("connection is back" in line for line in srv.lines), srv.log(20))
         # The database holds exactly the acknowledged moves: a fresh carcd serves them.
         g.close()
