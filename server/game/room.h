@@ -71,8 +71,9 @@ struct room {
     struct session *spectators; /* doubly linked through session.rnext/rprev */
     int nspectators;
     int empty; /* nobody connected since empty_since (ms); kept by the lobby */
-    /* The address that created it, counted by the lobby while the room is in
-     * the lobby phase (lobby-rooms-per-ip); "" when not counted. */
+    /* The address key (session_peer_key) that created it, counted by the
+     * lobby while the room is in the lobby phase (lobby-rooms-per-ip); "" when
+     * not counted. */
     char creator[64];
     uint64_t empty_since;
 
