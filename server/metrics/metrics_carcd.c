@@ -74,7 +74,8 @@ static void names_init(void)
 /* ---- the families ---- */
 
 static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1], v_closes[N_CLOSES],
-    v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up;
+    v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up, v_refused,
+    v_accept_pauses;
 static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
 static double s_bcast, s_commit;
 static double v_rooms[METRICS_PHASES], v_conns[METRICS_CONN_COUNT];
@@ -125,6 +126,12 @@ static struct metrics_family f_takeovers =
 static struct metrics_family f_given_up =
     COUNTER("carcd_cluster_rooms_given_up_total",
             "Rooms this node gave up: lease lost or write fenced (cluster).", v_given_up);
+static struct metrics_family f_refused =
+    COUNTER("carcd_connections_refused_total",
+            "New connections closed at once because carcd was out of file descriptors.", v_refused);
+static struct metrics_family f_accept_pauses = COUNTER(
+    "carcd_accept_pauses_total",
+    "Times carcd stopped accepting connections for a moment after accept failed.", v_accept_pauses);
 static struct metrics_family f_moves =
     COUNTER("carcd_moves_total", "Moves accepted (people's and bots').", v_moves);
 static struct metrics_family f_bcast = HISTOGRAM(
@@ -166,10 +173,11 @@ static struct metrics_family f_start =
           v_start);
 
 static struct metrics_family *const families[] = {
-    &f_rooms,      &f_conns,        &f_recv,      &f_sent,      &f_errors,      &f_closes,
-    &f_resumes,    &f_moves,        &f_bcast,     &f_commit,    &f_commit_fail, &f_loop_busy,
-    &f_loop_turns, &f_loop_longest, &f_rss,       &f_vsize,     &f_fds,         &f_max_fds,
-    &f_cpu,        &f_start,        &f_redirects, &f_takeovers, &f_given_up,
+    &f_rooms,       &f_conns,     &f_recv,       &f_sent,         &f_errors,
+    &f_closes,      &f_resumes,   &f_moves,      &f_bcast,        &f_commit,
+    &f_commit_fail, &f_loop_busy, &f_loop_turns, &f_loop_longest, &f_rss,
+    &f_vsize,       &f_fds,       &f_max_fds,    &f_cpu,          &f_start,
+    &f_redirects,   &f_takeovers, &f_given_up,   &f_refused,      &f_accept_pauses,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -227,6 +235,16 @@ void metrics_takeover_count(void)
 void metrics_given_up_count(void)
 {
     v_given_up += 1;
+}
+
+void metrics_refused_count(void)
+{
+    v_refused += 1;
+}
+
+void metrics_accept_pause_count(void)
+{
+    v_accept_pauses += 1;
 }
 
 void metrics_move_count(void)
