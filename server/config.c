@@ -104,6 +104,9 @@ static const struct key keys[] = {
      " recipient's counted); over closes the recipient with 4001 (67108864)"},
     {"max-conns-per-ip", K_INT, LIM(conns_per_ip), 0, 1, 1000000,
      "websocket connections per address; over closes with 1008 (64)"},
+    {"ipv6-prefix", K_INT, LIM(ipv6_prefix), 0, 32, 128,
+     "the per-address limits count an IPv6 client by its network of this many bits, IPv4 by"
+     " its address (64)"},
     {"max-rooms", K_INT, LIM(max_rooms), 0, 1, 10000000, "rooms per server (10000)"},
     {"idle-timeout", K_INT, LIM(idle_timeout), 0, 0, 1000000,
      "seconds without a message before close 4002 (600; 0 = never)"},

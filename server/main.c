@@ -130,6 +130,7 @@ static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     lobby_tick(sv->lobby, uv_now(&sv->loop));
+    log_repeat_flush(0); /* counts of lines held back (log.h) */
     int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
     if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
         log_debug("memory: giving freed memory back (%d rooms, %d connections)", sv->lobby->nrooms,
@@ -574,6 +575,7 @@ static int server_close(struct server *sv, int status)
         log_error("the event loop still had handles at exit (%s)", uv_strerror(lc));
         status = 1;
     }
+    log_repeat_flush(1);
     if (status == 0)
         log_info("stopped");
     return status;

@@ -146,6 +146,112 @@ START_TEST(log_sink_fields)
 }
 END_TEST
 
+static int sunk_n;
+
+static void sink_count(void *ctx, int level, const char *text)
+{
+    (void)ctx;
+    sunk_n++;
+    sunk_level = level;
+    snprintf(sunk, sizeof sunk, "%s", text);
+}
+
+/* Repeats (log.h): one message (the same text but for its numbers) writes
+ * LOG_REPEAT_BURST lines at once, then one a second; the next line that gets
+ * through counts those held back, and a flush writes the last one held back
+ * once the message may log again. */
+START_TEST(log_repeats_limited)
+{
+    int old = log_level_get();
+    log_level_set(LOG_INFO);
+    log_sink_set(sink_count, NULL);
+    log_repeat_clock_set(5000);
+    sunk_n = 0;
+    for (int i = 0; i < 15; i++)
+        log_event(LOG_WARN, &(struct log_fields){.addr = "10.0.0.1", .session = 7}, "refused %d",
+                  i);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST);
+    ck_assert_str_eq(sunk, "refused 9 addr=10.0.0.1 session=7");
+    /* Other messages (also from the same format), and the same one at another
+     * level, are not held back; debug lines never are. */
+    log_msg(LOG_WARN, "another %d", 1);
+    log_event(LOG_ERROR, NULL, "refused %d", 99);
+    log_event(LOG_WARN, NULL, "%s %d", "accepted", 1);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 3);
+    sunk_n--;
+    log_level_set(LOG_DEBUG);
+    for (int i = 0; i < 3 * LOG_REPEAT_BURST; i++)
+        log_event(LOG_DEBUG, NULL, "refused %d", i);
+    ck_assert_int_eq(sunk_n, 4 * LOG_REPEAT_BURST + 2);
+    sunk_n -= 3 * LOG_REPEAT_BURST;
+    log_level_set(LOG_INFO);
+    /* Half a second: no line yet, so no flush either. */
+    log_repeat_clock_set(5500);
+    log_event(LOG_WARN, &(struct log_fields){.addr = "10.0.0.2"}, "refused %d", 15);
+    log_repeat_flush(0);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 2);
+    /* A second: the flush writes the last line held back, counting the 5 before it. */
+    log_repeat_clock_set(6000);
+    log_repeat_flush(0);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 3);
+    ck_assert_int_eq(sunk_level, LOG_WARN);
+    ck_assert_str_eq(sunk, "refused 15 (5 more like this suppressed) addr=10.0.0.2");
+    log_repeat_flush(1); /* nothing is left */
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 3);
+    /* A steady flood gets one line a second, which counts the rest. */
+    for (int t = 0; t < 3000; t += 10) {
+        log_repeat_clock_set(7000 + t);
+        log_event(LOG_WARN, NULL, "refused %d", t);
+    }
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 3 + 3);
+    ck_assert_str_eq(sunk, "refused 2000 (99 more like this suppressed)");
+    log_repeat_flush(1); /* at exit: at once */
+    ck_assert_str_eq(sunk, "refused 2990 (98 more like this suppressed)");
+    /* Lines formatted elsewhere (lws's) too: "errno 24" and "errno 23" at
+     * another address are one message, "something else" another. */
+    sunk_n = 0;
+    for (int i = 0; i < 12; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "lws: accept: errno %d at 0x%xabc", 20 + i % 5, 4096 * i);
+        log_text(LOG_ERROR, NULL, text);
+    }
+    log_text(LOG_ERROR, NULL, "lws: something else");
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 1);
+    log_repeat_flush(1);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_BURST + 2);
+    ck_assert_str_eq(sunk, "lws: accept: errno 21 at 0xb000abc (1 more like this suppressed)");
+    log_repeat_clock_set(-1);
+    log_sink_set(NULL, NULL);
+    log_level_set(old);
+}
+END_TEST
+
+/* More messages held back at once than the table has slots: the one seen
+ * longest ago is written out to make room, with its count, never dropped. */
+START_TEST(log_repeats_table_full)
+{
+    log_sink_set(sink_count, NULL);
+    log_repeat_clock_set(1000);
+    sunk_n = 0;
+    for (int k = 0; k < LOG_REPEAT_SLOTS * 2; k++) {
+        char name[8] = {(char)('a' + k / 26 % 26), (char)('a' + k % 26), '\0'};
+        for (int i = 0; i < LOG_REPEAT_BURST + 2; i++)
+            log_event(LOG_ERROR, NULL, "message %s: %d", name, i);
+    }
+    /* Every message wrote its burst, and its two lines held back as one
+     * line (the last, "1 more"): when its slot was taken, or at the flush. */
+    int written = sunk_n;
+    log_repeat_flush(1);
+    int flushed = sunk_n - written;
+    ck_assert_int_gt(flushed, 0);
+    ck_assert_int_le(flushed, LOG_REPEAT_SLOTS);
+    ck_assert_int_eq(sunk_n, LOG_REPEAT_SLOTS * 2 * (LOG_REPEAT_BURST + 1));
+    ck_assert_ptr_nonnull(strstr(sunk, ": 11 (1 more like this suppressed)"));
+    log_repeat_clock_set(-1);
+    log_sink_set(NULL, NULL);
+}
+END_TEST
+
 Suite *suite_log(void)
 {
     Suite *s = suite_create("log");
@@ -154,6 +260,8 @@ Suite *suite_log(void)
     tcase_add_test(tc, log_json_escape);
     tcase_add_test(tc, log_json_truncated);
     tcase_add_test(tc, log_sink_fields);
+    tcase_add_test(tc, log_repeats_limited);
+    tcase_add_test(tc, log_repeats_table_full);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -227,6 +227,26 @@ START_TEST(test_upgrades_refused)
 }
 END_TEST
 
+/* What net/net_listen.c counts when accept fails: refusals for want of a
+ * descriptor and pauses, both in the exposition as counters. */
+START_TEST(test_accept_counted)
+{
+    double refused = metrics_value("carcd_connections_refused_total", NULL);
+    double pauses = metrics_value("carcd_accept_pauses_total", NULL);
+    ck_assert(refused >= 0 && pauses >= 0);
+    metrics_conn_refused_count();
+    metrics_conn_refused_count();
+    metrics_accept_pause_count();
+    ck_assert(metrics_value("carcd_connections_refused_total", NULL) == refused + 2);
+    ck_assert(metrics_value("carcd_accept_pauses_total", NULL) == pauses + 1);
+    char *text = metrics_exposition(NULL, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "\n# TYPE carcd_connections_refused_total counter\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n# TYPE carcd_accept_pauses_total counter\n"));
+    free(text);
+}
+END_TEST
+
 static const char *const secret_pw = "hunter2-secret-pw";
 
 /* A whole game through the lobby: what the fakes send and get is counted, a
@@ -389,6 +409,7 @@ Suite *suite_metrics(void)
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_sent_classified);
     tcase_add_test(tc, test_upgrades_refused);
+    tcase_add_test(tc, test_accept_counted);
     suite_add_tcase(s, tc);
     tc = tcase_with("lobby", setup_default);
     tcase_add_test(tc, test_lobby_counted);

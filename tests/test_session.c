@@ -8,6 +8,7 @@
 
 #include "room_util.h"
 #include "tests.h"
+#include "util/log.h"
 
 /* ---- abuse ---- */
 
@@ -268,6 +269,80 @@ START_TEST(connections_per_address)
 }
 END_TEST
 
+/* The per-address limits' key (session_peer_key): IPv4 exact, IPv4-mapped
+ * IPv6 as IPv4, IPv6 by its network of ipv6-prefix bits, canonical. */
+START_TEST(peer_key)
+{
+    static const struct {
+        const char *peer;
+        int prefix;
+        const char *key;
+    } cases[] = {
+        {"203.0.113.7", 64, "203.0.113.7"},
+        {"203.0.113.7", 128, "203.0.113.7"},
+        {"::ffff:203.0.113.7", 64, "203.0.113.7"},
+        {"::FFFF:cb00:7107", 48, "203.0.113.7"},
+        {"2001:db8:1:2:3:4:5:6", 64, "2001:db8:1:2::/64"},
+        {"2001:0db8:0001:0002:ffff:ffff:ffff:ffff", 64, "2001:db8:1:2::/64"},
+        {"2001:db8:1:2::1", 128, "2001:db8:1:2::1"},
+        {"2001:DB8:1:2:0:0:0:1", 128, "2001:db8:1:2::1"},
+        {"2001:db8:1:2:3:4:5:6", 56, "2001:db8:1::/56"},
+        {"2001:db8:1:2ff:3:4:5:6", 60, "2001:db8:1:2f0::/60"},
+        {"2001:db8:1:2:3:4:5:6", 32, "2001:db8::/32"},
+        {"2001:db8:1:2:3:4:5:6", 16, "2001:db8::/32"}, /* below the range: 32 */
+        {"2001:db8:1:2:3:4:5:6", 200, "2001:db8:1:2:3:4:5:6"},
+        {"::1", 64, "::/64"},
+        {"fe80::1", 64, "fe80::/64"},
+        {"", 64, ""},
+        {"not an address", 64, "not an address"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char key[64];
+        session_peer_key(cases[i].peer, cases[i].prefix, key, sizeof key);
+        ck_assert_msg(strcmp(key, cases[i].key) == 0, "%s /%d: %s, not %s", cases[i].peer,
+                      cases[i].prefix, key, cases[i].key);
+    }
+    /* Every form fits 64 bytes; a shorter buffer gets a cut, terminated key. */
+    char key[64], small[8];
+    session_peer_key("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 127, key, sizeof key);
+    ck_assert_str_eq(key, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127");
+    session_peer_key("2001:db8:1:2::1", 64, small, sizeof small);
+    ck_assert_str_eq(small, "2001:db");
+}
+END_TEST
+
+/* Two addresses of one IPv6 /64 are one address for max-conns-per-ip; the
+ * next /64 is another; an IPv4-mapped peer is its IPv4 address. */
+START_TEST(connections_per_ipv6_network)
+{
+    struct fake *a = fake_new_from("2001:db8:1:2::a");
+    struct fake *b = fake_new_from("2001:db8:1:2:ffff:ffff:ffff:b");
+    expect(a, "welcome");
+    expect(b, "welcome");
+    int level = log_level_get();
+    log_level_set(LOG_INFO);
+    test_log_capture();
+    struct fake *c = fake_new_from("2001:db8:1:2::c");
+    ck_assert_int_eq(c->closes, 1);
+    ck_assert_int_eq(c->s.close_code, SESSION_CLOSE_POLICY);
+    ck_assert_msg(test_log_count("too many connections from its network (ipv6-prefix)") == 1, "%s",
+                  test_log_text());
+    ck_assert_int_eq(test_log_count("addr=2001:db8:1:2::c"), 1);
+    test_log_release();
+    log_level_set(level);
+    struct fake *d = fake_new_from("2001:db8:1:3::a");
+    expect(d, "welcome");
+    fake_free(a);
+    struct fake *e = fake_new_from("2001:db8:1:2::c");
+    expect(e, "welcome");
+    struct fake *m1 = fake_new_from("10.0.0.9"), *m2 = fake_new_from("::ffff:10.0.0.9");
+    expect(m1, "welcome");
+    expect(m2, "welcome");
+    struct fake *m3 = fake_new_from("10.0.0.9");
+    ck_assert_int_eq(m3->closes, 1);
+}
+END_TEST
+
 static void few_creates(struct lobby_limits *l)
 {
     l->lobby_rooms_ip = 2;
@@ -326,6 +401,34 @@ START_TEST(create_limits)
 }
 END_TEST
 
+/* Lobby rooms and creates per address count a whole IPv6 /64. */
+START_TEST(create_limits_ipv6_network)
+{
+    struct fake *a = fake_new_from("2001:db8:7:7::1"), *b = fake_new_from("2001:db8:7:7::2");
+    struct fake *c = fake_new_from("2001:db8:7:7::3"), *d = fake_new_from("2001:db8:7:8::1");
+    drain(a);
+    drain(b);
+    drain(c);
+    drain(d);
+    create(a, "2");
+    create(b, "2");
+    say(c, "\"type\":\"create\",\"name\":\"Cy\",\"seats\":2");
+    expect_error(c, "too_many_rooms");
+    create(d, "2"); /* another /64 */
+    /* a's room goes with its last person: the network holds one, and its
+     * third create of the minute is its last. */
+    say(a, "\"type\":\"leave\"");
+    expect(a, "left");
+    create(c, "2");
+    say(c, "\"type\":\"leave\"");
+    expect(c, "left");
+    struct fake *e = fake_new_from("2001:db8:7:7:1:2:3:4");
+    drain(e);
+    say(e, "\"type\":\"create\",\"name\":\"Eve\",\"seats\":2");
+    expect_error(e, "rate_limited");
+}
+END_TEST
+
 START_TEST(shutdown)
 {
     struct fake *a = fake_new(), *b = fake_new();
@@ -374,6 +477,7 @@ Suite *suite_session(void)
     tcase_add_test(tc, unsent_counts_toward_queue_bytes);
     tcase_add_test(tc, flush_bursts);
     tcase_add_test(tc, shutdown);
+    tcase_add_test(tc, peer_key);
     suite_add_tcase(s, tc);
     tc = tcase_with("queue", setup_small_queue);
     tcase_add_test(tc, queue_overflow);
@@ -383,9 +487,11 @@ Suite *suite_session(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("addresses", setup_two_per_ip);
     tcase_add_test(tc, connections_per_address);
+    tcase_add_test(tc, connections_per_ipv6_network);
     suite_add_tcase(s, tc);
     tc = tcase_with("creates", setup_few_creates);
     tcase_add_test(tc, create_limits);
+    tcase_add_test(tc, create_limits_ipv6_network);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,6 +14,7 @@ void lobby_limits_defaults(struct lobby_limits *l)
     l->queue_bytes = 1 << 20;
     l->held_bytes = 64 << 20;
     l->conns_per_ip = 64;
+    l->ipv6_prefix = 64;
     l->max_rooms = 10000;
     l->idle_timeout = 600;
     l->history = 32;

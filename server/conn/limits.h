@@ -15,6 +15,8 @@ struct lobby_limits {
     int held_bytes;              /* replies all rooms hold for their commits, each recipient's
                                     counted; over: the recipient is closed with 4001 */
     int conns_per_ip;            /* websocket connections per peer address; over: close 1008 */
+    int ipv6_prefix;             /* the per-address limits count an IPv6 peer by its network
+                                    of this many bits (session_peer_key); IPv4: exact */
     int max_rooms;               /* rooms on the server; over: error limit_reached */
     int idle_timeout;            /* seconds without a message before close 4002; 0: never */
     int history;                 /* deltas kept per room for resume and sync */

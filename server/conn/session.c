@@ -1,5 +1,7 @@
 #include "conn/session.h"
 
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,4 +195,39 @@ int session_rx_append(struct session *s, const void *data, size_t len, size_t re
     s->rxlen = want;
     s->rx[s->rxlen] = '\0';
     return final ? 1 : 0;
+}
+
+void session_peer_key(const char *peer, int ipv6_prefix, char *key, size_t size)
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    unsigned char a[16];
+    char text[INET6_ADDRSTRLEN];
+    if (size == 0)
+        return;
+    if (inet_pton(AF_INET, peer, a) == 1 && inet_ntop(AF_INET, a, text, sizeof text) != NULL) {
+        snprintf(key, size, "%s", text);
+        return;
+    }
+    if (inet_pton(AF_INET6, peer, a) != 1) {
+        snprintf(key, size, "%s", peer);
+        return;
+    }
+    if (memcmp(a, mapped, sizeof mapped) == 0) {
+        inet_ntop(AF_INET, a + 12, text, sizeof text);
+        snprintf(key, size, "%s", text);
+        return;
+    }
+    int bits = ipv6_prefix < 32 ? 32 : ipv6_prefix > 128 ? 128 : ipv6_prefix;
+    for (int i = 0; i < 16; i++) {
+        int keep = bits - 8 * i; /* bits of byte i inside the prefix */
+        if (keep <= 0)
+            a[i] = 0;
+        else if (keep < 8)
+            a[i] &= (unsigned char)(0xff << (8 - keep));
+    }
+    inet_ntop(AF_INET6, a, text, sizeof text);
+    if (bits == 128)
+        snprintf(key, size, "%s", text);
+    else
+        snprintf(key, size, "%s/%d", text, bits);
 }

@@ -157,6 +157,16 @@ void session_rx_reset(struct session *s);
  * closing with 1008, as the lobby closes a text flood. */
 int session_rx_charge(struct session *s, const struct lobby_limits *l, uint64_t now, int msg);
 
+/* The key the per-address limits count peer under (max-conns-per-ip,
+ * create-rate-per-ip, lobby-rooms-per-ip): an IPv4 address as it is, an
+ * IPv4-mapped IPv6 address (::ffff:a.b.c.d) as that IPv4 address, any other
+ * IPv6 address as its network of ipv6_prefix bits (32..128) written
+ * "2001:db8:1:2::/64" (at 128 the address alone, canonical), anything that is
+ * not an address as it is. One host gets a whole /64 from its provider, so
+ * keying on the exact IPv6 address would give it 2^64 budgets. key gets at most
+ * size - 1 bytes; 64 hold every form. Pure. */
+void session_peer_key(const char *peer, int ipv6_prefix, char *key, size_t size);
+
 /* Take one token. 0 when there was one, -1 when the bucket is empty. */
 int bucket_take(struct bucket *b, uint64_t now, int rate, int burst, int64_t period);
 void bucket_fill(struct bucket *b, int burst, int64_t period, uint64_t now);

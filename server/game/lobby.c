@@ -211,6 +211,11 @@ void lobby_bots_set(struct lobby *lb, struct bots *b)
 
 /* ---- connections per address ---- */
 
+void lobby__peer_key(const struct lobby *lb, const struct session *s, char *key, size_t size)
+{
+    session_peer_key(s->peer, lb->lim.ipv6_prefix, key, size);
+}
+
 static struct lobby_ip **ip_slot(struct lobby *lb, const char *addr)
 {
     struct lobby_ip **p = &lb->ips[hash_id(addr) & (IP_BUCKETS - 1)];
@@ -367,11 +372,20 @@ int lobby_session_open(struct lobby *lb, struct session *s, const char *peer, ui
         return -1;
     }
     if (s->peer[0] != '\0') {
-        if (ip_acquire(lb, s->peer) != 0) {
-            log_event(LOG_INFO,
-                      &(struct log_fields){
-                          .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY},
-                      "connection refused: too many connections from its address");
+        char key[64];
+        lobby__peer_key(lb, s, key, sizeof key);
+        if (ip_acquire(lb, key) != 0) {
+            struct log_fields f = {
+                .addr = s->peer, .session = s->id, .close = SESSION_CLOSE_POLICY};
+            /* The network is not in the text: lines that differ only in it
+             * would not be repeats of one another (log.h). */
+            if (strchr(key, '/') == NULL) /* an address, not an IPv6 network */
+                log_event(LOG_INFO, &f,
+                          "connection refused: too many connections from its address");
+            else
+                log_event(LOG_INFO, &f,
+                          "connection refused: too many connections from its network "
+                          "(ipv6-prefix)");
             session_close(s, SESSION_CLOSE_POLICY, "too many connections from your address", 0);
             return -1;
         }
@@ -404,8 +418,11 @@ void lobby_session_close(struct lobby *lb, struct session *s)
         room_reap_if_dead(lb, r);
     }
     lobby__idle_unlink(lb, s);
-    if (s->counted)
-        ip_release(lb, s->peer);
+    if (s->counted) {
+        char key[64];
+        lobby__peer_key(lb, s, key, sizeof key);
+        ip_release(lb, key);
+    }
     s->counted = 0;
     s->open = 0;
     lb->nsessions--;

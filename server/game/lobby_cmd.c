@@ -85,8 +85,11 @@ static int create_allowed(const struct cmd_ctx *c, struct carc_error *err)
     struct lobby *lb = c->lb;
     const struct lobby_limits *l = &lb->lim;
     struct lobby_ip *e = NULL;
-    if (c->s->peer[0] != '\0')
-        e = *lobby__ip_get(lb, c->s->peer);
+    if (c->s->peer[0] != '\0') {
+        char key[64];
+        lobby__peer_key(lb, c->s, key, sizeof key);
+        e = *lobby__ip_get(lb, key);
+    }
     if (e != NULL && e->rooms >= l->lobby_rooms_ip)
         return carc_error_set(err, CARC_E_TOO_MANY_ROOMS,
                               "your address holds %d rooms in the lobby or games nobody is "
@@ -128,7 +131,7 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
     struct room *r = room_new(id, m, lb->lim.history, lb->lim.history_bytes);
     lobby_room_add(lb, r);
     if (s->peer[0] != '\0') {
-        snprintf(r->creator, sizeof r->creator, "%s", s->peer);
+        lobby__peer_key(lb, s, r->creator, sizeof r->creator);
         lobby__room_recount(lb, r);
     }
     room_create_seat(r, s, m->u.create.name, m->id);

@@ -6,7 +6,8 @@
 
 #include "game/lobby.h"
 
-/* One peer address: kept while it has connections or counted rooms. Owned
+/* One address key (lobby__peer_key: an IPv4 address, or an IPv6 network of
+ * ipv6-prefix bits): kept while it has connections or counted rooms. Owned
  * by the lobby's address table (lobby.ips). */
 struct lobby_ip {
     struct lobby_ip *next;
@@ -17,7 +18,11 @@ struct lobby_ip {
     char addr[64];
 };
 
-/* The entry of addr, made when missing (its create bucket full). Never NULL
+/* What the per-address limits count s under: session_peer_key of its peer
+ * with the lobby's ipv6-prefix ("" for a session without a peer). */
+void lobby__peer_key(const struct lobby *lb, const struct session *s, char *key, size_t size);
+
+/* The entry of addr (a key), made when missing (its create bucket full). Never NULL
  * (out of memory aborts). */
 struct lobby_ip **lobby__ip_get(struct lobby *lb, const char *addr);
 

@@ -95,9 +95,10 @@ struct room {
     struct session *spectators; /* doubly linked through session.rnext/rprev */
     int nspectators;
     int empty; /* nobody connected since empty_since (ms); kept by the lobby */
-    /* The address that created it ("" unknown: a restored room), and whether
-     * the lobby counts the room against it now (lobby-rooms-per-ip: while in
-     * the lobby, and while its game goes on with nobody connected). */
+    /* The address key (lobby__peer_key) that created it ("" unknown: a
+     * restored room), and whether the lobby counts the room against it now
+     * (lobby-rooms-per-ip: while in the lobby, and while its game goes on with
+     * nobody connected). */
     char creator[64];
     int ip_counted;
     uint64_t empty_since;

@@ -139,6 +139,12 @@ void metrics_resume_count(void);
 void metrics_redirect_count(void);
 void metrics_takeover_count(void);
 void metrics_given_up_count(void);
+/* Out of file descriptors, a new connection was accepted and closed at once
+ * (net/net_listen.c): carcd_connections_refused_total. */
+void metrics_conn_refused_count(void);
+/* Accepting stopped for a pause after accept(2) failed:
+ * carcd_accept_pauses_total. */
+void metrics_accept_pause_count(void);
 /* A move (a person's or a bot's) was accepted: carcd_moves_total. */
 void metrics_move_count(void);
 /* A move's delta went to the room's members ns nanoseconds after the move

@@ -75,7 +75,8 @@ static void names_init(void)
 /* ---- the families ---- */
 
 static double v_recv[PROTO_T_COUNT + 1], v_sent[N_SENT], v_errors[N_ERRORS + 1], v_closes[N_CLOSES],
-    v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up;
+    v_resumes, v_moves, v_commit_fail, v_redirects, v_takeovers, v_given_up, v_conns_refused,
+    v_accept_pauses;
 static uint64_t b_bcast[N_BOUNDS + 1], b_commit[N_BOUNDS + 1];
 static double s_bcast, s_commit;
 static double v_refused[METRICS_REFUSED_COUNT];
@@ -132,6 +133,12 @@ static struct metrics_family f_takeovers =
 static struct metrics_family f_given_up =
     COUNTER("carcd_cluster_rooms_given_up_total",
             "Rooms this node gave up: lease lost or write fenced (cluster).", v_given_up);
+static struct metrics_family f_conns_refused = COUNTER(
+    "carcd_connections_refused_total",
+    "New connections closed at once because carcd was out of file descriptors.", v_conns_refused);
+static struct metrics_family f_accept_pauses = COUNTER(
+    "carcd_accept_pauses_total",
+    "Times carcd stopped accepting connections for a moment after accept failed.", v_accept_pauses);
 static struct metrics_family f_moves =
     COUNTER("carcd_moves_total", "Moves accepted (people's and bots').", v_moves);
 static struct metrics_family f_bcast = HISTOGRAM(
@@ -195,6 +202,7 @@ static struct metrics_family *const families[] = {
     &f_redirects,     &f_takeovers,
     &f_given_up,      &f_refused,
     &f_store_healthy, &f_store_failing_since,
+    &f_conns_refused, &f_accept_pauses,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -258,6 +266,16 @@ void metrics_takeover_count(void)
 void metrics_given_up_count(void)
 {
     v_given_up += 1;
+}
+
+void metrics_conn_refused_count(void)
+{
+    v_conns_refused += 1;
+}
+
+void metrics_accept_pause_count(void)
+{
+    v_accept_pauses += 1;
 }
 
 void metrics_move_count(void)

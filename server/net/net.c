@@ -12,6 +12,7 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "conn/sbuf.h"
 #include "net/net_rx.h"
@@ -320,16 +321,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct net *n = net_of(wsi);
     struct conn *c = user;
     switch (reason) {
-    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        net_rx_accept((int)(intptr_t)in); /* the accepted socket */
-        return 0;
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
         return net__origin_check(n, wsi);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* Upgrades only at /ws, not on the metrics listener, and none while
          * shutting down. */
-        return !ws_path_ok(wsi) || n->lobby->shutting_down ||
-               (n->mvh != NULL && lws_get_vhost(wsi) == n->mvh);
+        return !ws_path_ok(wsi) || n->lobby->shutting_down || net__from_metrics(n, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         return ws_established(n, wsi, c);
     case LWS_CALLBACK_RECEIVE:
@@ -434,34 +431,61 @@ static int lws_levels(int level)
 
 static const struct net_rx_hooks rx_hooks = {ws_unmasked, ws_controls, net__http_refuse_raw};
 
-/* The second listener, for Prometheus: the same protocol callback, which
- * routes its requests to api_route_metrics_port and refuses upgrades. info is
- * the public vhost's, changed here. 0, or -1 after printing why. */
-static int net_metrics_start(struct net *n, struct lws_context_creation_info *info,
-                             const struct net_options *c)
+/* The second listener, for Prometheus: its connections go to the same vhost
+ * and protocol callback, which routes their requests to
+ * api_route_metrics_port and refuses their upgrades (net__from_metrics). One
+ * vhost, not two: vhosts that do not listen themselves all have the same
+ * port to lws (CONTEXT_PORT_NO_LISTEN_SERVER), and lws moves a request to the
+ * first vhost of its port whose name does not match the Host header. 0, or
+ * -1 after saying why on stderr. */
+static int net_metrics_start(struct net *n, const struct net_options *c)
 {
-    snprintf(n->miface, sizeof n->miface, "%s",
-             strcmp(c->metrics_listen, "localhost") == 0 ? "127.0.0.1" : c->metrics_listen);
-    int any = strcmp(c->metrics_listen, "0.0.0.0") == 0 || strcmp(c->metrics_listen, "*") == 0;
-    info->iface = any ? NULL : n->miface;
-    info->options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;
-    if (strchr(c->metrics_listen, ':') == NULL)
-        info->options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-    info->port = c->metrics_port;
-    info->vhost_name = "carcd-metrics";
-    n->mvh = lws_create_vhost(n->ctx, info);
-    if (n->mvh != NULL && lws_get_vhost_listen_port(n->mvh) <= 0)
-        n->mvh = NULL;
-    if (n->mvh == NULL) {
-        fprintf(stderr,
-                "carcd: cannot listen for metrics on %s port %d (in use, or not an address "
-                "here)\n",
-                c->metrics_listen, c->metrics_port);
+    char err[128];
+    if (net__listen_open(&n->met, c->metrics_listen, c->metrics_port, err, sizeof err) != 0) {
+        fprintf(stderr, "carcd: cannot listen for metrics on %s port %d (%s)\n", c->metrics_listen,
+                c->metrics_port, err);
         return -1;
     }
     log_info("metrics on http://%s%s%s:%d/metrics", strchr(c->metrics_listen, ':') ? "[" : "",
-             c->metrics_listen, strchr(c->metrics_listen, ':') ? "]" : "", c->metrics_port);
+             c->metrics_listen, strchr(c->metrics_listen, ':') ? "]" : "", n->met.port);
     return 0;
+}
+
+/* The context on the loop, with its header bounds; NULL after logging why. */
+static struct lws_context *context_create(struct net *n, struct lws_context_creation_info *info)
+{
+    static void *loops[1];
+    loops[0] = n->loop;
+    info->options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                    LWS_SERVER_OPTION_VALIDATE_UTF8;
+    info->foreign_loops = loops;
+    /* Header bounds: see HTTP_URI_MAX. Every known header gets the same limit. */
+    static struct lws_token_limits limits;
+    for (int t = 0; t < WSI_TOKEN_COUNT; t++)
+        limits.token_limit[t] = HTTP_HEADER_MAX;
+    limits.token_limit[WSI_TOKEN_GET_URI] = limits.token_limit[WSI_TOKEN_HEAD_URI] =
+        limits.token_limit[WSI_TOKEN_POST_URI] = HTTP_URI_MAX;
+    info->token_limits = &limits;
+    info->max_http_header_data = HTTP_HEADERS_MAX;
+    info->user = n;
+    info->server_string = "carcd";
+    info->port = CONTEXT_PORT_NO_LISTEN_SERVER;
+    struct lws_context *ctx = lws_create_context(info);
+    if (ctx == NULL)
+        log_error("cannot create the libwebsockets context");
+    return ctx;
+}
+
+/* Failed after the context: lws closes on the loop, which the caller runs
+ * before net_free. Returns n, whose net_port is -1. */
+static struct net *net_start_failed(struct net *n)
+{
+    n->vh = NULL;
+    n->stopping = 1;
+    net__listen_stop(&n->pub);
+    net__listen_stop(&n->met);
+    lws_context_destroy(n->ctx);
+    return n;
 }
 
 struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
@@ -471,6 +495,8 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     n->loop = loop;
     n->lobby = lb;
     n->api = api;
+    n->spare = -1;
+    n->pub.fd = n->met.fd = -1;
     net_rx_init(&rx_hooks, net__rx_limits());
     lws_set_log_level(lws_levels(c->log_level), lws_log);
     char perr[160];
@@ -482,63 +508,39 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    void *loops[1] = {loop};
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                   LWS_SERVER_OPTION_VALIDATE_UTF8;
-    info.foreign_loops = loops;
-    /* Header bounds: see HTTP_URI_MAX. Every known header gets the same limit. */
-    static struct lws_token_limits limits;
-    for (int t = 0; t < WSI_TOKEN_COUNT; t++)
-        limits.token_limit[t] = HTTP_HEADER_MAX;
-    limits.token_limit[WSI_TOKEN_GET_URI] = limits.token_limit[WSI_TOKEN_HEAD_URI] =
-        limits.token_limit[WSI_TOKEN_POST_URI] = HTTP_URI_MAX;
-    info.token_limits = &limits;
-    info.max_http_header_data = HTTP_HEADERS_MAX;
-    info.user = n;
-    info.server_string = "carcd";
-    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
-    n->ctx = lws_create_context(&info);
+    n->ctx = context_create(n, &info);
     if (n->ctx == NULL) {
-        log_error("cannot create the libwebsockets context");
         free(n);
         return NULL;
     }
-
     if (c->ping_interval > 0) {
         n->retry.secs_since_valid_ping = (uint16_t)c->ping_interval;
         n->retry.secs_since_valid_hangup = (uint16_t)(c->ping_interval * 2 + 10);
         info.retry_and_idle_policy = &n->retry;
     }
-    /* lws takes an interface name or an address, not a host name. */
-    snprintf(n->iface, sizeof n->iface, "%s",
-             strcmp(c->listen, "localhost") == 0 ? "127.0.0.1" : c->listen);
-    int any = strcmp(c->listen, "0.0.0.0") == 0 || strcmp(c->listen, "*") == 0;
-    info.iface = any ? NULL : n->iface;
-    if (strchr(c->listen, ':') == NULL)
-        info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-    info.port = c->port;
+    /* carcd listens itself (net_listen.c); the vhosts only serve what it
+     * accepts. */
+    char err[128];
+    if (net__listen_open(&n->pub, c->listen, c->port, err, sizeof err) != 0) {
+        log_error("cannot listen on %s port %d (%s)", c->listen, c->port, err);
+        return net_start_failed(n);
+    }
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.headers = &hdr_coop;
     info.vhost_name = "carcd";
     info.keepalive_timeout = 5;
     n->vh = lws_create_vhost(n->ctx, &info);
-    /* An address that is not on this host still gives a vhost, listening on
-     * port 0: refuse that too. */
-    if (n->vh != NULL && lws_get_vhost_listen_port(n->vh) <= 0)
-        n->vh = NULL;
     if (n->vh == NULL) {
-        log_error("cannot listen on %s port %d (in use, or not an address here)", c->listen,
-                  c->port);
-        n->stopping = 1;
-        lws_context_destroy(n->ctx);
-        return n; /* the caller runs the loop to let lws close, then net_free */
+        log_error("cannot create the libwebsockets vhost");
+        return net_start_failed(n);
     }
-    n->port = lws_get_vhost_listen_port(n->vh);
-    if (c->metrics_port > 0 && net_metrics_start(n, &info, c) != 0) {
-        n->vh = NULL;
-        n->stopping = 1;
-        lws_context_destroy(n->ctx);
-    }
+    n->port = n->pub.port;
+    if (c->metrics_port > 0 && net_metrics_start(n, c) != 0)
+        return net_start_failed(n);
+    if (net__listen_start(&n->pub, n, n->vh) != 0 ||
+        (n->met.fd >= 0 && net__listen_start(&n->met, n, n->vh) != 0))
+        return net_start_failed(n);
     return n;
 }
 
@@ -552,6 +554,8 @@ void net_stop(struct net *n)
     if (n == NULL || n->stopping)
         return;
     n->stopping = 1;
+    net__listen_stop(&n->pub);
+    net__listen_stop(&n->met);
     lws_context_destroy(n->ctx);
 }
 
@@ -563,5 +567,7 @@ void net_free(struct net *n)
      * second destroy, after the loop has let its handles close. */
     if (n->ctx != NULL)
         lws_context_destroy(n->ctx);
+    if (n->spare >= 0)
+        close(n->spare);
     free(n);
 }

@@ -223,7 +223,7 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
     snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
              pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
              stt != NULL ? stt : "");
-    if (n->mvh != NULL && lws_get_vhost(wsi) == n->mvh) {
+    if (net__from_metrics(n, wsi)) {
         api_route_metrics_port(n->api, method_name(wsi), path, r);
         return http_headers(wsi, c);
     }

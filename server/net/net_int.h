@@ -32,18 +32,46 @@
 #define HTTP_FIELDS_MAX 40
 #define HTTP_HEAD_MAX 7168 /* net.c checks that lws' buffer holds any head below it */
 
-/* Owned by net_start's caller: net_free frees it. */
+/* One listening socket of carcd's own (net_listen.c): connections accepted
+ * on it are adopted by the vhost vh. Embedded in struct net. */
+struct net_listener {
+    struct net *net;
+    struct lws_vhost *vh;
+    int fd;            /* the listening socket; -1 once closed */
+    int port;          /* the port bound (the kernel's choice for 0) */
+    int started;       /* poll and pause are initialised: net__listen_stop closes them */
+    unsigned pause_ms; /* the last pause after a failed accept; 0 after a success */
+    uv_poll_t poll;    /* readable: accept; stopped during a pause */
+    uv_timer_t pause;  /* the end of a pause */
+};
+
+/* Bind and listen on spec:port (listen's forms: an address, localhost,
+ * 0.0.0.0 or *, an interface name), nothing on the loop yet. 0, or -1 with
+ * the reason in err. */
+int net__listen_open(struct net_listener *l, const char *spec, int port, char *err, size_t errlen);
+
+/* Start accepting on the loop, into vh; n->spare is opened if it is not. 0,
+ * or -1 after logging why (the socket stays open: net__listen_stop). */
+int net__listen_start(struct net_listener *l, struct net *n, struct lws_vhost *vh);
+
+/* Stop accepting and close the socket (in a close callback once started).
+ * Safe to call again, and on a listener whose open failed. */
+void net__listen_stop(struct net_listener *l);
+
+/* Owned by net_start's caller: net_free frees it. Both listeners' connections
+ * are the vhost vh's; each connection's lws "opaque user data" is the
+ * listener that accepted it. */
 struct net {
     uv_loop_t *loop;
     struct lobby *lobby;
     struct api *api;
     struct lws_context *ctx;
     struct lws_vhost *vh;
-    struct lws_vhost *mvh; /* the metrics listener (metrics-port), or NULL */
     int port;
     int stopping; /* lws_context_destroy has begun: the sinks do nothing */
     lws_retry_bo_t retry;
-    char iface[64], miface[64];
+    struct net_listener pub, met; /* the public port; metrics-port (met.fd -1: none) */
+    int spare; /* /dev/null, held to be given up for a refusal when out of descriptors */
     struct proxy_list proxies;  /* trusted-proxies */
     struct origin_list origins; /* allowed-origins */
     uint64_t origin_logged;     /* uv_now of the last "origin not allowed" line */
@@ -75,6 +103,12 @@ struct conn {
         int close;   /* close the connection after this reply (a refused request) */
     } http;
 };
+
+/* The connection came in on the metrics listener (metrics-port). */
+static inline int net__from_metrics(struct net *n, struct lws *wsi)
+{
+    return lws_get_opaque_user_data(wsi) == (void *)&n->met;
+}
 
 /* The address the per-address limits count and the logs show: the TCP peer,
  * or, when the peer is a trusted proxy, the client it forwards

@@ -2,7 +2,20 @@
  * JSON object (log-format). An event may name the room, seat, error or close
  * code, peer address and session it concerns (struct log_fields): the text
  * format appends them as `room=ABCD seat=2 code=x`, the JSON format makes them
- * keys. Seat tokens and passwords are never passed to these functions. */
+ * keys. Seat tokens and passwords are never passed to these functions.
+ *
+ * Repeats are rate-limited, so that a fault that recurs in a tight loop (a
+ * failing accept, a client flood) cannot fill the disk: lines whose text is
+ * the same but for its numbers (digits, and the hex digits after "0x"; the
+ * fields do not count), at one level, are repeats of one message, which may
+ * write LOG_REPEAT_BURST lines at once and then one a second. Lines that say
+ * different things (an admin request for another path) are not held back for
+ * each other. Put what varies between occurrences of one event in its fields
+ * or in numbers, not in words. A line held back is counted, not lost:
+ * the next line of that message to get through ends "(N more like this
+ * suppressed)", and log_repeat_flush writes the last one held back once a line
+ * is allowed again. Debug lines are not limited: log-level = debug is asked
+ * for to see everything. Thread safe (the thread pool logs too). */
 #ifndef CARCD_LOG_H
 #define CARCD_LOG_H
 
@@ -69,9 +82,28 @@ size_t log_line_format(char *buf, size_t size, int format, int level, int64_t ti
  * above. A sink gets the level and the text with the fields in text form
  * ("text room=ABCD seat=2"; no prefix, no newline; borrowed, valid during the
  * call); NULL restores stderr. Process-wide: set it before other threads log
- * (the tests use it to capture the lines they provoke on purpose). */
+ * (the tests use it to capture the lines they provoke on purpose). Setting it
+ * also forgets the repeat limiter's history, so that a capture starts fresh. */
 typedef void (*log_sink_fn)(void *ctx, int level, const char *text);
 void log_sink_set(log_sink_fn fn, void *ctx);
+
+/* The repeat limiter (above): lines of one message at once, then one per
+ * LOG_REPEAT_MS. Messages are told apart by a table of LOG_REPEAT_SLOTS;
+ * when more are held back at once, the one seen longest ago is written out
+ * (with its count) to make room. */
+#define LOG_REPEAT_BURST 10
+#define LOG_REPEAT_MS 1000
+#define LOG_REPEAT_SLOTS 256
+
+/* For every message with lines held back: once it may log again (or at once,
+ * when all is nonzero: at exit), write the last line held back, ending "(N
+ * more like this suppressed)" when it stood for more than itself. main.c
+ * calls it once a second and before it exits. */
+void log_repeat_flush(int all);
+
+/* The limiter's clock, in ms (monotonic, not wall time); for tests: now_ms
+ * >= 0 fixes it, -1 returns to CLOCK_MONOTONIC. */
+void log_repeat_clock_set(int64_t now_ms);
 
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
