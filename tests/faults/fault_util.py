@@ -2,6 +2,7 @@
 its log that match."""
 
 import os
+import re
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -25,3 +26,17 @@ def cpu_share(pid, seconds):
 def lines_matching(server, needle, since=0):
     """server.lines[since:] that contain needle."""
     return [ln for ln in server.lines[since:] if needle in ln]
+
+
+SUPPRESSED_RE = re.compile(r"\((\d+) more like this suppressed\)")
+
+
+def lines_counted(server, needle, since=0):
+    """How many lines containing needle carcd meant to log: those written, plus the ones its
+    rate limit held back and counted on a later line (server/util/log.h: "(N more like this
+    suppressed)"). A line that only reports held-back ones may come as late as a second after."""
+    n = 0
+    for ln in lines_matching(server, needle, since):
+        m = SUPPRESSED_RE.search(ln)
+        n += 1 + (int(m.group(1)) if m else 0)
+    return n

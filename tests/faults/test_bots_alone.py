@@ -81,7 +81,8 @@ class BotsAlone(unittest.TestCase):
             paused, moves, phase = after[room]
             self.assertEqual((paused, phase), (True, "playing"), room)
             self.assertEqual(moves, before[room][1], "a paused game moved: %s" % room)
-        self.assertEqual(len(fu.lines_matching(self.srv, "game paused")), ROOMS, self.srv.log())
+        # One line per game, some held back by the log's rate limit and counted on a later one.
+        self.assertEqual(fu.lines_counted(self.srv, "game paused"), ROOMS, self.srv.log())
         # One player comes back: the game goes on from where it stood, at the bots' pace.
         room, token = rooms[0]
         c = h.Client(self.srv, name="back")
