@@ -533,19 +533,26 @@ static const struct {
     [PROTO_T_ENTROPY] = {keys_entropy, read_entropy},
 };
 
-/* "id": a string or an integer with |n| <= 2^53, kept as compact JSON. */
+/* "id": a string or an integer with |n| <= 2^53, kept as compact JSON (an
+ * integer as its digits, however the client spelt it). */
 static int read_id(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     const json_t *id = json_object_get(root, "id");
     if (id == NULL)
         return 0;
-    long long n;
+    long long n = 0;
     if (json_is_integer(id)) {
         n = json_integer_value(id);
         if (n < -ID_ABS_MAX || n > ID_ABS_MAX)
             return bad(err, CARC_E_INVAL, "id", "must be an integer of at most 2^53");
     } else if (!json_is_string(id) && !int_of(id, &n)) {
         return bad(err, CARC_E_INVAL, "id", "must be a string or an integer");
+    }
+    if (!json_is_string(id)) {
+        /* Any spelling of an integer (24, 24.0, 2.4e1) is that integer, and
+         * the reply's ref is it as an integer: 24. */
+        snprintf(m->id, sizeof m->id, "%lld", n);
+        return 0;
     }
     char *s = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
     if (s == NULL)

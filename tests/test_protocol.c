@@ -133,6 +133,39 @@ START_TEST(decode_keeps_id_on_error)
 }
 END_TEST
 
+/* PROTOCOL.md "Conventions": an integer id takes any spelling of an integer,
+ * and the reply's ref is that integer. */
+START_TEST(decode_id_spellings)
+{
+    static const struct {
+        const char *id, *want;
+        long long ref;
+    } cases[] = {
+        {"24.0", "24", 24},     {"1e1", "10", 10},
+        {"-2.5E1", "-25", -25}, {"2.5", NULL, 0},
+        {"1.5e0", NULL, 0},     {"7", "7", 7},
+        {"-0.0", "0", 0},       {"9007199254740992.0", "9007199254740992", 9007199254740992LL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"v\":2,\"type\":\"ping\",\"id\":%s}", cases[i].id);
+        struct proto_msg m;
+        struct proto_error err;
+        int rc = decode(text, &m, &err);
+        if (cases[i].want == NULL) { /* not an integer: refused, and no ref */
+            ck_assert_msg(rc == CARC_E_INVAL && strcmp(err.field, "id") == 0, "%s", text);
+            ck_assert_str_eq(m.id, "");
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%s: %s", text, err.text);
+        ck_assert_str_eq(m.id, cases[i].want);
+        char *pong = proto_encode_pong(m.id);
+        ck_assert_msg(strstr(pong, "\"ref\":") != NULL, "%s", pong);
+        ck_assert_int_eq(jint(pong, "ref"), cases[i].ref);
+        free(pong);
+    }
+}
+END_TEST
+
 START_TEST(decode_too_big)
 {
     size_t n = PROTO_MSG_MAX + 1;
@@ -423,6 +456,7 @@ Suite *suite_protocol(void)
     tcase_add_test(tc, decode_valid_files);
     tcase_add_test(tc, decode_invalid_files);
     tcase_add_test(tc, decode_keeps_id_on_error);
+    tcase_add_test(tc, decode_id_spellings);
     tcase_add_test(tc, decode_too_big);
     tcase_add_test(tc, encode_server_messages);
     tcase_add_test(tc, server_type_of);

@@ -110,6 +110,28 @@ class Replies(unittest.TestCase):
                 self.assertIn("2", m["message"], m)  # the version it speaks is named
             c.request_ok("ping", "pong")
 
+    def test_integer_id_in_any_spelling_gets_its_ref(self):
+        """Conventions: an integer `id` takes any spelling of an integer, and every reply
+        carries `ref` with that integer; an id with a fraction is refused."""
+        with h.Client(self.srv) as c:
+            for text, ref in (("24.0", 24), ("1e1", 10), ("-3.0E1", -30), ("2.5e1", 25)):
+                c.send_raw('{"v":2,"type":"ping","id":%s}' % text)
+                m = c.wait_for(lambda m: m["type"] in ("pong", "error"))
+                self.assertEqual(m["type"], "pong", (text, m))
+                self.assertEqual(m.get("ref"), ref, (text, m))
+                self.assertIs(type(m["ref"]), int, (text, m))
+            # A reply that is an error carries it too.
+            c.send_raw('{"v":2,"type":"chat","id":7.0,"text":"hi"}')
+            m = c.wait_for(lambda m: m["type"] == "error")
+            self.assertEqual((m["code"], m.get("ref")), ("not_in_room", 7), m)
+            c.send_raw('{"v":2,"type":"ping","id":2.5}')
+            m = c.wait_for(lambda m: m["type"] in ("pong", "error"))
+            self.assertEqual(m["type"], "error", m)
+            self.assertEqual(m["code"], "bad_request", m)
+            self.assertTrue(m["message"].startswith("id:"), m)
+            self.assertNotIn("ref", m)  # the id itself was bad
+            c.request_ok("ping", "pong")
+
     def test_seat_counts_out_of_range_are_bad_player_count(self):
         with h.Client(self.srv) as c:
             for n in (0, 1, 7):
