@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "name.h"
 #include "patch.h"
 
 #define FIELD_MAX 64
@@ -198,6 +199,17 @@ static int get_text(const json_t *obj, const char *path, const char *key, int re
     if (len >= size || !text_ok(s, len, kind))
         return bad(err, CARC_E_INVAL, field, text_rules[kind]);
     memcpy(out, s, len + 1);
+    if (kind != TEXT_NAME)
+        return 0;
+    /* A name is shown alone: nothing in it may make it pass for another
+     * (name.h). It is kept without the white space around it. */
+    char why[96];
+    size_t n = proto_name_trim(out);
+    memset(out + n, 0, len + 1 - n); /* nothing of the untrimmed text stays behind */
+    if (n == 0)
+        return bad(err, CARC_E_INVAL, field, "must not be blank");
+    if (proto_name_check(out, why, sizeof why) != 0)
+        return bad(err, CARC_E_INVAL, field, why);
     return 0;
 }
 

@@ -172,7 +172,9 @@ int room_settings_check(const struct proto_msg *c, struct carc_error *err);
 void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref);
 
 /* Take the first free seat: everyone else gets a delta; s gets `joined` with
- * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL. */
+ * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL, then
+ * CARC_E_NAME_TAKEN when a taken seat (a bot's too) has the same name to
+ * people (protocol/name.h: case and surrounding spaces aside). */
 int room_join(struct room *r, struct session *s, const char *name, const char *password,
               const char *ref, struct carc_error *err);
 
@@ -231,6 +233,8 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
 
 /* The first free seat, or -1 when every seat is taken. */
 int room_seat_free(const struct room *r);
+/* The taken seat whose name is name to people (proto_name_same), or -1. */
+int room_name_seat(const struct room *r, const char *name);
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
 

@@ -64,10 +64,7 @@ void turn_bot_name(const struct room *r, int level, char *out, size_t size)
             snprintf(out, size, "%c%s bot", name[0] - 'a' + 'A', name + 1);
         else
             snprintf(out, size, "%c%s bot %d", name[0] - 'a' + 'A', name + 1, k);
-        int used = 0;
-        for (int i = 0; i < r->nseats && !used; i++)
-            used = r->seats[i].taken && strcmp(r->seats[i].name, out) == 0;
-        if (!used)
+        if (room_name_seat(r, out) < 0) /* also "greedy BOT", a person's name */
             return;
     }
 }
