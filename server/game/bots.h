@@ -25,6 +25,7 @@
 struct bots;
 struct bots_job;
 struct uv_loop_s;
+struct stall;
 
 /* Called on the loop with status 0 and the chosen move (player filled in),
  * or a negative CARC_E_* code (the game was over) and m NULL. now: the
@@ -35,6 +36,9 @@ typedef void (*bots_done_fn)(void *arg, int status, const struct carc_move *m, u
  * once (at least 1). think_ms: the time a search may take before its stop
  * flag is raised (0: no limit, the search's own budget alone). Never NULL. */
 struct bots *bots_new(struct uv_loop_s *loop, int running, int think_ms);
+/* Moves are delivered at st's clock (util/stall.h: a stall is credited
+ * before the move is charged); without it, at uv_now. st outlives b. */
+void bots_stall_set(struct bots *b, struct stall *st);
 /* Stop: every job's callback runs at once with CARC_E_INVAL (its asker lets
  * go of it), running searches are stopped, and no callback runs any more. Call from inside the loop
  * (it closes a timer); bots_free after uv_run has returned. */

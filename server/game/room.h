@@ -107,6 +107,7 @@ struct room {
     long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
     int turn_moves;           /* nmoves when the current turn started */
     int timed_out;            /* the current turn's clock ran out and was handled */
+    int turn_moved;           /* a stall moved the turn's start (turn_stall): publish it */
     struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
     int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
     struct bots_job *job;     /* the search playing the current turn, or NULL */
@@ -297,8 +298,12 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
  * a change. */
 void room__schedule(struct room *r, uint64_t now);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
- * room's turn starts, then turn_tick's decision, then a bot's turn. */
+ * room's turn starts (or a stall moved its start: turn_stall), everyone gets
+ * a delta of it, then turn_tick's decision, then a bot's turn. */
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* The loop stalled for ms up to now: turn_stall (nothing is published
+ * here; the next room_tick does). 1 when r has a running clock. */
+int room_stall(struct room *r, uint64_t ms, uint64_t now);
 /* The host seats a bot of level (enum carc_bot_level) in the first free
  * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
 int room_bot_add(struct room *r, int level, struct carc_error *err);

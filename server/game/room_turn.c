@@ -54,9 +54,18 @@ void room__schedule(struct room *r, uint64_t now)
     r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
 }
 
+int room_stall(struct room *r, uint64_t ms, uint64_t now)
+{
+    return turn_stall(r, ms, now);
+}
+
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
 {
-    if (turn_restart(r, now)) /* a restored room: its turn starts now */
+    /* A restored room's turn starts now; a stall moved the turn's start:
+     * either way the state's clock.turn_started changed. */
+    int moved = r->turn_moved;
+    r->turn_moved = 0;
+    if (turn_restart(r, now) || moved)
         room__publish(r, NULL, 0, NULL, NULL);
     struct turn_outcome o;
     turn_tick(r, now, grace_ms, &o);
