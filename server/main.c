@@ -514,7 +514,10 @@ static void handles_start(struct server *sv)
     sv->tick.data = sv->clock.data = sv->drain.data = sv->handover.data = sv->sigint.data =
         sv->sigterm.data = sv;
     uv_timer_start(&sv->tick, on_tick, 1000, 1000);
-    uv_timer_start(&sv->clock, on_clock, 100, 100);
+    /* The first tick runs in the loop's first turn, before its first poll
+     * accepts anyone: a restored room's turn has started (clock.turn_started
+     * is a time) before any player can resume it. */
+    uv_timer_start(&sv->clock, on_clock, 0, 100);
     /* Figures only: carcd serves the same without them. */
     int rc = loopstat_start(&sv->stats, &sv->loop);
     if (rc != 0)

@@ -301,6 +301,9 @@ void room__schedule(struct room *r, uint64_t now);
  * room's turn starts (or a stall moved its start: turn_stall), everyone gets
  * a delta of it, then turn_tick's decision, then a bot's turn. */
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
+/* A restored room's turn starts now, if it has not yet: everyone gets a delta
+ * of it (a room taken over by a cluster node, before anyone is answered). */
+void room_turn_restart(struct room *r, uint64_t now);
 /* The loop stalled for ms up to now: turn_stall (nothing is published
  * here; the next room_tick does). 1 when r has a running clock. */
 int room_stall(struct room *r, uint64_t ms, uint64_t now);

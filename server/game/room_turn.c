@@ -54,6 +54,12 @@ void room__schedule(struct room *r, uint64_t now)
     r->job = bots_job_start(r->bots, r->game, level, rand_u64(), on_bot_move, r);
 }
 
+void room_turn_restart(struct room *r, uint64_t now)
+{
+    if (turn_restart(r, now))
+        room__publish(r, NULL, 0, NULL, NULL);
+}
+
 int room_stall(struct room *r, uint64_t ms, uint64_t now)
 {
     return turn_stall(r, ms, now);
