@@ -47,7 +47,8 @@
     X(STORAGE, "storage_error", "the server could not store the move")                             \
     X(NOT_BOT, "not_a_bot", "that seat holds no bot")                                              \
     X(TIME_OUT, "time_out", "your time for this turn ran out")                                     \
-    X(TOO_MANY_ROOMS, "too_many_rooms", "your address holds too many rooms in the lobby")
+    X(TOO_MANY_ROOMS, "too_many_rooms", "your address holds too many rooms in the lobby")          \
+    X(NAME_TAKEN, "name_taken", "a seat of the room already has that name")
 
 #define CARC__EPOS(name, wire, text) CARC__EPOS_##name,
 enum { CARC__EPOS_OK = 0, CARC_ERRNO_MAP(CARC__EPOS) CARC__EPOS_COUNT };

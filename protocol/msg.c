@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bot.h"
+#include "name.h"
 #include "patch.h"
 
 #define FIELD_MAX 64
@@ -198,6 +199,17 @@ static int get_text(const json_t *obj, const char *path, const char *key, int re
     if (len >= size || !text_ok(s, len, kind))
         return bad(err, CARC_E_INVAL, field, text_rules[kind]);
     memcpy(out, s, len + 1);
+    if (kind != TEXT_NAME)
+        return 0;
+    /* A name is shown alone: nothing in it may make it pass for another
+     * (name.h). It is kept without the white space around it. */
+    char why[96];
+    size_t n = proto_name_trim(out);
+    memset(out + n, 0, len + 1 - n); /* nothing of the untrimmed text stays behind */
+    if (n == 0)
+        return bad(err, CARC_E_INVAL, field, "must not be blank");
+    if (proto_name_check(out, why, sizeof why) != 0)
+        return bad(err, CARC_E_INVAL, field, why);
     return 0;
 }
 
@@ -533,19 +545,26 @@ static const struct {
     [PROTO_T_ENTROPY] = {keys_entropy, read_entropy},
 };
 
-/* "id": a string or an integer with |n| <= 2^53, kept as compact JSON. */
+/* "id": a string or an integer with |n| <= 2^53, kept as compact JSON (an
+ * integer as its digits, however the client spelt it). */
 static int read_id(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     const json_t *id = json_object_get(root, "id");
     if (id == NULL)
         return 0;
-    long long n;
+    long long n = 0;
     if (json_is_integer(id)) {
         n = json_integer_value(id);
         if (n < -ID_ABS_MAX || n > ID_ABS_MAX)
             return bad(err, CARC_E_INVAL, "id", "must be an integer of at most 2^53");
     } else if (!json_is_string(id) && !int_of(id, &n)) {
         return bad(err, CARC_E_INVAL, "id", "must be a string or an integer");
+    }
+    if (!json_is_string(id)) {
+        /* Any spelling of an integer (24, 24.0, 2.4e1) is that integer, and
+         * the reply's ref is it as an integer: 24. */
+        snprintf(m->id, sizeof m->id, "%lld", n);
+        return 0;
     }
     char *s = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
     if (s == NULL)

@@ -9,6 +9,7 @@
 #include "net/origin.h"
 #include "net/proxy.h"
 #include "util/log.h"
+#include "util/stall.h"
 
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
  * visible ASCII but '#' (a comment in a config file), never echoed in an
@@ -139,6 +140,9 @@ static const struct key keys[] = {
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
      "bots' searches at once on the thread pool, which storage shares: at most its threads"
      " but one (2)"},
+    {"stall-threshold-ms", K_INT, OFF(stall_threshold_ms), 0, 0, 600000,
+     "milliseconds the loop may stall (a frozen or swapping process) before the stall is"
+     " charged to no clock and logged (2000; 0 = off: clocks run on)"},
     {"metrics-port", K_INT, OFF(metrics_port), 0, 0, 65535,
      "port of a second listener serving only GET /metrics and /healthz (0 = none)"},
     {"metrics-listen", K_STR, OFF(metrics_listen),
@@ -180,6 +184,7 @@ void config_defaults(struct carcd_config *c)
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
     c->bot_searches = 2;
+    c->stall_threshold_ms = STALL_THRESHOLD_MS;
     strcpy(c->metrics_listen, "127.0.0.1");
     lobby_limits_defaults(&c->limits);
 }

@@ -26,12 +26,13 @@ struct carcd_config {
     char postgres_url[1024]; /* storage 2: libpq's connection string; may hold a password */
     int storage_wait;        /* seconds to wait at start for a PostgreSQL that does not answer */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
-    int storage_busy_ms; /* how long a write waits for another program's lock */
-    int storage_fsync;   /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
-    int accept_damaged;  /* 1: start on SQLite files the start-up check found damaged */
-    int bot_think_ms;    /* time a bot's search may take per move */
-    int bot_searches;    /* bots' searches on the thread pool at once */
-    int metrics_port;    /* 0: no metrics listener; else GET /metrics and /healthz there */
+    int storage_busy_ms;    /* how long a write waits for another program's lock */
+    int storage_fsync;      /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
+    int accept_damaged;     /* 1: start on SQLite files the start-up check found damaged */
+    int bot_think_ms;       /* time a bot's search may take per move */
+    int bot_searches;       /* bots' searches on the thread pool at once */
+    int stall_threshold_ms; /* a loop stall longer than this is charged to no clock; 0: off */
+    int metrics_port;       /* 0: no metrics listener; else GET /metrics and /healthz there */
     char metrics_listen[64];
     char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs
                                 `Authorization: Bearer` this. A secret: never logged */

@@ -29,6 +29,7 @@
 #include "util/log.h"
 #include "util/loopstat.h"
 #include "util/memtrim.h"
+#include "util/stall.h"
 
 struct server {
     uv_loop_t loop;
@@ -46,6 +47,7 @@ struct server {
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
+    struct stall stall;    /* loop stalls, credited to the clocks (stall.h) */
     /* A cluster node (node-id, redis-url): all NULL for one node alone. */
     struct redis *redis;
     struct lease_set *leases;
@@ -129,10 +131,11 @@ static void on_cache_released(void *arg)
 static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
-    lobby_tick(sv->lobby, uv_now(&sv->loop));
+    uint64_t now = stall_now(&sv->stall);
+    lobby_tick(sv->lobby, now);
     log_repeat_flush(0); /* counts of lines held back (log.h) */
     int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
-    if (memtrim_due(&sv->trim, live, uv_now(&sv->loop))) {
+    if (memtrim_due(&sv->trim, live, now)) {
         log_debug("memory: giving freed memory back (%d rooms, %d connections)", sv->lobby->nrooms,
                   sv->lobby->nsessions);
         store_cache_release(sv->store, on_cache_released, sv);
@@ -142,7 +145,14 @@ static void on_tick(uv_timer_t *t)
 static void on_clock(uv_timer_t *t)
 {
     struct server *sv = t->data;
-    lobby_clock_tick(sv->lobby, uv_now(&sv->loop));
+    lobby_clock_tick(sv->lobby, stall_now(&sv->stall));
+}
+
+/* The loop stalled (stall.h): nobody's clock is charged for it. */
+static void on_stall(void *arg, uint64_t ms, uint64_t now)
+{
+    struct server *sv = arg;
+    lobby_stall(sv->lobby, ms, now);
 }
 
 static void on_leases_closed(void *arg)
@@ -199,6 +209,7 @@ static void server_finish(struct server *sv)
     net_stop(sv->net);
     bots_stop(sv->bots);
     loopstat_stop(&sv->stats);
+    stall_stop(&sv->stall);
     uv_close((uv_handle_t *)&sv->tick, NULL);
     uv_close((uv_handle_t *)&sv->clock, NULL);
     uv_close((uv_handle_t *)&sv->drain, NULL);
@@ -506,7 +517,10 @@ static void handles_start(struct server *sv)
     sv->tick.data = sv->clock.data = sv->drain.data = sv->handover.data = sv->sigint.data =
         sv->sigterm.data = sv;
     uv_timer_start(&sv->tick, on_tick, 1000, 1000);
-    uv_timer_start(&sv->clock, on_clock, 100, 100);
+    /* The first tick runs in the loop's first turn, before its first poll
+     * accepts anyone: a restored room's turn has started (clock.turn_started
+     * is a time) before any player can resume it. */
+    uv_timer_start(&sv->clock, on_clock, 0, 100);
     /* Figures only: carcd serves the same without them. */
     int rc = loopstat_start(&sv->stats, &sv->loop);
     if (rc != 0)
@@ -534,11 +548,18 @@ static int serve_start(struct server *sv)
         .log_level = sv->cfg.log_level,
         .trusted_proxies = sv->cfg.trusted_proxies,
         .allowed_origins = sv->cfg.allowed_origins,
+        .stall = &sv->stall,
     };
+    /* Before anything reads the clock through it: net and the bots do. */
+    int rc = stall_start(&sv->stall, &sv->loop, (uint64_t)sv->cfg.stall_threshold_ms, on_stall, sv);
+    if (rc != 0)
+        log_warn("loop stalls not seen (clocks charged for them): %s", uv_strerror(rc));
+    bots_stall_set(sv->bots, &sv->stall);
     sv->net = net_start(&sv->loop, sv->lobby, &sv->api, &nopt);
     if (sv->net == NULL || net_port(sv->net) < 0) {
         store_stop(sv->store);
         bots_stop(sv->bots);
+        stall_stop(&sv->stall);
         return 1;
     }
     handles_start(sv);

@@ -146,6 +146,38 @@ START_TEST(config_bare_onoff_flag)
 }
 END_TEST
 
+/* stall-threshold-ms: 2 s by default, 0 turns it off, and --help, the
+ * settings table (server/README.md) and deploy/carcd.conf.example name it. */
+START_TEST(config_stall)
+{
+    struct carcd_config c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.stall_threshold_ms, 2000);
+    ck_assert_int_eq(config_set(&c, "stall-threshold-ms", "0", err, sizeof err), 0);
+    ck_assert_int_eq(c.stall_threshold_ms, 0);
+    ck_assert_int_eq(config_set(&c, "stall-threshold-ms", "-1", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "stall-threshold-ms", "600001", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "stall-threshold-ms", "5000", err, sizeof err), 0);
+    ck_assert_int_eq(c.stall_threshold_ms, 5000);
+    char *help = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&help, &len);
+    config_usage(f);
+    fclose(f);
+    ck_assert_msg(strstr(help, "stall-threshold-ms") != NULL, "%s", help);
+    free(help);
+    const char *docs[] = {"server/README.md", "deploy/carcd.conf.example"};
+    const char *want[] = {"| `stall-threshold-ms` | `2000` |", "\nstall-threshold-ms = 2000 "};
+    for (int i = 0; i < 2; i++) {
+        char *text = test_file_read(docs[i], &len);
+        ck_assert_msg(text != NULL, "%s (run from the repository root)", docs[i]);
+        ck_assert_msg(strstr(text, want[i]) != NULL, "%s: no %s", docs[i], want[i]);
+        free(text);
+    }
+}
+END_TEST
+
 Suite *suite_config(void)
 {
     Suite *s = suite_create("config");
@@ -154,6 +186,7 @@ Suite *suite_config(void)
     tcase_add_test(tc, config_storage);
     tcase_add_test(tc, config_cluster);
     tcase_add_test(tc, config_bare_onoff_flag);
+    tcase_add_test(tc, config_stall);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
 #include "event_json.h"
 #include "history.h"
 #include "msg.h"
+#include "name.h"
 #include "room_util.h"
 #include "state.h"
 #include "tests.h"
@@ -130,6 +131,84 @@ START_TEST(decode_keeps_id_on_error)
     ck_assert_str_eq(jstr(e, "ref"), "x");
     ck_assert_str_eq(jstr(e, "code"), "bad_rotation");
     free(e);
+}
+END_TEST
+
+/* PROTOCOL.md "Conventions": an integer id takes any spelling of an integer,
+ * and the reply's ref is that integer. */
+START_TEST(decode_id_spellings)
+{
+    static const struct {
+        const char *id, *want;
+        long long ref;
+    } cases[] = {
+        {"24.0", "24", 24},     {"1e1", "10", 10},
+        {"-2.5E1", "-25", -25}, {"2.5", NULL, 0},
+        {"1.5e0", NULL, 0},     {"7", "7", 7},
+        {"-0.0", "0", 0},       {"9007199254740992.0", "9007199254740992", 9007199254740992LL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"v\":2,\"type\":\"ping\",\"id\":%s}", cases[i].id);
+        struct proto_msg m;
+        struct proto_error err;
+        int rc = decode(text, &m, &err);
+        if (cases[i].want == NULL) { /* not an integer: refused, and no ref */
+            ck_assert_msg(rc == CARC_E_INVAL && strcmp(err.field, "id") == 0, "%s", text);
+            ck_assert_str_eq(m.id, "");
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%s: %s", text, err.text);
+        ck_assert_str_eq(m.id, cases[i].want);
+        char *pong = proto_encode_pong(m.id);
+        ck_assert_msg(strstr(pong, "\"ref\":") != NULL, "%s", pong);
+        ck_assert_int_eq(jint(pong, "ref"), cases[i].ref);
+        free(pong);
+    }
+}
+END_TEST
+
+/* protocol/name.c: when two names are one to people, and what a name may not
+ * hold (the decoder's message names the character). */
+START_TEST(names_fold_and_check)
+{
+    ck_assert(proto_name_same("Ann", "ann"));
+    ck_assert(proto_name_same("Ann", " ANN\xe3\x80\x80"));        /* U+3000 around */
+    ck_assert(proto_name_same("Zo\xc3\xab", "ZO\xc3\x8b"));       /* Zoë, ZOË */
+    ck_assert(proto_name_same("\xc5\x81ukasz", "\xc5\x82UKASZ")); /* Ł, ł */
+    ck_assert(proto_name_same("\xce\xa3\xce\x9f\xce\xa6\xce\x99\xce\x91",
+                              "\xcf\x83\xce\xbf\xcf\x86\xce\xb9\xce\xb1")); /* ΣΟΦΙΑ, σοφια */
+    ck_assert(proto_name_same("\xcf\x82", "\xce\xa3"));                     /* ς, Σ */
+    ck_assert(proto_name_same("\xd0\x94\xd0\x98\xd0\x9c\xd0\x90",
+                              "\xd0\xb4\xd0\xb8\xd0\xbc\xd0\xb0")); /* ДИМА, дима */
+    ck_assert(proto_name_same("\xd0\x81", "\xd1\x91"));             /* Ё, ё */
+    ck_assert(proto_name_same("Stra\u00dfe", "STRA\u1e9eE"));       /* ß, ẞ */
+    ck_assert(proto_name_same("\u212aay", "Kay"));                  /* the Kelvin sign */
+    ck_assert(proto_name_same("Ann\xef\xb8\x8f", "ann"));           /* a variation selector */
+    ck_assert(!proto_name_same("Ann", "Anna"));
+    ck_assert(!proto_name_same("Ann", "A nn"));
+    ck_assert(!proto_name_same("Ann", "\xd0\x90nn")); /* Cyrillic A: another script */
+    ck_assert(!proto_name_same("\xc4\xb0", "i"));     /* U+0130: only Turkic folding */
+
+    char why[96];
+    ck_assert_int_eq(proto_name_check("Ann\u202eexe", why, sizeof why), CARC_E_INVAL);
+    ck_assert_str_eq(why, "must not contain U+202E (a bidirectional control)");
+    ck_assert_int_eq(proto_name_check("A\xe2\x80\x8bnn", why, sizeof why), CARC_E_INVAL);
+    ck_assert_str_eq(why, "must not contain U+200B (an invisible character)");
+    ck_assert_int_eq(proto_name_check("Ann\xf3\xa0\x81\x81", why, sizeof why), CARC_E_INVAL);
+    ck_assert_str_eq(why, "must not contain U+E0041 (a format character)");
+    ck_assert_int_eq(proto_name_check("Zo\xc3\xab \xf0\x9f\x90\x89 Ann-Marie", why, sizeof why), 0);
+    char s[] = " \xc2\xa0 Ann Marie \xe3\x80\x80";
+    ck_assert_uint_eq(proto_name_trim(s), 9);
+    ck_assert_str_eq(s, "Ann Marie");
+
+    struct proto_msg m;
+    struct proto_error err;
+    ck_assert_int_eq(decode("{\"v\":2,\"type\":\"join\",\"id\":3,\"room\":\"abc\","
+                            "\"name\":\"Ann\\u202egnp\"}",
+                            &m, &err),
+                     CARC_E_INVAL);
+    ck_assert_str_eq(err.text, "name: must not contain U+202E (a bidirectional control)");
+    ck_assert_str_eq(m.id, "3");
 }
 END_TEST
 
@@ -423,6 +502,8 @@ Suite *suite_protocol(void)
     tcase_add_test(tc, decode_valid_files);
     tcase_add_test(tc, decode_invalid_files);
     tcase_add_test(tc, decode_keeps_id_on_error);
+    tcase_add_test(tc, decode_id_spellings);
+    tcase_add_test(tc, names_fold_and_check);
     tcase_add_test(tc, decode_too_big);
     tcase_add_test(tc, encode_server_messages);
     tcase_add_test(tc, server_type_of);

@@ -506,6 +506,42 @@ START_TEST(chat)
 }
 END_TEST
 
+/* No two seats of a room have the same name to people (protocol/name.h):
+ * a second "Ann" is refused with name_taken and changes nothing; a bot gets
+ * a name no seat has; a name with a bidirectional control is bad_request. */
+START_TEST(names_in_a_room)
+{
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new();
+    struct room *r = create(a, "4"); /* the host is "Ann" */
+    drain(a);
+    char *before = snapshot(r);
+    const char *taken[] = {"Ann", "ann", " ANN ", "\\u00a0aNn\\u3000"};
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        say(b, "\"type\":\"join\",\"id\":7,\"room\":\"%s\",\"name\":\"%s\"", a->room, taken[i]);
+        const char *e = expect_error(b, "name_taken");
+        ck_assert_int_eq(jint(e, "ref"), 7);
+        ck_assert_str_eq(jstr(e, "message"), "seat 0 has that name (case aside)");
+    }
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Ann\\u202e\"", a->room);
+    const char *e = expect_error(b, "bad_request");
+    ck_assert_str_eq(jstr(e, "message"), "name: must not contain U+202E (a bidirectional control)");
+    say(b, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"\\u200bAnn\"", a->room);
+    expect_error(b, "bad_request");
+    expect_nothing(a); /* nobody else heard of any of it */
+    assert_unchanged(r, before);
+    /* A person named like a bot: the bot takes the next name, and nobody
+     * takes the bot's. */
+    join(b, a->room, " greedy BOT ");
+    ck_assert_str_eq(r->seats[1].name, "greedy BOT");
+    say(a, "\"type\":\"add_bot\",\"level\":\"greedy\"");
+    ck_assert_str_eq(r->seats[2].name, "Greedy bot 2");
+    say(c, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"GREEDY BOT 2\"", a->room);
+    expect_error(c, "name_taken");
+    join(c, a->room, "Annabel");
+    ck_assert_int_eq(r->seats[3].taken, 1);
+}
+END_TEST
+
 START_TEST(ids_and_tokens)
 {
     char id[RAND_ROOM_LEN + 1], id2[RAND_ROOM_LEN + 1], tok[RAND_TOKEN_LEN + 1];
@@ -541,6 +577,7 @@ Suite *suite_room(void)
     tcase_add_test(tc, list_rooms);
     tcase_add_test(tc, chat);
     tcase_add_test(tc, ids_and_tokens);
+    tcase_add_test(tc, names_in_a_room);
     suite_add_tcase(s, tc);
     tc = tcase_with("limits", setup_one_room);
     tcase_add_test(tc, room_limit);

@@ -14,6 +14,7 @@
 #include "record_json.h"
 #include "room_util.h"
 #include "tests.h"
+#include "util/stall.h"
 
 static struct bots *bots;
 
@@ -361,6 +362,90 @@ START_TEST(late_play_is_time_out)
 }
 END_TEST
 
+/* The loop stalled (util/stall.h, driven here by hand as its prepare handle
+ * and carcd's readings of the clock drive it): the lobby credits every
+ * running turn. */
+static void credit(void *arg, uint64_t ms, uint64_t at)
+{
+    lobby_stall(arg, ms, at);
+}
+
+/* a has 10 s on a forfeit clock and thinks for 3 s; the process is then
+ * stopped for 30 s while the loop sleeps (at most 100 ms, its tick). The
+ * tick that runs first after it forfeits nothing, the turn's new start goes
+ * to everyone, a's move is accepted, and a is charged the time before the
+ * stop and the 100 ms sleep the loop was allowed, not 33 s. */
+START_TEST(stall_is_charged_to_no_clock)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("forfeit", 10, 0, &a, &b);
+    struct stall st;
+    stall_init(&st, STALL_THRESHOLD_MS, credit, lb);
+    long long wall = r->turn_wall;
+    now += 3000;
+    long long used = (long long)(now - r->turn_ms);
+    stall_sleep(&st, now, 100);
+    now += 30000;
+    test_log_capture();
+    ck_assert_uint_eq(stall_check(&st, now), 29900);
+    lobby_clock_tick(lb, now);
+    ck_assert_msg(test_log_count("the loop stalled for 29.9 s; no clock charged for it (1 running"
+                                 " clock(s))") == 1,
+                  "%s", test_log_text());
+    test_log_release();
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    ck_assert(!r->seats[0].forfeited);
+    ck_assert_int_eq(r->turn_wall, wall + 29900);
+    drain(b); /* the tick published the turn's new start */
+    ck_assert_int_eq(jint(b->last, "seq"), r->seq);
+    ck_assert_msg(strstr(b->last, "\"path\":\"/clock/turn_started\"") != NULL, "%s", b->last);
+    ck_assert_int_eq((long long)(now - r->turn_ms), used + 100);
+    play_first_legal(a);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert_int_eq(r->seats[0].clock_ms, 10000 - used - 100);
+    /* The next turn is charged as usual, from its own start. */
+    ck_assert_int_eq(r->turn_ms, now - 60);
+}
+END_TEST
+
+/* A stall no longer than the threshold is time like any other: 1 s left,
+ * a gap of 1.5 s, and the clock runs out. */
+START_TEST(short_stall_is_charged)
+{
+    struct fake *a, *b;
+    struct room *r = clock_game("forfeit", 2, 0, &a, &b);
+    struct stall st;
+    stall_init(&st, STALL_THRESHOLD_MS, credit, lb);
+    now += 1000;
+    stall_sleep(&st, now, 100);
+    now += 1500;
+    ck_assert_uint_eq(stall_check(&st, now), 0);
+    lobby_clock_tick(lb, now);
+    ck_assert(r->seats[0].forfeited);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_FORFEIT);
+}
+END_TEST
+
+/* One line a minute at most: the stalls between add up in the next one. A
+ * room without a clock is credited too (its grace), but counts no clock. */
+START_TEST(stall_lines_are_rate_limited)
+{
+    struct fake *a, *b;
+    clock_game("bot", 600, 0, &a, &b);
+    test_log_capture();
+    ck_assert_int_eq(lobby_stall(lb, 5000, now), 1);
+    ck_assert_int_eq(lobby_stall(lb, 2500, now + 10000), 1);
+    ck_assert_int_eq(lobby_stall(lb, 3000, now + 20000), 1);
+    ck_assert_int_eq(test_log_count("the loop stalled"), 1);
+    ck_assert_int_eq(lobby_stall(lb, 4000, now + 61000), 1);
+    ck_assert_msg(test_log_count("the loop stalled for 4.0 s; no clock charged for it (1 running "
+                                 "clock(s)) (and 2 more stall(s) of 5.5 s in all since the last "
+                                 "line)") == 1,
+                  "%s", test_log_text());
+    test_log_release();
+}
+END_TEST
+
 static void setup_paced(void)
 {
     setup_default(); /* bot-pace-ms 700 */
@@ -704,6 +789,9 @@ Suite *suite_turn(void)
     tcase_add_test(tc, timeout_skip_passes_the_turn);
     tcase_add_test(tc, timeout_forfeit_for_good);
     tcase_add_test(tc, late_play_is_time_out);
+    tcase_add_test(tc, stall_is_charged_to_no_clock);
+    tcase_add_test(tc, short_stall_is_charged);
+    tcase_add_test(tc, stall_lines_are_rate_limited);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     TCase *tg = tcase_create("grace");

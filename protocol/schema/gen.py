@@ -57,8 +57,17 @@ MESSAGE_TYPES = message_types()
 
 # Shared pieces ---------------------------------------------------------------------------------
 NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
-NAME = {"type": "string", "minLength": 1, "maxLength": 32, "pattern": NO_CONTROL,
-        "description": "1 to 32 bytes of UTF-8 without control characters"}
+# A name also holds no bidirectional control, zero-width or other invisible character, format
+# character or line break (protocol/name.c; the C decoder refuses the format characters outside
+# the BMP as well), and is not blank.
+NAME_PATTERN = ("^(?=.*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000])"
+                "[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd"
+                "\\u070f\\u0890\\u0891\\u08e2\\u115f\\u1160\\u180e\\u200b-\\u200f\\u2028-\\u202e"
+                "\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb]*$")
+NAME = {"type": "string", "minLength": 1, "maxLength": 32, "pattern": NAME_PATTERN,
+        "description": "1 to 32 bytes of UTF-8, not blank, without control characters, "
+                       "bidirectional controls, invisible or other format characters or line "
+                       "breaks; the white space around it is trimmed"}
 ROOM = {"type": "string", "pattern": "^[A-Za-z0-9]{1,16}$"}
 TOKEN = {"type": "string", "pattern": "^[0-9a-f]{32}$"}
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}

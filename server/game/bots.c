@@ -9,6 +9,7 @@
 #include "bot.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/stall.h"
 
 #define BOTS_RUN_MAX 16 /* struct bots.run */
 #define BOTS_CLASSES 2  /* enum bots_class */
@@ -37,8 +38,9 @@ struct bots_fifo {
 };
 
 struct bots {
-    uv_loop_t *loop;  /* NULL: manual */
-    uv_timer_t timer; /* raises stop flags; runs while searches run */
+    uv_loop_t *loop;     /* NULL: manual */
+    struct stall *stall; /* the clock a move is delivered at; NULL: uv_now */
+    uv_timer_t timer;    /* raises stop flags; runs while searches run */
     int timer_on, stopped;
     int max_running, think_ms;
     int nrunning, nwaiting;
@@ -146,6 +148,18 @@ static void on_work(uv_work_t *req)
     job_search(req->data);
 }
 
+void bots_stall_set(struct bots *b, struct stall *st)
+{
+    b->stall = st;
+}
+
+/* The clock a move is played at: a search that comes back right after a
+ * stall of the loop has the stall credited first (stall.h). */
+static uint64_t loop_now(struct bots *b)
+{
+    return b->stall != NULL ? stall_now(b->stall) : uv_now(b->loop);
+}
+
 static void job_deliver(struct bots_job *j, uint64_t now)
 {
     if (j->fn != NULL)
@@ -168,7 +182,7 @@ static void on_after_work(uv_work_t *req, int status)
         j->status = CARC_E_INVAL;
     if (b->stopped)
         j->fn = NULL;
-    job_deliver(j, uv_now(b->loop));
+    job_deliver(j, loop_now(b));
     if (!b->stopped)
         bots_pump(b);
 }

@@ -32,6 +32,7 @@
 struct bots;
 struct bots_job;
 struct uv_loop_s;
+struct stall;
 
 /* Which FIFO a job waits in: rooms with people connected first. */
 enum bots_class {
@@ -55,6 +56,9 @@ struct bots *bots_new(struct uv_loop_s *loop, int running, int think_ms);
 int bots_running_max(void);
 /* The searches b runs at once (running as clamped by bots_new). */
 int bots_running(const struct bots *b);
+/* Moves are delivered at st's clock (util/stall.h: a stall is credited
+ * before the move is charged); without it, at uv_now. st outlives b. */
+void bots_stall_set(struct bots *b, struct stall *st);
 /* Stop: every job's callback runs at once with CARC_E_INVAL (its asker lets
  * go of it), running searches are stopped, and no callback runs any more. Call from inside the loop
  * (it closes a timer); bots_free after uv_run has returned. */

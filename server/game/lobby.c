@@ -438,6 +438,32 @@ void lobby_clock_tick(struct lobby *lb, uint64_t now)
         room_tick(r, now, grace);
 }
 
+/* A stall line at most this often (ms): a machine that swaps may stall every
+ * few seconds, and the log must not be flooded by it. */
+#define STALL_LOG_EVERY 60000
+
+int lobby_stall(struct lobby *lb, uint64_t ms, uint64_t now)
+{
+    int clocks = 0;
+    for (struct room *r = lb->oldest; r != NULL; r = r->newer)
+        clocks += room_stall(r, ms, now);
+    if (lb->stall_logged != 0 && now - lb->stall_logged < STALL_LOG_EVERY) {
+        lb->stall_quiet++;
+        lb->stall_quiet_ms += ms;
+        return clocks;
+    }
+    char more[128] = "";
+    if (lb->stall_quiet > 0)
+        snprintf(more, sizeof more, " (and %d more stall(s) of %.1f s in all since the last line)",
+                 lb->stall_quiet, (double)lb->stall_quiet_ms / 1000.0);
+    log_warn("the loop stalled for %.1f s; no clock charged for it (%d running clock(s))%s",
+             (double)ms / 1000.0, clocks, more);
+    lb->stall_logged = now;
+    lb->stall_quiet = 0;
+    lb->stall_quiet_ms = 0;
+    return clocks;
+}
+
 void lobby_tick(struct lobby *lb, uint64_t now)
 {
     lb->now = now;

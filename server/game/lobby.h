@@ -43,7 +43,11 @@ struct lobby {
     struct room_holds holds; /* what every room holds for its commits (held-bytes) */
 
     int shutting_down;
-    uint64_t now;          /* the loop's clock at the last call that gave one (ms) */
+    uint64_t now; /* the loop's clock at the last call that gave one (ms) */
+    /* Stalls of the loop (lobby_stall): the last one logged (loop ms, 0: none
+     * yet), and those not logged since, their count and time. */
+    uint64_t stall_logged, stall_quiet_ms;
+    int stall_quiet;
     struct store *store;   /* NULL: memory only (lobby_store_set) */
     struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
     struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
@@ -81,6 +85,14 @@ void lobby_tick(struct lobby *lb, uint64_t now);
 
 /* Clocks and bots (turn.h): about ten times a second. */
 void lobby_clock_tick(struct lobby *lb, uint64_t now);
+
+/* The loop stalled for ms milliseconds, up to now (util/stall.h calls it
+ * back: a freeze, SIGSTOP, swapping): every running turn starts ms later, so
+ * that no clock is charged for the time nobody could play (the deltas of the
+ * turns' new starts go out at the next clock tick), and a warning says so,
+ * at most once a minute (the stalls in between are added up in the next
+ * line). Returns the running clocks credited. */
+int lobby_stall(struct lobby *lb, uint64_t ms, uint64_t now);
 
 /* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
 void lobby_bots_set(struct lobby *lb, struct bots *b);

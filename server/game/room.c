@@ -372,6 +372,9 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     int i = room_seat_free(r);
     if (i < 0)
         return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    int other = room_name_seat(r, name);
+    if (other >= 0)
+        return carc_error_set(err, CARC_E_NAME_TAKEN, "seat %d has that name (case aside)", other);
     struct room_seat *seat = &r->seats[i];
     char token[RAND_TOKEN_LEN + 1];
     snprintf(seat->name, sizeof seat->name, "%s", name);

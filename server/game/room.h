@@ -134,6 +134,7 @@ struct room {
     long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
     int turn_moves;           /* nmoves when the current turn started */
     int timed_out;            /* the current turn's clock ran out and was handled */
+    int turn_moved;           /* a stall moved the turn's start (turn_stall): publish it */
     struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
     int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
     struct bots_job *job;     /* the search playing the current turn, or NULL */
@@ -207,7 +208,9 @@ int room_settings_check(const struct proto_msg *c, struct carc_error *err);
 void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref);
 
 /* Take the first free seat: everyone else gets a delta; s gets `joined` with
- * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL. */
+ * its token, then `state`. CARC_E_PASSWORD, CARC_E_ROOM_FULL, then
+ * CARC_E_NAME_TAKEN when a taken seat (a bot's too) has the same name to
+ * people (protocol/name.h: case and surrounding spaces aside). */
 int room_join(struct room *r, struct session *s, const char *name, const char *password,
               const char *ref, struct carc_error *err);
 
@@ -266,6 +269,8 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
 
 /* The first free seat, or -1 when every seat is taken. */
 int room_seat_free(const struct room *r);
+/* The taken seat whose name is name to people (proto_name_same), or -1. */
+int room_name_seat(const struct room *r, const char *name);
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
 
@@ -328,7 +333,8 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
  * a change. */
 void room__schedule(struct room *r, uint64_t now);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
- * room's turn starts, then room_presence, turn_tick's decision, then a bot's
+ * room's turn starts (or a stall moved its start: turn_stall), everyone gets
+ * a delta of it, then room_presence, turn_tick's decision, then a bot's
  * turn. */
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
 /* Who is connected to r may have changed (and time passes): the game pauses
@@ -339,6 +345,12 @@ void room_tick(struct room *r, uint64_t now, uint64_t grace_ms);
  * nobody watches (bots_job_promote). The lobby calls it after each change
  * of members, room_tick at every tick. */
 void room_presence(struct room *r, uint64_t now);
+/* A restored room's turn starts now, if it has not yet: everyone gets a delta
+ * of it (a room taken over by a cluster node, before anyone is answered). */
+void room_turn_restart(struct room *r, uint64_t now);
+/* The loop stalled for ms up to now: turn_stall (nothing is published
+ * here; the next room_tick does). 1 when r has a running clock. */
+int room_stall(struct room *r, uint64_t ms, uint64_t now);
 /* The host seats a bot of level (enum carc_bot_level) in the first free
  * seat of r (lobby): everyone gets a delta. 0, or CARC_E_ROOM_FULL. */
 int room_bot_add(struct room *r, int level, struct carc_error *err);

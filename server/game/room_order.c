@@ -1,5 +1,6 @@
-/* room_order.c: the play order of a room whose options say seat_order
- * "random" (room.h room_seat_order, PROTOCOL.md start). The order is a
+/* room_order.c: the seats among themselves: the play order of a room whose
+ * options say seat_order "random" (room.h room_seat_order, PROTOCOL.md
+ * start), and their names kept apart (room_name_seat). The order is a
  * function of the game's secret seed and public from the start: it gives
  * away at most log2(6!) < 10 of the seed's bits, which is why a salt keeps
  * it off the deck shuffle's own first draws. */
@@ -7,7 +8,16 @@
 
 #include <string.h>
 
+#include "name.h"
 #include "rng.h"
+
+int room_name_seat(const struct room *r, const char *name)
+{
+    for (int i = 0; i < r->nseats; i++)
+        if (r->seats[i].taken && proto_name_same(r->seats[i].name, name))
+            return i;
+    return -1;
+}
 
 void room_seat_order(uint64_t seed, int n, int *order)
 {

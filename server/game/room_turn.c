@@ -90,9 +90,24 @@ void room_presence(struct room *r, uint64_t now)
     }
 }
 
+void room_turn_restart(struct room *r, uint64_t now)
+{
+    if (turn_restart(r, now))
+        room__publish(r, NULL, 0, NULL, NULL);
+}
+
+int room_stall(struct room *r, uint64_t ms, uint64_t now)
+{
+    return turn_stall(r, ms, now);
+}
+
 void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
 {
-    if (turn_restart(r, now)) /* a restored room: its turn starts now */
+    /* A restored room's turn starts now; a stall moved the turn's start:
+     * either way the state's clock.turn_started changed. */
+    int moved = r->turn_moved;
+    r->turn_moved = 0;
+    if (turn_restart(r, now) || moved)
         room__publish(r, NULL, 0, NULL, NULL);
     room_presence(r, now);
     struct turn_outcome o;

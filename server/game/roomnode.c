@@ -206,6 +206,10 @@ static void take_build(struct take *t, struct store_room *e)
     }
     lobby_room_add(lb, r);
     room__dirty(r); /* the new fence written before anything is told */
+    /* Its turn restarts now (the move to this node is charged to nobody),
+     * before the request that brought it is answered: the state it gets
+     * has clock.turn_started. */
+    room_turn_restart(r, lb->now);
     log_event(LOG_INFO, &(struct log_fields){.room = r->id},
               "cluster: room taken over (fence %llu, %d moves)", (unsigned long long)t->fence,
               r->nmoves);

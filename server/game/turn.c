@@ -36,6 +36,7 @@ static void turn_start(struct room *r, uint64_t now)
     r->turn_wall = clock_wall_ms();
     r->turn_moves = r->nmoves;
     r->timed_out = 0;
+    r->turn_moved = 0;
 }
 
 static void nothing(struct turn_outcome *out)
@@ -64,10 +65,7 @@ void turn_bot_name(const struct room *r, int level, char *out, size_t size)
             snprintf(out, size, "%c%s bot", name[0] - 'a' + 'A', name + 1);
         else
             snprintf(out, size, "%c%s bot %d", name[0] - 'a' + 'A', name + 1, k);
-        int used = 0;
-        for (int i = 0; i < r->nseats && !used; i++)
-            used = r->seats[i].taken && strcmp(r->seats[i].name, out) == 0;
-        if (!used)
+        if (room_name_seat(r, out) < 0) /* also "greedy BOT", a person's name */
             return;
     }
 }
@@ -247,6 +245,29 @@ void turn_seat_back(struct room *r, int i, struct turn_outcome *out)
         seat->timeouts = 0;
         turn_autoplay(r, i, PROTO_AUTO_NONE, NULL, out);
     }
+}
+
+/* t moved ms later, but not past now; 0 (never) stays 0. */
+static uint64_t later(uint64_t t, uint64_t ms, uint64_t now)
+{
+    if (t == 0 || t >= now)
+        return t;
+    return now - t > ms ? t + ms : now;
+}
+
+int turn_stall(struct room *r, uint64_t ms, uint64_t now)
+{
+    if (r->phase != PROTO_PHASE_PLAYING || r->turn_ms == 0)
+        return 0; /* no turn runs (a restored room's starts at its first tick) */
+    uint64_t start = later(r->turn_ms, ms, now);
+    r->turn_wall += (long long)(start - r->turn_ms);
+    r->turn_ms = start;
+    for (int i = 0; i < r->nseats; i++)
+        r->seats[i].offline_ms = later(r->seats[i].offline_ms, ms, now);
+    if (!has_clock(r) || !playing(r))
+        return 0;
+    r->turn_moved = 1;
+    return 1;
 }
 
 int turn_restart(struct room *r, uint64_t now)

@@ -100,6 +100,14 @@ void turn_seat_left(struct room *r, int i, struct turn_outcome *out);
 /* Seat i's player resumed: they have the seat back (not after a forfeit). */
 void turn_seat_back(struct room *r, int i, struct turn_outcome *out);
 
+/* The loop stalled for ms milliseconds, up to now (util/stall.h): nobody is
+ * charged for it. The running turn starts ms later (never after now), on the
+ * loop's clock and on the wall clock the state shows, and so does a
+ * disconnected player's takeover grace; r->turn_moved asks the room to
+ * publish the turn's new start (room_tick). Returns 1 when r has a running
+ * clock, else 0. */
+int turn_stall(struct room *r, uint64_t ms, uint64_t now);
+
 /* A restored room's turn starts at the first tick: 1 when it started now
  * (the room publishes it), else 0. */
 int turn_restart(struct room *r, uint64_t now);

@@ -18,6 +18,7 @@
 #include "net/net_rx.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/stall.h"
 
 _Static_assert(LWS_PRE <= SBUF_PRE, "SBUF_PRE must leave room for the lws frame header");
 _Static_assert(offsetof(struct sbuf, data) == offsetof(struct sbuf, pre) + SBUF_PRE,
@@ -36,9 +37,12 @@ static struct net *net_of(struct lws *wsi)
     return lws_context_user(lws_get_context(wsi));
 }
 
+/* The clock the lobby gets: a message read right after a stall of the loop
+ * has the stall credited first (stall.h), so that it never loses to the
+ * clock that ran meanwhile. */
 static uint64_t net_now(const struct net *n)
 {
-    return uv_now(n->loop);
+    return n->stall != NULL ? stall_now(n->stall) : uv_now(n->loop);
 }
 
 /* ---- the session sink ---- */
@@ -494,6 +498,7 @@ struct net *net_start(uv_loop_t *loop, struct lobby *lb, struct api *api,
     struct net *n = mem_zalloc(1, sizeof *n);
     n->loop = loop;
     n->lobby = lb;
+    n->stall = c->stall;
     n->api = api;
     n->spare = -1;
     n->pub.fd = n->met.fd = -1;

@@ -16,6 +16,7 @@
 #include "http/api.h"
 
 struct net;
+struct stall;
 
 /* What the adapter needs of the settings (main.c copies them from config). */
 struct net_options {
@@ -27,6 +28,7 @@ struct net_options {
     int log_level;               /* enum log_level: how much of lws' own log to pass on */
     const char *trusted_proxies; /* proxy_list_parse's spec; "" = none */
     const char *allowed_origins; /* origin_list_parse's spec; "" or NULL = none */
+    struct stall *stall;         /* the loop's clock for the lobby, stalls seen; NULL: uv_now */
 };
 
 /* Listen on c->listen:c->port (and the metrics listener) on loop. Returns

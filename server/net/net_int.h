@@ -65,6 +65,7 @@ struct net {
     uv_loop_t *loop;
     struct lobby *lobby;
     struct api *api;
+    struct stall *stall; /* NULL: the lobby's clock is uv_now alone */
     struct lws_context *ctx;
     struct lws_vhost *vh;
     int port;

@@ -4,6 +4,8 @@ client written from the document alone disagreed with carcd, and the limits on r
 import json
 import random
 import socket
+import tempfile
+import threading
 import time
 import unittest
 
@@ -108,6 +110,28 @@ class Replies(unittest.TestCase):
                 m = c.wait_for(lambda m: m.get("ref") == i)
                 self.assertEqual(m.get("code"), "bad_version", (v, m))
                 self.assertIn("2", m["message"], m)  # the version it speaks is named
+            c.request_ok("ping", "pong")
+
+    def test_integer_id_in_any_spelling_gets_its_ref(self):
+        """Conventions: an integer `id` takes any spelling of an integer, and every reply
+        carries `ref` with that integer; an id with a fraction is refused."""
+        with h.Client(self.srv) as c:
+            for text, ref in (("24.0", 24), ("1e1", 10), ("-3.0E1", -30), ("2.5e1", 25)):
+                c.send_raw('{"v":2,"type":"ping","id":%s}' % text)
+                m = c.wait_for(lambda m: m["type"] in ("pong", "error"))
+                self.assertEqual(m["type"], "pong", (text, m))
+                self.assertEqual(m.get("ref"), ref, (text, m))
+                self.assertIs(type(m["ref"]), int, (text, m))
+            # A reply that is an error carries it too.
+            c.send_raw('{"v":2,"type":"chat","id":7.0,"text":"hi"}')
+            m = c.wait_for(lambda m: m["type"] == "error")
+            self.assertEqual((m["code"], m.get("ref")), ("not_in_room", 7), m)
+            c.send_raw('{"v":2,"type":"ping","id":2.5}')
+            m = c.wait_for(lambda m: m["type"] in ("pong", "error"))
+            self.assertEqual(m["type"], "error", m)
+            self.assertEqual(m["code"], "bad_request", m)
+            self.assertTrue(m["message"].startswith("id:"), m)
+            self.assertNotIn("ref", m)  # the id itself was bad
             c.request_ok("ping", "pong")
 
     def test_seat_counts_out_of_range_are_bad_player_count(self):
@@ -338,6 +362,78 @@ def limits_server(**over):
                 "lobby-room-ttl": 120})
     cfg.update(over)
     return h.Server(cfg).start()
+
+
+class RestartedClock(unittest.TestCase):
+    def resume_at_once(self, data_dir, token, room):
+        """Restart carcd on data_dir and resume `token`'s seat as early as a client can: the
+        connection is tried every millisecond on a port chosen beforehand, so the `resume` is
+        read in the server's first loop turns. The start-up is kept short (an empty web root),
+        so that those turns come before a tick of a clock timer started at launch. Returns
+        (server, the state of the resume's reply)."""
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        web = tempfile.TemporaryDirectory(prefix="carcd-web-")
+        self.addCleanup(web.cleanup)
+        srv = h.Server(data_dir=data_dir, extra=["--port", str(port), "--web-root", web.name])
+        srv.host, srv.port = "127.0.0.1", port
+        out = {}
+
+        def early():  # beside start(), which waits for the startup line
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                try:
+                    c = h.Client(srv, name="back")
+                    break
+                except OSError:
+                    time.sleep(0.001)
+            else:
+                return
+            try:
+                mid = send(c, "resume", room=room, token=token)
+                out["state"] = replies(c, mid, ("state", "synced"))[-1]["state"]
+            finally:
+                c.close()
+        # The server's child must be started by this thread (harness: PR_SET_PDEATHSIG).
+        client = threading.Thread(target=early)
+        client.start()
+        try:
+            srv.start()
+        finally:
+            client.join(20)
+        self.assertIn("state", out, "no answer to the resume")
+        return srv, out["state"]
+
+    def test_turn_started_is_a_time_right_after_a_restart(self):
+        """The state's `clock.turn_started` is a time while playing: a player who resumes a
+        running clock game right after a restart gets it, not null (the turn restarts when
+        the server does, charged to nobody)."""
+        data = tempfile.TemporaryDirectory(prefix="carcd-conf-")
+        srv = h.Server(data_dir=data.name).start()
+        try:
+            a, b = h.create_room(srv, ["Ann", "Bob"],
+                                 clock={"initial": 60, "increment": 0, "on_timeout": "bot"})
+            room, tokens = a.room, [a.token, b.token]
+            a.send({"v": h.V, "type": "start"})
+            doc = a.wait_doc(lambda d: d["phase"] == "playing")
+            b.wait_doc(lambda d: d["phase"] == "playing")
+            cur = doc["current"]
+            a.close()
+            b.close()
+            self.assertEqual(srv.stop(), 0)
+            before = time.time() * 1000
+            srv, st = self.resume_at_once(data.name, tokens[cur], room)
+            self.assertEqual(st["phase"], "playing")
+            started = st["clock"]["turn_started"]
+            self.assertIsInstance(started, int, st["clock"])
+            self.assertGreaterEqual(started, before - 1000)
+            self.assertLessEqual(started, time.time() * 1000 + 1000)
+            self.assertEqual(st["seats"][cur]["time_ms"], 60000)  # the restart charged nobody
+        finally:
+            srv.stop()
+            data.cleanup()
 
 
 class CreateLimits(unittest.TestCase):

@@ -121,6 +121,41 @@ class Lobby(ErrorCase):
             for c in p:
                 c.close()
 
+    def test_names(self):
+        """No two seats of a room share a name, case and surrounding spaces aside
+        (name_taken), and a name holds no bidirectional control or invisible character
+        (bad_request, naming it)."""
+        srv = h.shared()
+        p = h.create_room(srv, ["Ann"], seats=4)
+        try:
+            with h.Client(srv) as c:
+                for name in ("Ann", "ann", " ANN\u00a0"):
+                    err = self.expect_error(c, "name_taken", "join", room=p[0].room, name=name,
+                                            check_room=p[0].room, watchers=p)
+                    self.assertIn("seat 0", err["message"])
+                for name, what in (("Ann\u202egnp", "U+202E (a bidirectional control)"),
+                                   ("A\u200bnn", "U+200B (an invisible character)"),
+                                   ("\ufeffBob", "U+FEFF (an invisible character)")):
+                    err = self.expect_error(c, "bad_request", "join", room=p[0].room, name=name,
+                                            check_room=p[0].room, watchers=p)
+                    self.assertEqual(err["message"], "name: must not contain " + what)
+                self.expect_error(c, "bad_request", "create", name="Ann\u2066", seats=2)
+                c.request_ok("join", "joined", room=p[0].room, name="  Bob  ")
+                st = c.wait_type("state")
+                self.assertEqual(st["state"]["seats"][1]["name"], "Bob")  # kept trimmed
+                # A bot takes a name no seat has; nobody takes the bot's.
+                p[0].send({"v": h.V, "type": "add_bot", "level": "greedy"})
+                doc = p[0].wait_doc(lambda d: d["seats"][2]["taken"])
+                self.assertEqual(doc["seats"][2]["name"], "Greedy bot")
+            # Bob's seat stays his, disconnected: heard before the next refusal is watched.
+            p[0].wait_doc(lambda d: not d["seats"][1]["connected"])
+            with h.Client(srv) as d:
+                self.expect_error(d, "name_taken", "join", room=p[0].room, name="GREEDY BOT",
+                                  check_room=p[0].room, watchers=p)
+        finally:
+            for c in p:
+                c.close()
+
     def test_password(self):
         srv = h.shared()
         p = h.create_room(srv, ["Ann"], seats=2, password="sesame")

@@ -259,6 +259,7 @@ export const ERRORS = {
   message_too_big: "That message is too long for the server.",
   limit_reached: "The server is full right now (too many rooms or connections). Try again later.",
   too_many_rooms: "You already have too many rooms waiting for players: start one or leave one first.",
+  name_taken: "Someone in this room already has that name: choose another.",
   storage_error: "The server could not save that; nothing changed. Try again in a moment.",
   offline: "Not connected to the server: wait until it reconnects.",
   closed: "The connection closed before the server answered; it is reconnecting.",
