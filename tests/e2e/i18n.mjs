@@ -5,8 +5,8 @@
 // German or English left, the log said again), and a reload keeps French and the seat. Then the
 // size and the load time of the page: a fresh load, cache off, under 150 KB on the wire (gzip),
 // and under a second to a connected, translated lobby (the median of three loads). The time is
-// judged only on a machine that is not overloaded (load average under its number of cores):
-// DESIGN.md keeps timings out of tests that must pass on a busy machine; it is printed always.
+// judged only on a quiet machine (a load average under half its cores): CONTRIBUTING.md keeps
+// timings out of tests that must pass on a busy machine; it is printed always.
 //
 // "No English string left": every text the user can see or hear (visible text nodes, the
 // visually hidden ones for screen readers included, aria-label, title, placeholder, the options
@@ -242,10 +242,10 @@ export async function i18nSuite({ browser, url, test, errors }) {
     await page.context().close();
   });
 
-  await test("[i18n] the page loads under 150 KB compressed, and under 1 s when the machine is not overloaded", async () => {
+  await test("[i18n] the page loads under 150 KB compressed, and under 1 s on a quiet machine", async () => {
     for (const locale of ["en-US", "de-DE"]) {
       const load = os.loadavg()[0];
-      const judged = load < os.cpus().length;
+      const judged = load < os.cpus().length / 2;
       const m = await measureLoad(browser, url, locale);
       console.log(`     ${locale}: ${m.bytes} bytes on the wire in ${m.files.length} responses, ${m.ms} ms to a connected lobby` +
         (judged ? "" : ` (not judged: load average ${load.toFixed(1)} on ${os.cpus().length} cores)`));
