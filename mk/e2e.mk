@@ -4,13 +4,19 @@
 #                          `npm ci` into tests/e2e/node_modules/ (ignored by git; no browser
 #                          download). Plays a whole game through the UI against a fresh carcd;
 #                          screenshots in $(BUILD)/artifacts/. Part of `make test`, after integration.
+#   make i18n-check        the client's language catalogues (clients/web/i18n/) against each other
+#                          and the sources (tests/i18n/check.mjs; node alone, no browser). First
+#                          step of `make e2e`.
 E2E_DIR := tests/e2e
 
-.PHONY: e2e screenshots
+.PHONY: e2e screenshots i18n-check
 $(E2E_DIR)/node_modules/.package-lock.json: $(E2E_DIR)/package.json $(E2E_DIR)/package-lock.json
 	cd $(E2E_DIR) && $(NPM) ci --no-audit --no-fund --ignore-scripts
 
-e2e: all $(E2E_DIR)/node_modules/.package-lock.json ## the browser client in headless Chromium (tests/e2e/, playwright-core)
+i18n-check: ## the client's catalogues: same keys and placeholders in every language, no English copies, every key used exists
+	$(NODE) tests/i18n/check.mjs
+
+e2e: all i18n-check $(E2E_DIR)/node_modules/.package-lock.json ## the browser client in headless Chromium (tests/e2e/, playwright-core)
 	@deploy/deps.sh
 	CARC_BUILD=$(BUILD) $(NODE) $(E2E_DIR)/run.mjs
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
+import { i18nSuite } from "./i18n.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -684,6 +685,9 @@ async function main() {
     await test("[phone] a whole game with taps only; the board and Confirm in view on every turn", async () => {
       await phoneGame(browser, srv.url, assert, ART);
     });
+
+    // languages: a German browser, the switcher, the size and load time of the page
+    await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

@@ -7,6 +7,7 @@ import { $, app } from "./app.js";
 import { myTurn } from "./turn.js";
 import { lowAt, timeLeft } from "./seats.js";
 import { formatClock } from "./words.js";
+import { t } from "./i18n.js";
 
 const BASE_TITLE = document.title || "carcd";
 const ICON = "favicon.svg";
@@ -76,14 +77,14 @@ export function updateAlerts() {
   const bg = hidden();
   const warn = $("low-time");
   if (low !== null) {
-    const text = `Hurry: only ${formatClock(low)} left on your clock.`;
+    const text = t("alert.hurry", { time: formatClock(low) });
     if (warn.textContent !== text) warn.textContent = text;
     warn.hidden = false;
   } else {
     warn.hidden = true;
   }
   let title = BASE_TITLE;
-  if (bg && mine) title = low !== null ? `⚠ ${formatClock(low)} left — your turn — ${BASE_TITLE}` : `● Your turn — ${BASE_TITLE}`;
+  if (bg && mine) title = low !== null ? t("alert.titleLow", { time: formatClock(low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
   if (document.title !== title) document.title = title;
   setIcon(bg && mine ? TURN_ICON : ICON);
   if (bg && soundOn()) {

@@ -1,6 +1,7 @@
 // app.js: the state shared by the client's modules, local storage, and messages to the user.
 // main.js fills `hooks` at start so the other modules can reach the connection and re-render.
-import { errorText } from "./words.js";
+import { errorText, playerName } from "./words.js";
+import { t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -94,5 +95,5 @@ export function showReplyError(reply) {
 
 export function who(seat) {
   const s = app.doc && app.doc.seats[seat];
-  return (s && s.name) || `Seat ${seat + 1}`;
+  return (s && s.name && playerName(s.name)) || t("seat.n", { n: seat + 1 });
 }

@@ -1,11 +1,17 @@
 // board.js: SVG drawing of tiles from the /api/tiles geometry, and the pannable, zoomable board.
+import { t } from "./i18n.js";
 
 export const SVGNS = "http://www.w3.org/2000/svg";
 export const T = 100; // tile size in board units
 
 export const PLAYER_COLOURS = ["#d7263d", "#1b6ca8", "#f2c14e", "#222222", "#8e44ad", "#f4f4f4"];
-export const PLAYER_COLOUR_NAMES = ["red", "blue", "yellow", "black", "purple", "white"];
+// The mark on each seat's meeples (what shape() draws; ids, not words: see seatLook).
 export const PLAYER_SHAPES = ["circle", "square", "triangle", "diamond", "pentagon", "star"];
+
+// A seat's colour and mark in words: "red circle" (look.SEAT in the catalogues).
+export function seatLook(seat) {
+  return t("look." + (seat % 6));
+}
 
 const EDGE_INDEX = { N: 0, E: 1, S: 2, W: 3 };
 const EDGE_MID = { N: [50, 0], E: [100, 50], S: [50, 100], W: [0, 50] };

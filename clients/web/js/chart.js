@@ -1,11 +1,12 @@
 // chart.js: the score of every player per turn, as an SVG line chart.
 import { el, shape, PLAYER_COLOURS } from "./board.js";
+import { t } from "./i18n.js";
 
 // hist: [{turn, scores}], players: names by seat (null for an empty seat).
 export function renderChart(box, hist, players) {
   box.replaceChildren();
   if (!hist.length) {
-    box.textContent = "No scores were recorded by this window.";
+    box.textContent = t("chart.none");
     return;
   }
   const W = 560;
@@ -17,19 +18,17 @@ export function renderChart(box, hist, players) {
   const sx = (t) => L + (t / maxTurn) * (W - L - 110);
   const sy = (s) => H - B - (s / maxScore) * (H - B - 10);
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img" }, box);
-  const names = players.map((n, i) => (n ? `${n} ${hist[hist.length - 1].scores[i]}` : null)).filter(Boolean);
-  svg.setAttribute("aria-label", "Score per turn. Final: " + names.join(", "));
+  const names = players.map((n, i) => (n ? t("chart.score", { player: n, score: hist[hist.length - 1].scores[i] }) : null)).filter(Boolean);
+  svg.setAttribute("aria-label", t("chart.label", { list: names.join(", ") }));
   el("path", { d: `M${L},10 V${H - B} H${W - 110}`, class: "axis" }, svg);
   for (let k = 0; k <= 4; k++) {
     const v = Math.round((maxScore * k) / 4);
-    const t = el("text", { x: L - 4, y: sy(v) + 4, class: "tick", "text-anchor": "end" }, svg);
-    t.textContent = v;
+    el("text", { x: L - 4, y: sy(v) + 4, class: "tick", "text-anchor": "end" }, svg).textContent = v;
   }
   for (const v of [0, Math.round(maxTurn / 2), maxTurn]) {
-    const t = el("text", { x: sx(v), y: H - B + 16, class: "tick", "text-anchor": "middle" }, svg);
-    t.textContent = v;
+    el("text", { x: sx(v), y: H - B + 16, class: "tick", "text-anchor": "middle" }, svg).textContent = v;
   }
-  el("text", { x: (W - 110) / 2, y: H - 2, class: "tick", "text-anchor": "middle" }, svg).textContent = "turn";
+  el("text", { x: (W - 110) / 2, y: H - 2, class: "tick", "text-anchor": "middle" }, svg).textContent = t("chart.turn");
   players.forEach((n, i) => {
     if (!n) return;
     const pts = hist.map((h) => `${sx(h.turn).toFixed(1)},${sy(h.scores[i] || 0).toFixed(1)}`);
@@ -39,6 +38,6 @@ export function renderChart(box, hist, players) {
     shape(g, i, 6, { fill: PLAYER_COLOURS[i], class: "meeple-shape" });
     const lg = el("g", { transform: `translate(${W - 100},${20 + i * 22})` }, svg);
     shape(lg, i, 6, { fill: PLAYER_COLOURS[i], class: "meeple-shape" });
-    el("text", { x: 12, y: 4, class: "legend" }, lg).textContent = `${n}: ${last.scores[i] || 0}`;
+    el("text", { x: 12, y: 4, class: "legend" }, lg).textContent = t("chart.legend", { player: n, score: last.scores[i] || 0 });
   });
 }

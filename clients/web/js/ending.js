@@ -2,6 +2,7 @@
 // (replay.js) show it: the ranking, and the end-of-game scoring grouped by kind of feature.
 import { playerBadge } from "./board.js";
 import { describe } from "./words.js";
+import { signed, t } from "./i18n.js";
 
 // Fills the <ol> with one <li data-seat> per seat of `seats` ([{seat, label, score}]), the
 // highest score first; the score is in a <b class="final-score">.
@@ -10,19 +11,19 @@ export function renderRanking(ol, seats) {
   for (const s of seats.slice().sort((a, b) => b.score - a.score)) {
     const li = document.createElement("li");
     li.dataset.seat = s.seat;
-    li.append(playerBadge(s.seat, 18), document.createTextNode(` ${s.label}: `));
+    // "Ann: <b>42</b> points", the score in its own element wherever the language puts it
+    const [before, after] = t("end.rankLine", { name: s.label, score: "\u0000", count: s.score }).split("\u0000");
+    li.append(playerBadge(s.seat, 18), document.createTextNode(" " + before));
     const b = document.createElement("b");
     b.className = "final-score";
     b.textContent = s.score;
-    li.append(b, document.createTextNode(" points"));
+    li.append(b, document.createTextNode(after || ""));
     ol.append(li);
   }
 }
 
-const TITLES = {
-  road: "Unfinished roads", city: "Unfinished cities", cloister: "Unfinished cloisters", farm: "Farms",
-  barn: "Barns", herbs: "Herb tokens", escape: "Escapes",
-};
+// The groups' headings: end.group.KIND in the catalogues.
+const GROUPS = ["road", "city", "cloister", "farm", "barn", "herbs", "escape"];
 
 // Fills `box` with the end-of-game events in words, one heading per kind (with each player's
 // total) and a list of its events; `none` is the sentence shown when there are no events.
@@ -43,8 +44,9 @@ export function renderBreakdown(box, events, who, tiles, none) {
     const h = document.createElement("h4");
     const totals = {};
     for (const ev of groups[k]) (ev.delta || []).forEach((n, i) => (totals[i] = (totals[i] || 0) + n));
-    const tt = Object.keys(totals).filter((i) => totals[i]).map((i) => `${who(+i)} +${totals[i]}`);
-    h.textContent = (TITLES[k] || k) + (tt.length ? ": " + tt.join(", ") : ": no points");
+    const tt = Object.keys(totals).filter((i) => totals[i]).map((i) => t("score.pointsOf", { player: who(+i), points: signed(totals[i]) }));
+    const title = GROUPS.includes(k) ? t("end.group." + k) : k;
+    h.textContent = tt.length ? t("end.groupPoints", { title, list: tt.join(", ") }) : t("end.groupNone", { title });
     const ul = document.createElement("ul");
     for (const ev of groups[k]) {
       const li = document.createElement("li");

@@ -7,6 +7,8 @@
 // engine's xoshiro256** generator and Fisher-Yates shuffle, common/rng.c and common/game.c)
 // draws exactly the tiles of the replay's moves and discards. The same steps as carc-verify.
 
+import { t } from "./i18n.js";
+
 const SCHEME = "carcd-draw/1";
 const M64 = (1n << 64n) - 1n;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -126,51 +128,56 @@ export function dealFrom(seed, sets, start, tiles) {
 }
 
 // Check record's draw against replay (GET /api/games/{id}/replay) with the catalogue tiles.
-// Returns {status: "verified" | "failed" | "none", text, mine} (mine: this browser's entropy
-// is in the record: true, false, or null when it sent none).
+// Returns {status: "verified" | "failed" | "none", say, mine}: say() is the result in words in
+// the page's language (fair.* in the catalogues); mine: this browser's entropy is in the
+// record: true, false, or null when it sent none. i18n-keys: fair.fail.* fair.verified fair.verified.*
 export async function verifyDraw(record, replay, tiles, room) {
   const fair = record && record.fair;
-  if (!fair) return { status: "none", text: "draw not verifiable: no commitment (an older game, or a test deal)" };
-  const fail = (text) => ({ status: "failed", text: "draw NOT verified: " + text });
-  if (!HEX64.test(fair.secret || "") || !HEX64.test(fair.commitment || "")) return fail("the record's secret or commitment is malformed");
+  if (!fair) return { status: "none", say: () => t("fair.none") };
+  const fail = (key, params) => ({ status: "failed", say: () => t("fair.failed", { reason: t(key, params) }) });
+  if (!HEX64.test(fair.secret || "") || !HEX64.test(fair.commitment || "")) return fail("fair.fail.malformed");
   const commit = hex(await sha256(unhex(fair.secret)));
-  if (commit !== fair.commitment) return fail("the commitment is not SHA-256 of the secret");
+  if (commit !== fair.commitment) return fail("fair.fail.commitment");
   const ents = fair.entropy || [];
-  if (ents.length !== record.players.length) return fail(`${ents.length} entropies for ${record.players.length} players`);
-  if (ents.some((e) => e !== null && !HEX64.test(e))) return fail("an entropy is malformed");
+  if (ents.length !== record.players.length) return fail("fair.fail.entropies", { count: ents.length, players: record.players.length });
+  if (ents.some((e) => e !== null && !HEX64.test(e))) return fail("fair.fail.entropy");
   const seed = await fairSeed(fair.secret, ents);
-  if (record.seed === undefined || BigInt(record.seed) !== seed) return fail("the seed does not follow from the secret and the entropies");
-  if (record.deck) return fail("the game was dealt from an explicit deck");
+  if (record.seed === undefined || BigInt(record.seed) !== seed) return fail("fair.fail.seed");
+  if (record.deck) return fail("fair.fail.deck");
   const deck = dealFrom(seed, record.sets || ["base"], record.start || "BA.D", tiles);
   let pos = 0;
-  const drawn = (t, what) => {
-    if (pos >= deck.length) throw new Error(`the pile from the seed ends before ${what}`);
+  // what: [key, params] of the draw ("move 3", "after move 3 (a discard)"); a mismatch throws
+  // the words of what went wrong as a function of the language
+  // i18n-keys: fair.draw.*
+  const mismatch = (say) => Object.assign(new Error("the draw does not match"), { say });
+  const drawn = (id, what) => {
+    if (pos >= deck.length) throw mismatch(() => t("fair.fail.ends", { what: t(...what) }));
     const want = deck[pos++];
-    if (want !== t) throw new Error(`${what} is ${t}, the seed draws ${want}`);
+    if (want !== id) throw mismatch(() => t("fair.fail.tile", { what: t(...what), tile: id, want }));
   };
   const discards = (events, what) => {
-    for (const ev of events || []) if (ev.type === "discard") drawn(ev.tile, what + " (a discard)");
+    for (const ev of events || []) if (ev.type === "discard") drawn(ev.tile, [what[0] + ".discard", what[1]]);
   };
   try {
-    discards(replay.start.events, "the first draw");
+    discards(replay.start.events, ["fair.draw.first"]);
     for (const m of replay.moves) {
-      drawn(m.tile, `move ${m.move + 1}`);
+      drawn(m.tile, ["fair.draw.move", { n: m.move + 1 }]);
       if (m.skip) {
         // the tile goes under the pile (common/game.c skip_apply)
         deck.splice(pos - 1, 1);
         deck.push(m.tile);
         pos--;
       }
-      discards(m.events, `after move ${m.move + 1}`);
+      discards(m.events, ["fair.draw.after", { n: m.move + 1 }]);
     }
   } catch (e) {
-    return fail("the draw order does not match the seed: " + e.message);
+    if (!e || typeof e.say !== "function") throw e;
+    return { status: "failed", say: () => t("fair.failed", { reason: t("fair.fail.order", { detail: e.say() }) }) };
   }
   const given = ents.filter((e) => e).length;
   const ours = room ? entropySent(room) : null;
   const mine = ours ? ents.includes(ours) : null;
-  let text = `draw verified: commitment, seed and all ${replay.moves.length} draws check (${given} of ${ents.length} players added entropy)`;
-  if (mine === true) text += "; yours is among them";
-  if (mine === false) text += "; but the entropy this browser last had acknowledged is not among them";
-  return { status: "verified", text, mine };
+  const key = mine === true ? "fair.verified.mine" : mine === false ? "fair.verified.notMine" : "fair.verified";
+  const params = { count: replay.moves.length, given, players: ents.length };
+  return { status: "verified", say: () => t(key, params), mine };
 }

@@ -1,13 +1,9 @@
 // lobby.js: the lobby view: public rooms (polled), finished games, create a room (sets,
 // options, time control), join by code or from the list.
 import { Replay } from "./replay.js";
-import { TIMEOUT_RULES, variantTexts } from "./words.js";
+import { TIMEOUT_RULES, playerName, setName, variantTexts } from "./words.js";
+import { hasKey, t } from "./i18n.js";
 import { $, app, hooks, showError, showReplyError } from "./app.js";
-
-export const SET_NAMES = {
-  base: "Base game", "inns-cathedrals": "Inns & Cathedrals", besiegers: "Besiegers",
-  cathars: "Cathars", siege: "Siege", "apothecaries-tithes": "Apothecaries & Tithes",
-};
 
 export const replay = new Replay(() => app.tiles, showError);
 
@@ -36,7 +32,7 @@ async function loadRooms() {
     if (!res.ok) throw new Error("HTTP " + res.status);
     rooms = await res.json();
   } catch (e) {
-    status.textContent = "Could not load the rooms: " + e.message;
+    status.textContent = t("lobby.rooms.failed", { reason: e.message });
     return;
   }
   const json = JSON.stringify(rooms);
@@ -45,13 +41,16 @@ async function loadRooms() {
   const table = $("rooms");
   const body = table.querySelector("tbody");
   body.replaceChildren();
-  status.textContent = rooms.length ? `${rooms.length} public room${rooms.length === 1 ? "" : "s"}` : "No public rooms right now. Create one below.";
+  status.textContent = rooms.length ? t("lobby.rooms.count", { count: rooms.length }) : t("lobby.rooms.none");
   table.hidden = rooms.length === 0;
   for (const r of rooms) {
     const tr = document.createElement("tr");
     tr.dataset.room = r.room;
-    const rules = variantTexts(r.options).join(", ") || "current";
-    for (const c of [r.room, r.host || "", `${r.taken} / ${r.seats}`, r.phase, r.sets.map((s) => SET_NAMES[s] || s).join(", "), rules, r.password ? "yes" : "no"]) {
+    const rules = variantTexts(r.options).join(", ") || t("lobby.rules.current");
+    const phase = hasKey("phase." + r.phase) ? t("phase." + r.phase) : r.phase;
+    const cells = [r.room, playerName(r.host || ""), t("lobby.seatsTaken", { taken: r.taken, seats: r.seats }), phase,
+      r.sets.map(setName).join(", "), rules, t(r.password ? "lobby.yes" : "lobby.no")];
+    for (const c of cells) {
       const td = document.createElement("td");
       td.textContent = c;
       tr.append(td);
@@ -60,17 +59,17 @@ async function loadRooms() {
     if (r.phase === "lobby" && r.taken < r.seats) {
       const b = document.createElement("button");
       b.type = "button";
-      b.textContent = "Join";
+      b.textContent = t("lobby.join");
       b.className = "join-room";
-      b.setAttribute("aria-label", `Join room ${r.room}`);
+      b.setAttribute("aria-label", t("lobby.joinRoom", { room: r.room }));
       b.addEventListener("click", () => joinRoom(r.room, r.password));
       td.append(b);
     }
     const w = document.createElement("button");
     w.type = "button";
-    w.textContent = "Watch";
+    w.textContent = t("lobby.watch");
     w.className = "watch-room";
-    w.setAttribute("aria-label", `Watch room ${r.room}`);
+    w.setAttribute("aria-label", t("lobby.watchRoom", { room: r.room }));
     w.addEventListener("click", () => hooks.watch(r.room));
     td.append(" ", w);
     tr.append(td);
@@ -81,7 +80,7 @@ async function loadRooms() {
 function myName(input) {
   const n = (input.value || $("create-name").value || $("join-name").value || localStorage.getItem("carcd.name") || "").trim();
   if (!n) {
-    showError("Enter your name first.");
+    showError(t("error.nameFirst"));
     input.focus();
     return null;
   }
@@ -94,7 +93,7 @@ async function joinRoom(room, needsPassword, nameInput, passwordInput) {
   if (!name) return;
   const pw = (passwordInput || $("join-password")).value;
   if (needsPassword && !pw) {
-    showError("This room has a password: enter it in the Password box.");
+    showError(t("error.passwordFirst"));
     $("join-password").focus();
     return;
   }
@@ -133,7 +132,7 @@ $("join-form").addEventListener("submit", (e) => {
 });
 $("watch-btn").addEventListener("click", () => {
   const room = $("join-room").value.trim();
-  if (!room) return showError("Enter a room code first.");
+  if (!room) return showError(t("error.codeFirst"));
   hooks.watch(room);
 });
 $("room-join-form").addEventListener("submit", async (e) => {
@@ -160,8 +159,9 @@ const CLOCK_PRESETS = {
 
 for (const r of TIMEOUT_RULES) {
   const o = document.createElement("option");
-  o.value = r.value;
-  o.textContent = r.text;
+  o.value = r;
+  o.dataset.i18n = `timeout.${r}.choice`; // i18n.js says it again in another language
+  o.textContent = t(o.dataset.i18n);
   $("create-timeout").append(o);
 }
 
@@ -184,16 +184,23 @@ function readClock() {
     const inc = Number($("clock-increment").value);
     const initial = Math.round(min * 60);
     if (!Number.isFinite(min) || initial < 1 || initial > 2592000) {
-      showError("The starting time must be between 1 second and 30 days (0.02 to 43200 minutes).");
+      showError(t("error.clockStart"));
       $("clock-minutes").focus();
       return false;
     }
     if (!Number.isInteger(inc) || inc < 0 || inc > 604800) {
-      showError("The time added per move must be a whole number of seconds, 0 to 604800 (a week).");
+      showError(t("error.clockIncrement"));
       $("clock-increment").focus();
       return false;
     }
     c = { initial, increment: inc };
   }
   return { initial: c.initial, increment: c.increment, on_timeout: $("create-timeout").value };
+}
+
+// Another language: the rooms and the games are listed again in its words.
+export function relabelLobby() {
+  lastRooms = null;
+  if (pollTimer !== null) loadRooms();
+  replay.relabelList();
 }

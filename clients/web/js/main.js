@@ -4,13 +4,14 @@
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
-import { botLevelName, clockText, describe, variantTexts } from "./words.js";
+import { botLevelName, clockText, describe, setName, variantTexts } from "./words.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import {
   $, app, hooks, histKey, loadJSON, saveHist, saveJSON, seatKey, showError, showReplyError, storedSeat, who,
 } from "./app.js";
-import { SET_NAMES, replay, startPolling, stopPolling } from "./lobby.js";
+import { relabelLobby, replay, startPolling, stopPolling } from "./lobby.js";
 import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
@@ -18,10 +19,14 @@ import { setupLayout } from "./layout.js";
 import { entropyKeep, entropyNew } from "./fair.js";
 import { boardMeeples, scoringClear, scoringPlaying, scoringShow, scoringSkip } from "./scoring.js";
 
-function setStatus(kind, text) {
+// The status line: kind (online, connecting, offline) and the key of its text (net.js's too),
+// kept to be said again in another language. i18n-keys: status.*
+let status = ["connecting", "status.connecting", null];
+function setStatus(kind, key, params) {
+  status = [kind, key, params];
   const c = $("conn");
   c.className = "conn " + kind;
-  c.textContent = text;
+  c.textContent = t(key, params);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -30,7 +35,7 @@ function setStatus(kind, text) {
 const conn = new Connection({
   onStatus: setStatus,
   onOpen: (welcome) => {
-    setStatus("online", "Connected");
+    setStatus("online", "status.connected");
     // the server's clock against ours, for the clocks' turn_started (half the trip ignored)
     if (welcome && typeof welcome.time === "number") app.offset = welcome.time - Date.now();
     reenter();
@@ -61,7 +66,7 @@ async function resume(room, token, seq) {
   if (r.type === "error") {
     if (r.code === "bad_token") {
       localStorage.removeItem(seatKey(room));
-      showError("Your seat in this room is gone; watching instead.", "bad_token");
+      showError(t("error.seatGone"), "bad_token");
       await watch(room);
       return;
     }
@@ -86,7 +91,7 @@ async function watch(room, seq) {
 // in a second rather than leave the player outside their game.
 function retryLater(r, room) {
   if (r.code !== "storage_error") return false;
-  setStatus("offline", "The server is busy; trying again…");
+  setStatus("offline", "status.busy");
   setTimeout(() => {
     if ((app.room || app.wantRoom) === room) reenter();
   }, 1000);
@@ -173,7 +178,7 @@ function handle(msg) {
       break;
     case "notice":
       // the server's administrator (POST /admin/notice, or a room closed: then `left` follows)
-      showError("Server notice: " + msg.text, "notice");
+      showError(t("error.notice", { text: msg.text }), "notice");
       break;
     case "left":
       break;
@@ -240,7 +245,7 @@ function onEvent(ev, prevSeats) {
     app.hist = [];
     app.finals = [];
   }
-  addLog(describe(ev, who, app.tiles, prevSeats), ev.type);
+  addLog(ev, prevSeats);
 }
 
 // Room events: the server's history does not keep them (PROTOCOL.md "history").
@@ -272,8 +277,8 @@ async function loadHistory() {
   const scores = app.doc.seats.map(() => 0);
   const hist = started || start ? [{ turn: 0, scores: scores.slice() }] : [];
   let turn = 0;
-  for (const t of r.turns || []) {
-    for (const ev of t.events || []) {
+  for (const turnRec of r.turns || []) {
+    for (const ev of turnRec.events || []) {
       onEvent(ev);
       if (ev.type === "placed") turn++;
       if (Array.isArray(ev.delta)) ev.delta.forEach((n, i) => (scores[i] = (scores[i] || 0) + n));
@@ -295,19 +300,26 @@ async function loadHistory() {
   }
 }
 
-function addLog(text, kind) {
+// A line of the events log; it keeps its event, to be said again in another language.
+function addLog(ev, prevSeats) {
   const li = document.createElement("li");
-  li.className = "ev-" + kind;
-  li.textContent = text;
+  li.className = "ev-" + ev.type;
+  li.textContent = describe(ev, who, app.tiles, prevSeats);
+  li.carcEvent = [ev, prevSeats];
   const log = $("log");
   log.prepend(li);
   while (log.children.length > 300) log.lastChild.remove();
 }
 
+function chatWho(msg) {
+  return t(msg.seat === null ? "chat.whoWatching" : "chat.who", { name: msg.name || "?" });
+}
+
 function addChat(msg) {
   const li = document.createElement("li");
   const b = document.createElement("b");
-  b.textContent = (msg.name || "?") + (msg.seat === null ? " (watching)" : "") + ": ";
+  b.textContent = chatWho(msg);
+  li.carcChat = msg;
   li.append(b, document.createTextNode(msg.text));
   $("chat").append(li);
   li.scrollIntoView({ block: "nearest" });
@@ -350,12 +362,13 @@ function renderRoomCard() {
   const link = location.origin + location.pathname + "#room=" + d.room;
   $("invite").href = link;
   $("invite").textContent = link;
-  const role = app.seat === null ? "You are watching." : `You are ${who(app.seat)} (seat ${app.seat + 1}${d.host === app.seat ? ", host" : ""}).`;
+  const role = app.seat === null ? t("room.role.watching")
+    : t(d.host === app.seat ? "room.role.host" : "room.role.seat", { name: who(app.seat), seat: app.seat + 1 });
   $("room-role").textContent = role;
-  const opts = [d.sets.map((s) => SET_NAMES[s] || s).join(", ")];
-  opts.push(d.options.farmers ? "farmers on" : "farmers off");
+  const opts = [d.sets.map(setName).join(", ")];
+  opts.push(t(d.options.farmers ? "room.farmersOn" : "room.farmersOff"));
   if (d.sets.some((s) => s === "besiegers" || s === "cathars" || s === "siege")) {
-    opts.push(d.options.siege_escape === "any-tile" ? "escape next to any city tile" : "escape next to a siege tile");
+    opts.push(t(d.options.siege_escape === "any-tile" ? "room.escapeAny" : "room.escapeSiege"));
   }
   opts.push(...variantTexts(d.options));
   if (d.clock) opts.push(clockText(d.clock));
@@ -380,16 +393,16 @@ function renderEnd() {
   }
   if (app.endShown || scoringPlaying()) return;
   app.endShown = true;
+  const opening = end.hidden;
   end.hidden = false;
   const seats = d.seats.map((s, i) => i).filter((i) => d.seats[i].taken).map((i) => {
-    const mark = d.seats[i].bot ? ` (bot, ${botLevelName(d.seats[i].bot)})` : d.seats[i].autoplay === "forfeit" ? " (forfeited)" : "";
+    const mark = d.seats[i].bot ? t("end.markBot", { level: botLevelName(d.seats[i].bot) }) : d.seats[i].autoplay === "forfeit" ? t("end.markForfeit") : "";
     return { seat: i, label: who(i) + mark, score: d.seats[i].score };
   });
   renderRanking($("ranking"), seats);
-  renderBreakdown($("final-scoring"), app.finals, who, app.tiles,
-    "No end-of-game scoring was seen by this window (nothing was left unfinished, or the game ended before it connected).");
+  renderBreakdown($("final-scoring"), app.finals, who, app.tiles, t("end.noFinal"));
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
-  end.focus();
+  if (opening) end.focus();
 }
 
 // start has no reply when it works (the delta is the answer): wait a while for an error only
@@ -406,7 +419,7 @@ $("copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("invite").href);
   } catch (e) {
-    showError("Could not copy; select the link instead.");
+    showError(t("error.copy"));
   }
 });
 $("chat-form").addEventListener("submit", async (e) => {
@@ -494,6 +507,21 @@ hooks.watch = watch;
 hooks.resume = resume;
 hooks.toLobby = toLobby;
 
+// Another language chosen in the header: what is drawn from data is said again (i18n.js has
+// translated the page's fixed texts already).
+onLanguageChange(() => {
+  setStatus(...status);
+  for (const li of $("log").children) if (li.carcEvent) li.textContent = describe(li.carcEvent[0], who, app.tiles, li.carcEvent[1]);
+  for (const li of $("chat").children) if (li.carcChat) li.firstChild.textContent = chatWho(li.carcChat);
+  relabelLobby();
+  if (app.doc) {
+    if (!$("end").hidden) app.endShown = false; // the end screen again, in the new words
+    render();
+  }
+  if (!$("replay-view").hidden) replay.relabel();
+  updateAlerts();
+});
+
 async function boot() {
   const saved = localStorage.getItem("carcd.name") || "";
   $("create-name").value = saved;
@@ -502,7 +530,7 @@ async function boot() {
     const res = await fetch("/api/tiles");
     app.tiles = (await res.json()).tiles;
   } catch (e) {
-    showError("Could not load the tile catalogue: " + e.message);
+    showError(t("error.tiles", { reason: e.message }));
     app.tiles = {};
   }
   const m = /^#room=([A-Za-z0-9]{1,16})$/.exec(location.hash);

@@ -101,7 +101,8 @@ export function baseUrl(loc) {
 const MAX_HOPS = 3;
 const REDIRECT_GIVE_UP_MS = 60000;
 
-// The WebSocket connection. Handlers: onStatus(text, ok), onOpen(), onMessage(msg).
+// The WebSocket connection. Handlers: onStatus(kind, key, params) (key: the status line's text
+// in the catalogues, i18n.js), onOpen(), onMessage(msg).
 // A `redirect` answering a request (join, watch, resume: the room lives on another node) is
 // followed here, unseen by the app: a connection to the redirect's path on the same host, and
 // after its welcome the same message again; the request's promise resolves with the final
@@ -132,7 +133,7 @@ export class Connection {
   // calling onOpen; if the connection fails before its welcome, the redirect is retried later.
   dial(url, carry) {
     clearTimeout(this.timer);
-    if (!carry) this.h.onStatus("connecting", "Connecting…");
+    if (!carry) this.h.onStatus("connecting", "status.connecting");
     let ws;
     try {
       ws = new WebSocket(url, "carcd");
@@ -147,7 +148,7 @@ export class Connection {
     let welcomed = false;
     ws.onopen = () => {
       this.backoff = 500;
-      this.h.onStatus("online", "Connected");
+      this.h.onStatus("online", "status.connected");
     };
     ws.onmessage = (ev) => {
       let msg;
@@ -192,12 +193,12 @@ export class Connection {
       for (const p of this.pending.values()) p.resolve({ type: "error", code: "closed", message: "connection closed", quiet: true });
       this.pending.clear();
       if (ev.code === 4000) {
-        this.h.onStatus("offline", "This seat was taken over by another window or device.");
+        this.h.onStatus("offline", "status.takenOver");
         return;
       }
       if (this.closedByUs) return;
-      if (ev.code === 4003) this.h.onStatus("connecting", "Moving to another server…"); // the node gave the room up
-      else this.h.onStatus("offline", "Disconnected (" + ev.code + "), reconnecting…");
+      if (ev.code === 4003) this.h.onStatus("connecting", "status.moving"); // the node gave the room up
+      else this.h.onStatus("offline", "status.disconnected", { code: String(ev.code) });
       this.retry();
     };
     ws.onerror = () => {};
@@ -218,7 +219,7 @@ export class Connection {
       this.redirectLater(c);
       return;
     }
-    this.h.onStatus("connecting", "Moving to another server…");
+    this.h.onStatus("connecting", "status.moving");
     const u = new URL(this.base);
     u.pathname = msg.path;
     this.dial(u.href, c);
@@ -240,7 +241,7 @@ export class Connection {
       this.retry();
       return;
     }
-    this.h.onStatus("connecting", "Moving to another server…");
+    this.h.onStatus("connecting", "status.moving");
     c.hops = 0;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.dial(this.base, c), c.retryMs || 1000);

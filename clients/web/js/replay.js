@@ -5,9 +5,10 @@
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
-import { botLevelName, describe, variantTexts } from "./words.js";
+import { botLevelName, describe, playerName, setName, variantTexts } from "./words.js";
 import { placeWords } from "./names.js";
 import { verifyDraw } from "./fair.js";
+import { formatDate, listText, signed, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +24,7 @@ export class Replay {
     this.meta = null;
     this.n = 0;
     this.timer = null;
+    this.fair = null; // the last draw check shown: {status, say()}
     this.view = new View($("replay-board"), $("replay-world"));
     this.view.onFit = () => this.fit(true);
     $("games-status-filter").addEventListener("change", (e) => {
@@ -38,6 +40,7 @@ export class Replay {
     $("replay-last").addEventListener("click", () => this.go(this.last()));
     $("replay-slider").addEventListener("input", (e) => this.go(Number(e.target.value)));
     $("replay-play").addEventListener("click", () => this.toggle());
+    $("replay-play").textContent = t("replay.play");
   }
 
   async loadList(page) {
@@ -49,7 +52,7 @@ export class Replay {
       if (!res.ok) throw new Error("HTTP " + res.status);
       d = await res.json();
     } catch (e) {
-      $("games-status").textContent = `Could not load the ${this.status} games: ` + e.message;
+      $("games-status").textContent = t(`games.${this.status}.failed`, { reason: e.message });
       return;
     }
     if (page > 1 && !d.games.length) return;
@@ -61,22 +64,22 @@ export class Replay {
     const body = $("games").querySelector("tbody");
     body.replaceChildren();
     $("games").hidden = d.games.length === 0;
-    $("games-status").textContent = d.total ? `${d.total} ${this.status} game${d.total === 1 ? "" : "s"} (page ${d.page})` : `No ${this.status} games yet.`;
+    $("games-status").textContent = d.total ? t(`games.${this.status}.count`, { count: d.total, page: d.page }) : t(`games.${this.status}.none`);
     $("games-prev").disabled = d.page <= 1;
     $("games-next").disabled = d.page * d.per_page >= d.total;
     for (const g of d.games) {
       const tr = document.createElement("tr");
       tr.dataset.game = g.id;
       const when = document.createElement("td");
-      when.textContent = new Date(g.finished).toLocaleString();
+      when.textContent = formatDate(new Date(g.finished));
       const who = document.createElement("td");
-      who.textContent = g.players.map((p, i) => `${p} ${g.scores[i]}`).join(", ");
+      who.textContent = g.players.map((p, i) => t("games.playerScore", { player: playerName(p), score: g.scores[i] })).join(", ");
       const act = document.createElement("td");
       const b = document.createElement("a");
       b.href = "#replay=" + encodeURIComponent(g.id);
       b.className = "replay-link";
-      b.textContent = "Replay";
-      b.setAttribute("aria-label", "Replay the game of " + g.players.join(" and "));
+      b.textContent = t("games.replay");
+      b.setAttribute("aria-label", t("games.replayOf", { players: listText(g.players.map(playerName)) }));
       act.append(b);
       tr.append(when, who, act);
       body.append(tr);
@@ -111,10 +114,12 @@ export class Replay {
         players = record.players;
       }
     } catch (e) {
-      this.showError("Could not load the game: " + e.message);
+      this.showError(t("error.game", { reason: e.message }));
       return false;
     }
     this.rec = rec;
+    this.id = id;
+    this.players = players;
     this.meta = (this.metaById && this.metaById[id]) || null;
     const tiles = this.getTiles();
     // the scores after every position, for the chart
@@ -128,15 +133,7 @@ export class Replay {
     for (const [x, y] of this.cells) b = [Math.min(b[0], x), Math.min(b[1], y), Math.max(b[2], x), Math.max(b[3], y)];
     this.bounds = b; // the whole game's extent, so the view does not jump while stepping
     $("replay-id").textContent = id;
-    const marks = (i) => {
-      const p = players && players[i];
-      if (!p) return "";
-      return (p.bot ? ` (bot, ${botLevelName(p.bot)})` : "") + (p.forfeited ? " (forfeited)" : "");
-    };
-    this.labels = rec.players.map((n, i) => n + marks(i));
-    const closed = rec.closed ? ` · abandoned (${rec.closed})` : "";
-    const rules = variantTexts(rec.options).map((t) => ` · ${t}`).join("");
-    $("replay-info").textContent = `${this.labels.join(", ")} · ${rec.sets.join(", ")}${rules} · ${rec.moves.length} moves${closed}`;
+    this.labelPlayers();
     $("replay-slider").max = this.last();
     const scores = $("replay-scores");
     scores.replaceChildren();
@@ -160,21 +157,56 @@ export class Replay {
     return true;
   }
 
+  // The players with their marks (a bot, a forfeit), and the line about the game.
+  labelPlayers() {
+    const rec = this.rec;
+    const players = this.players;
+    const marks = (i) => {
+      const p = players && players[i];
+      if (!p) return "";
+      return (p.bot ? t("end.markBot", { level: botLevelName(p.bot) }) : "") + (p.forfeited ? t("end.markForfeit") : "");
+    };
+    this.labels = rec.players.map((n, i) => playerName(n) + marks(i));
+    const parts = [this.labels.join(", "), rec.sets.map(setName).join(", "), ...variantTexts(rec.options)];
+    parts.push(t("replay.moves", { count: rec.moves.length }));
+    if (rec.closed) parts.push(t("replay.abandoned", { reason: rec.closed }));
+    $("replay-info").textContent = parts.join(" · ");
+  }
+
+  // Says the open replay again (another language): its labels, the move, the final scoring.
+  relabel() {
+    if (!this.rec) return;
+    this.labelPlayers();
+    for (const li of $("replay-scores").children) li.querySelector(".replay-name").textContent = this.labels[Number(li.dataset.seat)];
+    this.renderFinal(this.getTiles());
+    this.draw();
+    $("replay-play").textContent = t(this.timer ? "replay.pause" : "replay.play");
+    if (this.fair) $("replay-fair-text").textContent = this.fair.say();
+  }
+
+  // Lists the games again (another language).
+  relabelList() {
+    this.lastJSON = "";
+    if (!$("lobby-view").hidden) this.loadList();
+  }
+
   // "draw verified", computed here from the record (fair.js), or why not.
   async showFair(record, replay, tiles, id) {
     const box = $("replay-fair");
     const out = $("replay-fair-text");
     box.dataset.status = "checking";
-    out.textContent = "checking the draw...";
+    this.fair = { status: "checking", say: () => t("fair.checking") };
+    out.textContent = this.fair.say();
     let v;
     try {
-      v = record ? await verifyDraw(record, replay, tiles, id) : { status: "none", text: "draw not checked: the record could not be loaded" };
+      v = record ? await verifyDraw(record, replay, tiles, id) : { status: "none", say: () => t("fair.noRecord") };
     } catch (e) {
-      v = { status: "failed", text: "draw not checked: " + e.message };
+      v = { status: "failed", say: () => t("fair.error", { reason: e.message }) };
     }
     if (this.rec !== replay) return; // another game was opened meanwhile
+    this.fair = v;
     box.dataset.status = v.status;
-    out.textContent = v.text;
+    out.textContent = v.say();
   }
 
   go(n) {
@@ -189,14 +221,14 @@ export class Replay {
   toggle() {
     if (this.timer) return this.stop();
     if (this.n >= this.last()) this.go(0);
-    $("replay-play").textContent = "Pause";
+    $("replay-play").textContent = t("replay.pause");
     this.timer = setInterval(() => this.go(this.n + 1), 500);
   }
 
   stop() {
     clearInterval(this.timer);
     this.timer = null;
-    $("replay-play").textContent = "Play";
+    $("replay-play").textContent = t("replay.play");
   }
 
   fit(force) {
@@ -206,7 +238,7 @@ export class Replay {
   }
 
   who(i) {
-    return this.rec.players[i] || "Player " + (i + 1);
+    return playerName(this.rec.players[i]) || t("replay.player", { n: i + 1 });
   }
 
   draw() {
@@ -247,7 +279,7 @@ export class Replay {
       const i = Number(li.dataset.seat);
       li.querySelector(".replay-score").textContent = scores[i];
       const d = scores[i] - prev[i];
-      li.querySelector(".replay-delta").textContent = d ? `+${d}` : "";
+      li.querySelector(".replay-delta").textContent = d ? signed(d) : "";
       li.classList.toggle("replay-mover", !end && !!move && move.player === i);
       li.classList.toggle("replay-leader", best > 0 && scores[i] === best);
     }
@@ -258,21 +290,21 @@ export class Replay {
     const list = $("replay-events");
     list.replaceChildren();
     let events = [];
-    $("replay-scores-h").textContent = end ? "Final scores" : move ? "Scores after this move" : "Scores";
+    $("replay-scores-h").textContent = t(end ? "replay.scores.final" : move ? "replay.scores.move" : "replay.scores.start");
     if (end) {
       // the events themselves are the breakdown below
-      text.textContent = "End of the game: the final scoring.";
+      text.textContent = t("replay.end");
       const li = document.createElement("li");
       const n = rec.final.events.length;
-      li.textContent = n ? `${n} scoring${n === 1 ? "" : "s"} at the end of the game: see the final scoring below.` : "Nothing was left to score.";
+      li.textContent = n ? t("replay.endScorings", { count: n }) : t("replay.endNothing");
       list.append(li);
     } else if (!move) {
-      text.textContent = "The start tile.";
+      text.textContent = t("replay.start");
       events = rec.start.events;
     } else {
       // where the tile went is worth saying here (the board shows no live motion)
-      const where = move.skip ? ", who could not place the tile" : `, ${placeWords(move.x, move.y)}`;
-      text.textContent = `Move ${k} of ${nm}: ${this.labels[move.player] || who(move.player)}${where}.`;
+      const p = { n: k, count: nm, player: this.labels[move.player] || who(move.player), where: move.skip ? "" : placeWords(move.x, move.y) };
+      text.textContent = t(move.skip ? "replay.moveSkip" : "replay.move", p);
       events = move.events;
     }
     for (const ev of events) {
@@ -283,7 +315,7 @@ export class Replay {
     }
     if (!events.length && !end) {
       const li = document.createElement("li");
-      li.textContent = "Nothing happened.";
+      li.textContent = t("replay.nothing");
       list.append(li);
     }
     $("replay-final").hidden = !end;
@@ -295,7 +327,6 @@ export class Replay {
     const rec = this.rec;
     const who = (i) => this.who(i);
     renderRanking($("replay-ranking"), rec.players.map((p, i) => ({ seat: i, label: this.labels[i], score: rec.final.scores[i] })));
-    renderBreakdown($("replay-breakdown"), rec.final.events, who, tiles,
-      "Nothing was left unfinished: the end of the game added no points.");
+    renderBreakdown($("replay-breakdown"), rec.final.events, who, tiles, t("replay.noFinal"));
   }
 }

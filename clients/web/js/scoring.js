@@ -6,6 +6,7 @@
 import { PLAYER_COLOURS, T, drawMeeple, el, featureSpots, rotatePoint } from "./board.js";
 import { STEP, cellTiles, segmentSides, traceFeature } from "./features.js";
 import { $, app } from "./app.js";
+import { t } from "./i18n.js";
 
 const LIVE_MS = 2600; // a scoring during the game stays this long
 const FINAL_MS = 1300; // each feature of the end-of-game scoring, at most...
@@ -106,9 +107,9 @@ function drawScore(ev, before, placed, ms, final) {
     const cy = cells.reduce((s, c) => s + c.y, 0) / cells.length;
     scorers.forEach((seat, i) => {
       const x = cx * T + T / 2 + (i - (scorers.length - 1) / 2) * 70;
-      const t = el("text", { x, y: cy * T + T / 2, class: "score-points", fill: PLAYER_COLOURS[seat % 6], "data-seat": seat }, g);
-      t.textContent = "+" + ((ev.delta || [])[seat] ?? ev.points);
-      t.animate([{ transform: "translate(0px,12px)", opacity: 0.7 }, { transform: "translate(0px,-25px)", opacity: 1 }],
+      const txt = el("text", { x, y: cy * T + T / 2, class: "score-points", fill: PLAYER_COLOURS[seat % 6], "data-seat": seat }, g);
+      txt.textContent = "+" + ((ev.delta || [])[seat] ?? ev.points);
+      txt.animate([{ transform: "translate(0px,12px)", opacity: 0.7 }, { transform: "translate(0px,-25px)", opacity: 1 }],
         { duration: 500, fill: "forwards", easing: "ease-out" });
     });
   }
@@ -161,7 +162,8 @@ function skipButton() {
     b.type = "button";
     b.id = "skip-scoring";
     b.className = "skip-scoring";
-    b.textContent = "Skip the final scoring";
+    b.dataset.i18n = "board.skipScoring"; // i18n.js says it again in another language
+    b.textContent = t(b.dataset.i18n);
     b.addEventListener("click", () => scoringSkip());
     $("board").parentElement.append(b);
   }

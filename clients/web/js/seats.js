@@ -1,8 +1,9 @@
 // seats.js: the players panel (one row per seat: name, marks, clock, score, meeples), the
 // host's bot controls in the lobby (add_bot, remove_bot), the ticking clocks, and the notice
 // about our own seat while a bot plays it ("Take my seat back": resume).
-import { el, playerBadge, PLAYER_COLOUR_NAMES, PLAYER_SHAPES } from "./board.js";
-import { BOT_LEVELS, RESUMABLE, autoplayMark, autoplayMine, botLevelName, formatClock } from "./words.js";
+import { el, playerBadge, seatLook } from "./board.js";
+import { BOT_LEVELS, RESUMABLE, autoplayMark, autoplayMine, botLevelHint, botLevelName, formatClock } from "./words.js";
+import { t } from "./i18n.js";
 import { $, app, hooks, serverNow, showReplyError, storedSeat, who } from "./app.js";
 
 // Replies to add_bot/remove_bot come only as a broadcast delta: wait this long for an error.
@@ -66,13 +67,14 @@ export function startClocks() {
   setInterval(tickClocks, 200);
 }
 
+// The columns of the players panel; each heading is seats.col.NAME in the catalogues.
 function columns(d) {
-  const cols = [["marker", ""], ["name", "Player"]];
-  if (d.clock) cols.push(["time", "Time"]);
+  const cols = ["marker", "name"];
+  if (d.clock) cols.push("time");
   if (d.phase !== "lobby") {
-    cols.push(["score", "Score"], ["meeples", "Meeples"]);
-    if (d.sets.includes("inns-cathedrals")) cols.push(["large", "Large"]);
-    if (d.sets.includes("apothecaries-tithes")) cols.push(["herbs", "Herbs"]);
+    cols.push("score", "meeples");
+    if (d.sets.includes("inns-cathedrals")) cols.push("large");
+    if (d.sets.includes("apothecaries-tithes")) cols.push("herbs");
   }
   return cols;
 }
@@ -83,11 +85,11 @@ export function renderSeats() {
   const cols = columns(d);
   const headRow = table.querySelector("thead tr");
   headRow.replaceChildren();
-  for (const [k, label] of cols) {
+  for (const k of cols) {
     const th = node("th", "col-" + k);
     th.scope = "col";
-    if (k === "marker") th.append(node("span", "sr", "Marker"));
-    else th.textContent = label;
+    if (k === "marker") th.append(node("span", "sr", t("seats.col.marker")));
+    else th.textContent = t("seats.col." + k);
     headRow.append(th);
   }
   const body = table.querySelector("tbody");
@@ -98,7 +100,7 @@ export function renderSeats() {
     const tr = document.createElement("tr");
     if (d.current === i) tr.className = "current";
     tr.dataset.seat = i;
-    for (const [k] of cols) {
+    for (const k of cols) {
       const td = node("td", k === "score" ? "score" : k);
       if (k === "marker") td.append(playerBadge(i, 20));
       else if (k === "name") nameCell(td, d, s, i, host && i === firstFree, host);
@@ -106,7 +108,7 @@ export function renderSeats() {
         const c = node("span", "clock");
         c.dataset.clockSeat = i;
         c.setAttribute("role", "timer");
-        c.setAttribute("aria-label", `${who(i)}'s time`);
+        c.setAttribute("aria-label", t("seats.time", { player: who(i) }));
         td.append(c);
       } else td.textContent = s[k];
       tr.append(td);
@@ -114,34 +116,34 @@ export function renderSeats() {
     body.append(tr);
   });
   tickClocks();
-  let t = "";
-  if (d.phase === "playing") t = `Tiles left: ${d.tiles_left} (plus the one being placed). Turn ${d.turn + 1}.`;
-  else if (d.phase === "lobby") t = `Waiting for players: ${d.seats.filter((x) => x.taken).length} of ${d.seats.length} seats taken.`;
-  if (d.sets.includes("apothecaries-tithes") && d.phase !== "lobby") t += ` Herb tokens left: ${d.herbs_left}.`;
-  $("tiles-left").textContent = t;
+  let line = "";
+  if (d.phase === "playing") line = t("seats.tilesLeft", { count: d.tiles_left, turn: d.turn + 1 });
+  else if (d.phase === "lobby") line = t("seats.waiting", { taken: d.seats.filter((x) => x.taken).length, count: d.seats.length });
+  if (d.sets.includes("apothecaries-tithes") && d.phase !== "lobby") line += " " + t("seats.herbsLeft", { count: d.herbs_left });
+  $("tiles-left").textContent = line;
   renderSeatNote();
 }
 
 function nameCell(td, d, s, i, addHere, host) {
-  let label = s.taken ? s.name : "(free seat)";
-  if (i === app.seat) label += " (you)";
-  if (d.host === i && d.phase === "lobby") label += " · host";
-  if (s.taken && !s.connected && !s.bot) label += " · offline";
+  let label = s.taken ? who(i) : t("seats.free");
+  if (i === app.seat) label += " " + t("seats.you");
+  if (d.host === i && d.phase === "lobby") label += " · " + t("seats.host");
+  if (s.taken && !s.connected && !s.bot) label += " · " + t("seats.offline");
   if (d.current === i) label = "▶ " + label;
   const line = node("div", "seat-line");
   line.append(node("span", "seat-name", label));
-  td.title = `${PLAYER_COLOUR_NAMES[i]} ${PLAYER_SHAPES[i]}`;
-  line.append(node("span", "sr", ` (${PLAYER_COLOUR_NAMES[i]} ${PLAYER_SHAPES[i]})` + (d.current === i ? ", to move" : "")));
+  td.title = seatLook(i);
+  line.append(node("span", "sr", " " + t(d.current === i ? "seats.lookToMove" : "seats.look", { look: seatLook(i) })));
   if (s.bot) {
     const mark = node("span", "bot-mark");
     mark.dataset.botSeat = i;
-    mark.append(botIcon(), document.createTextNode(` Bot · ${botLevelName(s.bot)}`));
+    mark.append(botIcon(), document.createTextNode(" " + t("seats.botMark", { level: botLevelName(s.bot) })));
     line.append(" ", mark);
     if (host) {
-      const b = node("button", "remove-bot", "Remove");
+      const b = node("button", "remove-bot", t("seats.remove"));
       b.type = "button";
       b.dataset.seat = i;
-      b.setAttribute("aria-label", `Remove ${s.name} from seat ${i + 1}`);
+      b.setAttribute("aria-label", t("seats.removeFrom", { name: who(i), seat: i + 1 }));
       b.addEventListener("click", () => removeBot(i));
       line.append(" ", b);
     }
@@ -150,7 +152,7 @@ function nameCell(td, d, s, i, addHere, host) {
   if (s.autoplay) {
     const m = node("div", "autoplay-mark" + (s.autoplay === "forfeit" ? " forfeit" : ""));
     m.dataset.autoplaySeat = i;
-    m.append(botIcon(), document.createTextNode(" " + autoplayMark(s.name || who(i), s.autoplay)));
+    m.append(botIcon(), document.createTextNode(" " + autoplayMark(who(i), s.autoplay)));
     td.append(m);
   }
   if (addHere) td.append(addBotControl());
@@ -160,19 +162,18 @@ function nameCell(td, d, s, i, addHere, host) {
 function addBotControl() {
   const box = node("div", "add-bot-box");
   const sel = node("select", "bot-level");
-  sel.setAttribute("aria-label", "Bot level");
-  for (const b of BOT_LEVELS) {
-    const o = node("option", "", b.name);
-    o.value = b.level;
-    if (b.level === app.botLevel) o.selected = true;
+  sel.setAttribute("aria-label", t("seats.botLevel"));
+  for (const level of BOT_LEVELS) {
+    const o = node("option", "", botLevelName(level));
+    o.value = level;
+    if (level === app.botLevel) o.selected = true;
     sel.append(o);
   }
-  const btn = node("button", "add-bot", "Add bot");
+  const btn = node("button", "add-bot", t("seats.addBot"));
   btn.type = "button";
   const hint = node("p", "bot-hint");
   const setHint = () => {
-    const b = BOT_LEVELS.find((x) => x.level === sel.value);
-    hint.textContent = b ? b.hint : "";
+    hint.textContent = botLevelHint(sel.value);
   };
   setHint();
   sel.addEventListener("change", () => {

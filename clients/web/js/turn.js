@@ -1,7 +1,8 @@
 // turn.js: the board of the room and the turn flow: pick a legal position, rotate, a meeple
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
-import { atWords, featureName, featurePlace, featureRole, placeWords, tileName } from "./words.js";
+import { atWords, featureName, featureRole, featureWhere, placeWords, tileName } from "./words.js";
+import { capital, t } from "./i18n.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
 import { fxLayer, scoringLanding } from "./scoring.js";
 
@@ -51,9 +52,9 @@ export function renderBoard() {
     const [x, y] = key.split(",").map(Number);
     const b = d.board[key];
     const g = el("g", { transform: `translate(${x * T},${y * T})`, "data-pos": key, class: "placed" }, tilesG);
-    const t = drawTile(b.tile, app.tiles[b.tile], b.rot, g);
-    t.setAttribute("role", "img");
-    t.setAttribute("aria-label", tileLabel(b, x, y));
+    const drawn = drawTile(b.tile, app.tiles[b.tile], b.rot, g);
+    drawn.setAttribute("role", "img");
+    drawn.setAttribute("aria-label", tileLabel(b, x, y));
     if (b.meeple) {
       const sp = featureSpots(b.tile, app.tiles[b.tile])[b.meeple.feature] || [50, 50];
       const mg = el("g", { transform: `translate(${x * T},${y * T})` }, meepleG);
@@ -82,7 +83,7 @@ export function renderBoard() {
       const g = el("g", {
         class: "legal" + (fits ? " fits" : ""), transform: `translate(${l.x * T},${l.y * T})`,
         tabindex: 0, role: "button", "data-x": l.x, "data-y": l.y,
-        "aria-label": `Place the tile ${l.x || l.y ? placeWords(l.x, l.y) : "here"}` + (fits ? "" : " (needs another rotation)"),
+        "aria-label": t(fits ? "board.place" : "board.placeRotate", { where: l.x || l.y ? placeWords(l.x, l.y) : t("board.here") }),
       }, markG);
       if (fits) {
         const ghost = drawTile(d.tile, app.tiles[d.tile], app.rot, g);
@@ -106,7 +107,7 @@ export function renderBoard() {
     const s = el("g", {
       class: "spot" + (selected ? " selected" : ""), transform: `translate(${pt[0]},${pt[1]})`,
       tabindex: 0, role: "button", "data-feature": f, "aria-pressed": selected ? "true" : "false",
-      "aria-label": `Put a meeple: ${featureName(app.tiles[d.tile], f, p.rot, true)}`,
+      "aria-label": t("board.putMeeple", { feature: featureName(app.tiles[d.tile], f, p.rot, true) }),
     }, g);
     el("circle", { r: 13, class: "spot-ring" }, s);
     if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large", isField(d.tile, f));
@@ -121,7 +122,7 @@ export function renderBoard() {
       const s = el("g", {
         class: "escape-spot" + (selected ? " selected" : ""), transform: `translate(${e.x * T + pt[0]},${e.y * T + pt[1]})`,
         tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false",
-        "aria-label": `Let the knight ${atWords(e.x, e.y)} escape`,
+        "aria-label": t("board.letEscape", { at: atWords(e.x, e.y) }),
       }, markG);
       el("circle", { r: 16, class: "escape-ring" }, s);
       activate(s, () => chooseEscape(e));
@@ -130,8 +131,8 @@ export function renderBoard() {
 }
 
 function isField(id, feature) {
-  const t = app.tiles[id];
-  const s = t && t.segments.find((x) => x.name === feature);
+  const tile = app.tiles[id];
+  const s = tile && tile.segments.find((x) => x.name === feature);
   return !!s && s.kind === "field";
 }
 
@@ -149,9 +150,15 @@ export function fitBoard(force) {
 }
 
 function tileLabel(b, x, y) {
-  const t = app.tiles[b.tile];
-  let s = `${x || y ? "Tile " + placeWords(x, y) : "The start tile"}: ${tileName(t)}, turned ${b.rot} degrees`;
-  if (b.meeple) s += `; ${who(b.meeple.player)}'s ${b.meeple.kind === "large" ? "large meeple" : "meeple"} (${featureRole(t, b.meeple.feature)}) ${featurePlace(t, b.meeple.feature, b.rot)}`;
+  const tile = app.tiles[b.tile];
+  const p = { tile: tileName(tile), rot: b.rot, where: placeWords(x, y) };
+  let s = t(x || y ? "board.tile" : "board.startTile", p);
+  if (b.meeple) {
+    s += t("board.tileMeeple", {
+      player: who(b.meeple.player), meeple: t(b.meeple.kind === "large" ? "meeple.large" : "meeple.normal"),
+      figure: featureRole(tile, b.meeple.feature), where: featureWhere(tile, b.meeple.feature, b.rot),
+    });
+  }
   return s;
 }
 
@@ -241,8 +248,6 @@ export async function confirm() {
   if (showReplyError(r)) render();
 }
 
-const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-
 export function renderTurn() {
   const d = app.doc;
   const text = $("turn-text");
@@ -256,7 +261,7 @@ export function renderTurn() {
   const note = $("turn-note");
   note.hidden = true;
   if (d.phase === "over") {
-    text.textContent = "The game is over.";
+    text.textContent = t("turn.over");
     return;
   }
   if (d.phase !== "playing") return;
@@ -264,21 +269,19 @@ export function renderTurn() {
   const cur = d.seats[d.current] || {};
   if (myTurn()) {
     text.textContent = app.pending
-      ? "Choose a meeple spot or none, then confirm. Undo takes the tile back."
-      : legalList()
-        ? `Your turn: place the tile (${tileName(tile)}). Highlighted squares are legal.`
-        : `Your turn: place the tile (${tileName(tile)}).`;
+      ? t("turn.meeple")
+      : t(legalList() ? "turn.yoursShown" : "turn.yours", { tile: tileName(tile) });
   } else if (cur.bot) {
-    text.textContent = `${who(d.current)} (a bot) is thinking.`;
+    text.textContent = t("turn.botThinking", { player: who(d.current) });
   } else if (cur.autoplay) {
-    text.textContent = `A bot is placing the tile for ${d.current === app.seat ? "you" : who(d.current)}.`;
+    text.textContent = d.current === app.seat ? t("turn.botForYou") : t("turn.botFor", { player: who(d.current) });
   } else {
-    text.textContent = `${who(d.current)} is placing a tile.`;
+    text.textContent = t("turn.placing", { player: who(d.current) });
   }
   if (cur.taken && !cur.connected && !cur.bot && !cur.autoplay && !d.clock && d.current !== app.seat) {
     // PROTOCOL.md "Takeover": without a clock a bot takes over after the server's takeover
     // grace (60 s by default, which the client is not told)
-    note.textContent = `${who(d.current)} is offline — a bot takes over soon if they do not come back.`;
+    note.textContent = t("turn.offline", { player: who(d.current) });
     note.hidden = false;
   }
   const svg = el("svg", { viewBox: "0 0 100 100", width: 96, height: 96 }, drawn);
@@ -301,22 +304,22 @@ export function renderTurn() {
   };
   if (entry.meeples.length) {
     const h = document.createElement("p");
-    h.textContent = `Meeple (${me.meeples} left${me.large ? ", large available" : ""}):`;
+    h.textContent = t(me.large ? "turn.meeplesLarge" : "turn.meeples", { count: me.meeples });
     choices.append(h);
-    mk("No meeple", !p.meeple, () => {
+    mk(t("turn.noMeeple"), !p.meeple, () => {
       p.meeple = null;
       render();
     }, "no-meeple");
     for (const f of entry.meeples) {
       if (me.meeples > 0) {
-        mk(cap(featureName(tile, f, p.rot, true)), p.meeple && p.meeple.feature === f && p.meeple.kind === "normal", () => {
+        mk(capital(featureName(tile, f, p.rot, true)), p.meeple && p.meeple.feature === f && p.meeple.kind === "normal", () => {
           p.meeple = { feature: f, kind: "normal" };
           p.escape = null;
           render();
         });
       }
       if (me.large > 0) {
-        mk("Large meeple: " + featureName(tile, f, p.rot, true), p.meeple && p.meeple.feature === f && p.meeple.kind === "large", () => {
+        mk(t("turn.largeMeeple", { feature: featureName(tile, f, p.rot, true) }), p.meeple && p.meeple.feature === f && p.meeple.kind === "large", () => {
           p.meeple = { feature: f, kind: "large" };
           p.escape = null;
           render();
@@ -326,10 +329,10 @@ export function renderTurn() {
   }
   if (entry.escapes.length && !p.meeple) {
     const h = document.createElement("p");
-    h.textContent = "A knight may escape instead:";
+    h.textContent = t("turn.escapeInstead");
     choices.append(h);
     for (const e of entry.escapes) {
-      mk(`The knight ${atWords(e.x, e.y)} escapes`, p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature, () => chooseEscape(e));
+      mk(t("turn.escape", { at: atWords(e.x, e.y) }), p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature, () => chooseEscape(e));
     }
   }
 }

@@ -1,23 +1,34 @@
-// words.js: events (PROTOCOL.md "Events") as English sentences; tiles and features by name
-// (names.js), never by id.
-import { atWords, featurePlace, featureRole, featureWhere, placeWords, tileName } from "./names.js";
+// words.js: events (PROTOCOL.md "Events") as sentences; tiles and features by name (names.js),
+// never by id; bots, clocks, rule variants and error codes in words. Every text comes from the
+// language's catalogue (i18n.js): "ev.*" the events, "score.*" the parts of a scoring, "bot.*",
+// "timeout.*", "dur.*", "variant.*", "error.*".
+import { atWords, featurePlace, featureRole, featureWhere, placeWords, tileName, tileNameJoins } from "./names.js";
+import { hasKey, listText, signed, t } from "./i18n.js";
 export { atWords, featurePlace, featureRole, featureWhere, placeWords, tileName };
 
-const FEATURE_WORD = { city: "city", road: "road", farm: "farm", cloister: "cloister", field: "field" };
-
 export function names(list) {
-  if (list.length <= 1) return list.join("");
-  return list.slice(0, -1).join(", ") + " and " + list[list.length - 1];
+  return listText(list);
 }
 
-function pts(n) {
-  return (n >= 0 ? "+" : "") + n;
+// A player's name as shown. The server names the bots it seats "Greedy bot", "Random bot 2"
+// (server/game/turn.c turn_bot_name): those read in the page's language.
+const BOT_NAME = /^(Random|Greedy|Strong) bot(?: (\d+))?$/;
+export function playerName(name) {
+  const m = BOT_NAME.exec(name || "");
+  if (!m) return name;
+  const n = t(`bot.${m[1].toLowerCase()}.seat`);
+  return m[2] ? `${n} ${m[2]}` : n;
+}
+
+// A set's name (set.ID in the catalogues); an unknown set by its id.
+export function setName(id) {
+  return hasKey("set." + id) ? t("set." + id) : id;
 }
 
 // A feature of a tile placed at rot in words: "the city to the north (knight)" when role.
 export function featureName(tile, feature, rot, role) {
-  const w = featureWhere(tile, feature, rot);
-  return role ? `${w} (${featureRole(tile, feature)})` : w;
+  const where = featureWhere(tile, feature, rot);
+  return role ? t("feature.withRole", { where, figure: featureRole(tile, feature) }) : where;
 }
 
 // who(seat) -> a name. tiles: the catalogue's tiles. prevSeats: the seats before the delta
@@ -26,158 +37,147 @@ export function describe(ev, who, tiles, prevSeats) {
   const tname = (id) => tileName(tiles && tiles[id]);
   switch (ev.type) {
     case "seat": {
+      const seat = ev.seat + 1;
       if (ev.name === null) {
         const was = prevSeats && prevSeats[ev.seat];
-        if (was && was.bot) return `${was.name || "The bot"} was removed from seat ${ev.seat + 1}.`;
-        return `Seat ${ev.seat + 1} is free again.`;
+        if (was && was.bot) return t("ev.seat.botRemoved", { name: was.name ? playerName(was.name) : t("ev.theBot"), seat });
+        return t("ev.seat.free", { seat });
       }
-      if (ev.bot) return `${ev.name}, a computer player (${botLevelName(ev.bot)}), takes seat ${ev.seat + 1}.`;
-      return ev.connected ? `${ev.name} is at seat ${ev.seat + 1}.` : `${ev.name} lost the connection.`;
+      const name = playerName(ev.name);
+      if (ev.bot) return t("ev.seat.bot", { name, level: botLevelName(ev.bot), seat });
+      return t(ev.connected ? "ev.seat.taken" : "ev.seat.lost", { name, seat });
     }
-    case "timeout":
-      return `${who(ev.seat)}'s time ran out: ${TIMEOUT_DONE[ev.on_timeout] ? TIMEOUT_DONE[ev.on_timeout](who(ev.seat)) : "the time-out rule applies."}`;
+    case "timeout": {
+      const rule = ["bot", "skip", "forfeit"].includes(ev.on_timeout) ? ev.on_timeout : "other";
+      return t("ev.timeout." + rule, { player: who(ev.seat) });
+    }
     case "skip":
-      return `${who(ev.player)}'s turn was skipped: the tile (${tname(ev.tile)}) goes under the draw pile.`;
+      return t("ev.skip", { player: who(ev.player), tile: tname(ev.tile) });
     case "autoplay":
       return autoplayEvent(who(ev.seat), ev.reason);
     case "start":
-      return `The game started: ${names(ev.players)}.`;
+      return t("ev.start", { players: names(ev.players.map(playerName)) });
     case "placed": {
       const tile = tiles && tiles[ev.tile];
-      const name = tileName(tile);
-      let s = `${who(ev.player)} placed ${name}`;
+      const p = { player: who(ev.player), tile: tileName(tile) };
+      let s;
       if (ev.meeple) {
         // "a straight road and a meeple on ...", "a city edge and a road curve, with a meeple on ..."
-        s += `${name.includes(" and ") ? ", with" : " and"} ${ev.meeple.kind === "large" ? "the large meeple" : "a meeple"} ${featurePlace(tile, ev.meeple.feature, ev.rot)}`;
+        p.meeple = t(ev.meeple.kind === "large" ? "meeple.large.obj" : "meeple.normal.obj");
+        p.place = featurePlace(tile, ev.meeple.feature, ev.rot);
+        s = t(tileNameJoins(tile) ? "ev.placed.meepleWith" : "ev.placed.meeple", p);
+        if (ev.escape) s += " " + t("ev.placed.escapeToo", { at: atWords(ev.escape.x, ev.escape.y) });
+        return s;
       }
-      if (ev.escape) s += `; a knight escapes from the city ${atWords(ev.escape.x, ev.escape.y)}`;
-      return s + ".";
+      if (ev.escape) return t("ev.placed.escape", { ...p, at: atWords(ev.escape.x, ev.escape.y) });
+      return t("ev.placed", p);
     }
     case "score":
       return scoreSentence(ev, who);
     case "barn": {
-      const w = names(ev.scorers.map(who));
-      if (ev.tithe) return `${w} paid the tithe on a barn's ${ev.farms} farm(s).`;
-      return `${w} scored a barn (${ev.tiles} tiles, ${ev.farms} farm${ev.farms === 1 ? "" : "s"}): ${pts(ev.points)}${ev.scorers.length > 1 ? " each" : ""}.`;
+      const p = { count: Math.max(1, ev.scorers.length), who: names(ev.scorers.map(who)), farms: t("score.farms", { count: ev.farms }) };
+      if (ev.tithe) return t("ev.tithe", p);
+      p.tiles = t("score.tiles", { count: ev.tiles });
+      p.points = t(ev.scorers.length > 1 ? "score.pointsEach" : "score.points", { points: signed(ev.points) });
+      return t("ev.barn", p);
     }
     case "escape": {
       const seat = (ev.returned || []).findIndex((n) => n > 0);
-      return `${seat >= 0 ? who(seat) + "'s" : "A"} knight escaped from the besieged city ${atWords(ev.x, ev.y)}.`;
+      const at = atWords(ev.x, ev.y);
+      return seat >= 0 ? t("ev.escape", { player: who(seat), at }) : t("ev.escape.anon", { at });
     }
     case "discard":
-      return `A tile (${tname(ev.tile)}) fits nowhere and was discarded.`;
+      return t("ev.discard", { tile: tname(ev.tile) });
     case "herbs": {
       const seat = (ev.delta || []).findIndex((n) => n !== 0);
-      return `${seat >= 0 ? who(seat) : "A player"} cashes ${ev.herbs} herb token${ev.herbs === 1 ? "" : "s"}: ${pts(seat >= 0 ? ev.delta[seat] : 5 * ev.herbs)}.`;
+      return t("ev.herbs", {
+        count: ev.herbs, player: seat >= 0 ? who(seat) : t("ev.aPlayer"),
+        points: signed(seat >= 0 ? ev.delta[seat] : 5 * ev.herbs),
+      });
     }
     default:
-      return "Something happened in the game.";
+      return t("ev.other");
   }
 }
 
+const FEATURES = ["city", "road", "farm", "cloister"];
+
 export function scoreSentence(ev, who) {
-  const w = ev.scorers.length ? names(ev.scorers.map(who)) : "Nobody";
-  const f = FEATURE_WORD[ev.feature] || ev.feature;
-  let what;
+  const n = ev.scorers.length;
+  const w = n ? names(ev.scorers.map(who)) : t("score.nobody");
+  const f = FEATURES.includes(ev.feature) ? ev.feature : "other";
+  const first = ev.delta ? ev.delta[ev.scorers[0]] : ev.points;
   if (ev.feature === "farm" && /^c/.test(ev.segment || "")) {
     // 1st-edition farm scoring (options.farms "first"): one event per player, naming a city
-    const b = ev.besieged ? ` (${ev.besieged} besieged)` : "";
-    return `${w} had the most farmers around ${ev.cities} completed cit${ev.cities === 1 ? "y" : "ies"}${b}: ${pts(ev.delta ? ev.delta[ev.scorers[0]] : ev.points)}.`;
+    return t(ev.besieged ? "ev.farmFirst.besieged" : "ev.farmFirst", {
+      who: w, count: ev.cities, besieged: ev.besieged, points: signed(first),
+    });
   }
-  if (ev.feature === "farm") {
-    what = `a farm next to ${ev.cities} completed cit${ev.cities === 1 ? "y" : "ies"}`;
-    if (ev.besieged) what += ` (${ev.besieged} besieged)`;
-  } else if (ev.feature === "cloister") {
-    what = `a cloister with ${ev.tiles} tile${ev.tiles === 1 ? "" : "s"} around it`;
+  const final = ev.final && ev.feature !== "farm";
+  let what;
+  if (f === "farm") {
+    what = t("score.what.farm", { count: ev.cities });
+    if (ev.besieged) what += t("score.besiegedCities", { count: ev.besieged });
+  } else if (f === "cloister") {
+    what = t(final ? "score.what.cloister.final" : "score.what.cloister", { count: ev.tiles });
   } else {
-    what = `a ${f} of ${ev.tiles} tile${ev.tiles === 1 ? "" : "s"}`;
-    if (ev.pennants) what += ` and ${ev.pennants} pennant${ev.pennants === 1 ? "" : "s"}`;
+    what = t(`score.what.${f}${final ? ".final" : ""}`, { count: ev.tiles });
+    if (ev.pennants) what += t("score.pennants", { count: ev.pennants });
   }
   const extras = [];
-  if (ev.inn) extras.push("with an inn");
-  if (ev.cathedral) extras.push("with a cathedral");
-  if (ev.besieged && ev.feature === "city") extras.push("besieged");
-  if (ev.apothecary) extras.push("apothecary bonus");
-  if (ev.void) extras.push("worth nothing: unfinished");
-  if (ev.herbs_to !== undefined && ev.herbs) extras.push(`${who(ev.herbs_to)} takes ${ev.herbs} herb token${ev.herbs === 1 ? "" : "s"}`);
-  const verb = ev.final ? (ev.feature === "farm" ? "scored" : "scored the unfinished") : ev.feature === "farm" ? "scored" : "completed";
-  const each = ev.scorers.length > 1 ? " each" : "";
+  if (ev.inn) extras.push(t("score.inn"));
+  if (ev.cathedral) extras.push(t("score.cathedral"));
+  if (ev.besieged && ev.feature === "city") extras.push(t("score.besieged"));
+  if (ev.apothecary) extras.push(t("score.apothecary"));
+  if (ev.void) extras.push(t("score.void"));
+  if (ev.herbs_to !== undefined && ev.herbs) extras.push(t("score.herbsTo", { player: who(ev.herbs_to), count: ev.herbs }));
   // 2nd-edition farms (options.farms "second"): a city already scored through another farm is not
   // scored again, so tied scorers may get different points
   const uneven = ev.delta && ev.scorers.some((s) => ev.delta[s] !== ev.delta[ev.scorers[0]]);
-  const pointsText = !ev.scorers.length ? " (no meeple there, no points)"
-    : uneven ? `: ${ev.scorers.map((s) => `${who(s)} ${pts(ev.delta[s])}`).join(", ")}`
-    : `: ${pts(ev.delta ? ev.delta[ev.scorers[0]] : ev.points)}${each}`;
-  const x = extras.length ? ` (${extras.join(", ")})` : "";
-  if (ev.final && ev.feature !== "farm") return `${w} ${verb} ${what.replace(/^an? /, "")}${x}${pointsText}.`;
-  return `${w} ${verb} ${what}${x}${pointsText}.`;
+  const points = !n ? t("score.noPoints")
+    : uneven ? t("score.pointsUneven", { list: ev.scorers.map((s) => t("score.pointsOf", { player: who(s), points: signed(ev.delta[s]) })).join(", ") })
+    : t(n > 1 ? "score.pointsEach" : "score.points", { points: signed(first) });
+  const verb = final ? "final" : ev.feature === "farm" ? "farm" : "done";
+  // count: the scorers, for the verb ("Ann completed", "Ann and Bob completed", "Nobody ...")
+  return t("ev.score." + verb, {
+    count: n, who: w, what, extras: extras.length ? t("score.extras", { list: extras.join(", ") }) : "", points,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bots, clocks, take-overs (PROTOCOL.md "Clocks and bots")
 
-export const BOT_LEVELS = [
-  { level: "random", name: "Random", hint: "Plays any legal move: easy to beat, and quick." },
-  { level: "greedy", name: "Greedy", hint: "Takes the most points it can on each turn." },
-  { level: "strong", name: "Strong", hint: "Thinks ahead over the tiles still unseen: the hardest, about a second a move." },
-];
+// The levels, with their names and hints in the catalogue: bot.LEVEL.name, bot.LEVEL.hint.
+export const BOT_LEVELS = ["random", "greedy", "strong"];
 
 export function botLevelName(level) {
-  const b = BOT_LEVELS.find((x) => x.level === level);
-  return b ? b.name : level;
+  return BOT_LEVELS.includes(level) ? t(`bot.${level}.name`) : level;
+}
+export function botLevelHint(level) {
+  return BOT_LEVELS.includes(level) ? t(`bot.${level}.hint`) : "";
 }
 
-const TIMEOUT_DONE = {
-  bot: (n) => `a bot plays this turn for ${n}.`,
-  skip: () => "the turn is skipped.",
-  forfeit: (n) => `${n} forfeits, and a bot plays the seat to the end of the game.`,
-};
-
-// The create form's "When time runs out" choices.
-export const TIMEOUT_RULES = [
-  { value: "bot", text: "A bot plays the turn" },
-  { value: "skip", text: "Skip the turn" },
-  { value: "forfeit", text: "Forfeit: a bot plays the rest" },
-];
+// The create form's "When time runs out" choices: timeout.VALUE.choice; timeout.VALUE.rule
+// is the same as a phrase inside the room's options.
+export const TIMEOUT_RULES = ["bot", "skip", "forfeit"];
 
 // The short mark of a seat a bot plays for its player: "Bot playing for Ann — left".
-const AUTOPLAY_SHORT = { left: "left", offline: "offline", timeout: "time out", idle: "idle", forfeit: "forfeited" };
+const AUTOPLAY_REASONS = ["left", "offline", "timeout", "idle", "forfeit"];
 export function autoplayMark(name, reason) {
-  return `Bot playing for ${name} — ${AUTOPLAY_SHORT[reason] || reason}`;
+  return t("autoplay.mark", { player: name, reason: AUTOPLAY_REASONS.includes(reason) ? t("autoplay.short." + reason) : reason });
 }
 
 // What the player of that seat is told about their own seat.
-const AUTOPLAY_MINE = {
-  left: "A bot is playing your seat because you left the game.",
-  offline: "A bot is playing your seat because you were offline on your turn.",
-  timeout: "Your time ran out: a bot plays this turn for you.",
-  idle: "A bot is playing your seat because your time ran out three turns in a row.",
-  forfeit: "Your time ran out and you forfeited: a bot plays your seat to the end of the game. You can still watch and chat.",
-};
 export function autoplayMine(reason) {
-  return AUTOPLAY_MINE[reason] || "A bot is playing your seat.";
+  return t(AUTOPLAY_REASONS.includes(reason) ? "autoplay.mine." + reason : "autoplay.mine.other");
 }
 // Reasons a player may end by taking the seat back (`resume`).
 export const RESUMABLE = ["left", "offline", "idle"];
 
-function autoplayEvent(n, reason) {
-  switch (reason) {
-    case null:
-    case undefined:
-      return `${n} took the seat back from the bot.`;
-    case "left":
-      return `${n} left the game: a bot plays for ${n} until ${n} comes back.`;
-    case "offline":
-      return `${n} is offline: a bot plays for ${n} until ${n} comes back.`;
-    case "timeout":
-      return `A bot plays this turn for ${n}.`;
-    case "idle":
-      return `${n}'s time ran out three turns in a row: a bot plays for ${n} until ${n} comes back.`;
-    case "forfeit":
-      return `A bot plays for ${n} to the end of the game.`;
-    default:
-      return `A bot plays for ${n} (${reason}).`;
-  }
+function autoplayEvent(player, reason) {
+  if (reason === null || reason === undefined) return t("ev.autoplay.back", { player });
+  if (AUTOPLAY_REASONS.includes(reason)) return t("ev.autoplay." + reason, { player });
+  return t("ev.autoplay.other", { player, reason });
 }
 
 // Time left on a clock: m:ss under an hour, h:mm:ss under a day, else "2d 5h".
@@ -186,22 +186,23 @@ export function formatClock(ms) {
   const two = (n) => String(n).padStart(2, "0");
   if (s < 3600) return `${Math.floor(s / 60)}:${two(s % 60)}`;
   if (s < 86400) return `${Math.floor(s / 3600)}:${two(Math.floor((s % 3600) / 60))}:${two(s % 60)}`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+  return t("dur.clockDays", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) });
 }
 
 // A duration in seconds in words: "5 min", "1 h", "3 days", "90 s".
 export function durationText(sec) {
-  const units = [[86400, "day", "days"], [3600, "h", "h"], [60, "min", "min"]];
-  for (const [n, one, many] of units) if (sec >= n && sec % n === 0) return `${sec / n} ${sec === n ? one : many}`;
-  if (sec >= 60 && sec < 3600) return `${Math.floor(sec / 60)} min ${sec % 60} s`;
-  return `${sec} s`;
+  if (sec >= 86400 && sec % 86400 === 0) return t("dur.days", { count: sec / 86400 });
+  if (sec >= 3600 && sec % 3600 === 0) return t("dur.hours", { count: sec / 3600 });
+  if (sec >= 60 && sec % 60 === 0) return t("dur.minutes", { count: sec / 60 });
+  if (sec >= 60 && sec < 3600) return t("dur.minSec", { min: Math.floor(sec / 60), sec: sec % 60 });
+  return t("dur.seconds", { count: sec });
 }
 
 // The room's clock as a phrase: "clock 5 min + 10 s a move; out of time: a bot plays the turn".
 export function clockText(c) {
-  if (!c) return "no clock";
-  const rule = TIMEOUT_RULES.find((r) => r.value === c.on_timeout);
-  return `clock ${durationText(c.initial)} + ${durationText(c.increment)} a move; out of time: ${rule ? rule.text.toLowerCase() : c.on_timeout}`;
+  if (!c) return t("clock.none");
+  const rule = TIMEOUT_RULES.includes(c.on_timeout) ? t(`timeout.${c.on_timeout}.rule`) : c.on_timeout;
+  return t("clock.text", { initial: durationText(c.initial), increment: durationText(c.increment), rule });
 }
 
 // The rule variants of a room's options (RULES.md 2.8) that differ from the current rules, as
@@ -209,63 +210,30 @@ export function clockText(c) {
 export function variantTexts(o) {
   const out = [];
   if (!o) return out;
-  if (o.farms === "second") out.push("2nd-edition farms (a city once per player)");
-  if (o.farms === "first") out.push("1st-edition farms (4 a city to the most farmers)");
-  if (o.small_city === 2) out.push("1st-edition small city (2 points)");
-  if (o.seat_order === "random") out.push("random seat order");
+  if (o.farms === "second") out.push(t("variant.farms2"));
+  if (o.farms === "first") out.push(t("variant.farms1"));
+  if (o.small_city === 2) out.push(t("variant.smallCity2"));
+  if (o.seat_order === "random") out.push(t("variant.randomOrder"));
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Errors (PROTOCOL.md "Errors") in plain words
 
-export const ERRORS = {
-  bad_request: "The server refused that request as malformed.",
-  game_over: "The game is over.",
-  not_your_turn: "It is not your turn.",
-  wrong_tile: "That is not the tile drawn for this turn.",
-  position_taken: "A tile already lies there.",
-  not_adjacent: "The tile must touch a placed tile along an edge.",
-  edge_mismatch: "An edge of the tile does not match its neighbour.",
-  bad_rotation: "That rotation is not allowed.",
-  unknown_feature: "The tile has no such place for a meeple.",
-  feature_occupied: "That feature already has a meeple on it.",
-  no_meeple_left: "You have no meeple of that kind left.",
-  farmers_off: "Farmers are turned off in this game.",
-  large_meeple_unavailable: "Large meeples need the Inns & Cathedrals set.",
-  illegal_escape: "That knight cannot escape.",
-  bad_player_count: "A game needs 2 to 5 players, or 6 with Inns & Cathedrals.",
-  bad_sets: "That choice of sets cannot be played.",
-  bad_deck: "The game record names a tile that is not in its sets.",
-  bad_record: "The game record is damaged.",
-  malformed_json: "The server could not read a message from this page. Reload the page.",
-  bad_version: "This page speaks another protocol version than the server. Reload the page.",
-  unknown_type: "The server does not know that request. Reload the page.",
-  out_of_memory: "The server is out of memory; nothing changed. Try again later.",
-  io_error: "The server could not read or write its files; nothing changed. Try again later.",
-  no_such_room: "There is no room with that code (it may have closed).",
-  room_full: "Every seat of the room is taken.",
-  wrong_password: "Wrong password for this room.",
-  bad_token: "Your seat in this room is no longer valid.",
-  not_host: "Only the host can do that.",
-  wrong_phase: "That is not possible now: the game has already started, or is over.",
-  spectator: "Spectators can watch and chat, but not play.",
-  not_in_room: "Join or watch a room first.",
-  already_in_room: "You are already in a room: leave it first.",
-  not_enough_players: "A game needs at least two seated players.",
-  not_a_bot: "That seat holds no bot.",
-  time_out: "Your time ran out before the move arrived: the time-out rule was applied instead.",
-  rate_limited: "Too many messages at once: slow down a little.",
-  message_too_big: "That message is too long for the server.",
-  limit_reached: "The server is full right now (too many rooms or connections). Try again later.",
-  too_many_rooms: "You already have too many rooms waiting for players: start one or leave one first.",
-  name_taken: "Someone in this room already has that name: choose another.",
-  storage_error: "The server could not save that; nothing changed. Try again in a moment.",
-  offline: "Not connected to the server: wait until it reconnects.",
-  closed: "The connection closed before the server answered; it is reconnecting.",
-};
+// Every wire code of common/err.h, and the client's own offline and closed: code -> the key of
+// its sentence in the catalogues (tests/i18n/check.mjs checks err.h against them).
+// i18n-keys: error.*
+export const ERRORS = Object.fromEntries([
+  "bad_request", "game_over", "not_your_turn", "wrong_tile", "position_taken", "not_adjacent", "edge_mismatch",
+  "bad_rotation", "unknown_feature", "feature_occupied", "no_meeple_left", "farmers_off", "large_meeple_unavailable",
+  "illegal_escape", "bad_player_count", "bad_sets", "bad_deck", "bad_record", "malformed_json", "bad_version",
+  "unknown_type", "out_of_memory", "io_error", "no_such_room", "room_full", "wrong_password", "bad_token", "not_host",
+  "wrong_phase", "spectator", "not_in_room", "already_in_room", "not_enough_players", "not_a_bot", "time_out",
+  "rate_limited", "message_too_big", "limit_reached", "too_many_rooms", "name_taken", "storage_error", "offline", "closed",
+].map((c) => [c, "error." + c]));
 
 // A protocol error code in plain words; the server's own sentence for codes we do not know.
 export function errorText(code, message) {
-  return ERRORS[code] || (message ? message.charAt(0).toUpperCase() + message.slice(1) : "Something went wrong.");
+  if (Object.hasOwn(ERRORS, code) && hasKey(ERRORS[code])) return t(ERRORS[code]);
+  return message ? message.charAt(0).toUpperCase() + message.slice(1) : t("error.unknown");
 }
