@@ -10,4 +10,5 @@ let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const { record, replay, tiles } = JSON.parse(input);
 const v = await verifyDraw(record, replay, tiles, null);
-process.stdout.write(JSON.stringify(v) + "\n");
+// The verdict in words is a function (the page says it again in a new language): English here.
+process.stdout.write(JSON.stringify({ status: v.status, text: v.say(), mine: v.mine }) + "\n");

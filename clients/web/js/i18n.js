@@ -22,6 +22,7 @@ let cat = {};
 let plural = new Intl.PluralRules("en-GB");
 let number = new Intl.NumberFormat("en-GB");
 const listeners = [];
+const inPage = typeof document !== "undefined";
 
 // The language to show: the saved choice when we have it, else the first of `preferred` (the
 // browser's languages, "de-CH" counting as "de") that we have, else English.
@@ -50,7 +51,14 @@ function savedLanguage() {
 }
 
 async function fetchCatalogue(code) {
-  const res = await fetch(new URL(`../i18n/${code}.json`, import.meta.url));
+  const url = new URL(`../i18n/${code}.json`, import.meta.url);
+  if (url.protocol === "file:") {
+    // Node, running a module of the client outside a page (tests/integration/fair_check.mjs
+    // runs fair.js): its fetch() takes no file URL.
+    const { readFile } = await import("node:fs/promises");
+    return JSON.parse(await readFile(url, "utf8"));
+  }
+  const res = await fetch(url);
   if (!res.ok) throw new Error(`${code}.json: HTTP ${res.status}`);
   return res.json();
 }
@@ -70,7 +78,7 @@ async function load(code) {
   cat = c || {};
   plural = new Intl.PluralRules(locale());
   number = new Intl.NumberFormat(locale());
-  document.documentElement.lang = code;
+  if (inPage) document.documentElement.lang = code;
 }
 
 function form(forms, n) {
@@ -192,6 +200,12 @@ function mountSwitcher() {
 }
 
 // Every module that imports this one waits for the catalogue: t() works at their top level.
-await load(pickLanguage(savedLanguage(), navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]));
-translatePage();
-mountSwitcher();
+// Outside a page (Node running fair.js for the tests) there is no browser language, no page
+// to translate and no switcher: English.
+if (inPage) {
+  await load(pickLanguage(savedLanguage(), navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]));
+  translatePage();
+  mountSwitcher();
+} else {
+  await load("en");
+}
