@@ -19,7 +19,8 @@ export function assert(cond, msg) {
   if (!cond) throw new Error(msg || "assertion failed");
 }
 
-// Starts build/carcd with a data folder of its own; resolves {proc, url, dataDir, stop()}.
+// Starts build/carcd with a data folder of its own; resolves {proc, url, dataDir, stop()};
+// stop() resolves once carcd has exited and its folder is gone.
 export function startServer(extra = []) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "carcd-e2e-"));
   const proc = spawn(path.join(BUILD, "carcd"),
@@ -34,10 +35,18 @@ export function startServer(extra = []) {
       const m = /carcd listening on (http:\/\/\S+?)\/\s/.exec(buf);
       if (m) {
         clearTimeout(timer);
-        const stop = () => {
+        // SIGTERM, then the data folder once carcd has gone: a clean stop still writes in it
+        // (carcd.state, the store's last commit), and removing it meanwhile races those
+        // writes (rmdir: ENOTEMPTY).
+        const stop = () => new Promise((done) => {
+          const remove = () => {
+            fs.rmSync(dataDir, { recursive: true, force: true });
+            done();
+          };
+          if (proc.exitCode !== null || proc.signalCode !== null) return remove();
+          proc.once("exit", remove);
           proc.kill("SIGTERM");
-          fs.rmSync(dataDir, { recursive: true, force: true });
-        };
+        });
         resolve({ proc, url: m[1], dataDir, stop });
       }
     });

@@ -694,7 +694,7 @@ async function main() {
     });
   } finally {
     await browser.close();
-    srv.stop();
+    await srv.stop();
   }
   console.log(`screenshots in ${ART}`);
   console.log(`${passed} passed, ${failed} failed`);

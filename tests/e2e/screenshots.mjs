@@ -30,7 +30,7 @@ try {
   }
 } finally {
   await browser.close();
-  srv.stop();
+  await srv.stop();
 }
 if (errors.length) console.log("console errors:\n" + errors.join("\n"));
 for (const f of fs.readdirSync(OUT).sort()) console.log(path.join(OUT, f));
