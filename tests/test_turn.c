@@ -1,9 +1,9 @@
 /* test_turn.c: who plays the turn (server/game/turn.c, bots.c): bot seats added
  * and removed by the host, games played to the end by bots, the clock and its
  * three timeout policies, takeover of a seat whose player left or went
- * offline, and taking it back; the bots' FIFOs, and games that pause when
- * nobody has been connected for bots-alone-grace. Driven without sockets (room_util.h); the
- * bots run in manual mode (bots_run_pending), so every step is exact. */
+ * offline, and taking it back, and games that pause when nobody has been
+ * connected for bots-alone-grace (the bots' FIFOs: test_bots.c). Driven without sockets
+ * (room_util.h); the bots run in manual mode (bots_run_pending), so every step is exact. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,120 +473,6 @@ START_TEST(bots_wait_while_people_watch)
 }
 END_TEST
 
-/* ---- the bots' FIFOs (bots.h), in manual mode ---- */
-
-/* An asker of the scheduler like a room: one job at a time, the next asked
- * for from the callback of the last. */
-struct asker {
-    char name;
-    int cls, left;
-    struct bots_job *job;
-};
-static char ran[32];
-static int nran;
-static struct carc_game *sched_game;
-
-static void asker_done(void *arg, int status, const struct carc_move *m, uint64_t t)
-{
-    struct asker *a = arg;
-    ck_assert_int_eq(status, 0);
-    ck_assert_ptr_nonnull(m);
-    a->job = NULL;
-    if (nran < (int)sizeof ran - 1)
-        ran[nran++] = a->name;
-    if (--a->left > 0)
-        a->job =
-            bots_job_start(bots, sched_game, CARC_BOT_RANDOM, (uint64_t)t, a->cls, asker_done, a);
-}
-
-static void asker_start(struct asker *a)
-{
-    a->job = bots_job_start(bots, sched_game, CARC_BOT_RANDOM, 1, a->cls, asker_done, a);
-    ck_assert_ptr_nonnull(a->job);
-}
-
-static void setup_sched(void)
-{
-    bots = bots_new(NULL, 1, 0);
-    sched_game = calloc(1, sizeof *sched_game);
-    struct carc_config cfg = {.nplayers = 2, .sets = 1u << CARC_SET_BASE, .start = -1, .seed = 3};
-    struct carc_error err = {0, ""};
-    ck_assert_int_eq(carc_game_init(sched_game, &cfg, &err), 0);
-    memset(ran, 0, sizeof ran);
-    nran = 0;
-}
-
-static void teardown_sched(void)
-{
-    bots_free(bots);
-    bots = NULL;
-    free(sched_game);
-}
-
-/* A room of five bots asks for five moves one after the other: each waits
- * behind the others' (a round robin of rooms), and a room nobody watches
- * comes after every room someone does. */
-START_TEST(bots_round_robin_watched_first)
-{
-    struct asker a = {'A', BOTS_WATCHED, 5, NULL}, b = {'B', BOTS_WATCHED, 2, NULL};
-    struct asker c = {'C', BOTS_ALONE, 1, NULL};
-    asker_start(&c);
-    asker_start(&a);
-    asker_start(&b);
-    ck_assert_int_eq(bots_pending(bots), 3);
-    ck_assert_int_eq(bots_run_pending(bots, now), 8);
-    ck_assert_str_eq(ran, "ABABAAAC");
-    ck_assert_int_eq(bots_pending(bots), 0);
-}
-END_TEST
-
-/* A cancelled waiting job goes at once (no callback, nothing left queued);
- * a promoted one moves to the end of the first FIFO. */
-START_TEST(bots_cancel_and_promote)
-{
-    struct asker a = {'A', BOTS_WATCHED, 1, NULL}, b = {'B', BOTS_ALONE, 1, NULL};
-    struct asker c = {'C', BOTS_ALONE, 1, NULL}, d = {'D', BOTS_WATCHED, 1, NULL};
-    asker_start(&a);
-    asker_start(&b);
-    asker_start(&c);
-    asker_start(&d);
-    bots_job_promote(c.job);
-    bots_job_promote(d.job); /* already first: stays where it is */
-    bots_job_cancel(a.job);
-    ck_assert_int_eq(bots_pending(bots), 3);
-    bots_job_promote(NULL);
-    bots_job_cancel(NULL);
-    ck_assert_int_eq(bots_run_pending(bots, now), 3);
-    ck_assert_str_eq(ran, "DCB");
-}
-END_TEST
-
-/* Searches never take every thread of libuv's pool: storage keeps one. */
-START_TEST(bots_leave_a_thread_to_storage)
-{
-    static const struct {
-        const char *env;
-        int max;
-    } cases[] = {{NULL, 3}, {"4", 3}, {"8", 7}, {"2", 1}, {"1", 1}, {"0", 1}, {"64", 16}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].env == NULL)
-            unsetenv("UV_THREADPOOL_SIZE");
-        else
-            setenv("UV_THREADPOOL_SIZE", cases[i].env, 1);
-        ck_assert_msg(bots_running_max() == cases[i].max, "UV_THREADPOOL_SIZE=%s",
-                      cases[i].env ? cases[i].env : "(unset)");
-    }
-    setenv("UV_THREADPOOL_SIZE", "4", 1);
-    struct bots *b = bots_new(NULL, 16, 0);
-    ck_assert_int_eq(bots_running(b), 3);
-    bots_free(b);
-    b = bots_new(NULL, 2, 0);
-    ck_assert_int_eq(bots_running(b), 2);
-    bots_free(b);
-    unsetenv("UV_THREADPOOL_SIZE");
-}
-END_TEST
-
 /* ---- bots alone: the pause (turn.h) ---- */
 
 /* The decision alone, with times given. */
@@ -802,12 +688,6 @@ Suite *suite_turn(void)
     tcase_add_checked_fixture(tp, setup_paced, teardown_bots);
     tcase_add_test(tp, bots_wait_while_people_watch);
     suite_add_tcase(s, tp);
-    TCase *ts = tcase_create("schedule");
-    tcase_add_checked_fixture(ts, setup_sched, teardown_sched);
-    tcase_add_test(ts, bots_round_robin_watched_first);
-    tcase_add_test(ts, bots_cancel_and_promote);
-    tcase_add_test(ts, bots_leave_a_thread_to_storage);
-    suite_add_tcase(s, ts);
     TCase *ta = tcase_create("alone");
     tcase_add_checked_fixture(ta, setup_alone, teardown_bots);
     tcase_add_test(ta, alone_pause_decision);
