@@ -594,6 +594,7 @@ async function main() {
       await shots(dana, "clock", "#score-h");
       // Leave mid-game: a bot plays the seat; watch the room, and take the seat back.
       await dana.click("#leave-btn");
+      await dana.click("#ask-ok"); // the question before leaving a game (flow_ux.mjs)
       await dana.waitForSelector("#lobby-view:not([hidden])");
       st = await serverState(dana, id);
       assert(st.seats[0].autoplay === "left", "autoplay " + st.seats[0].autoplay);

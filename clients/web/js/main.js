@@ -66,12 +66,16 @@ async function resume(room, token, seq) {
   if (r.type === "error") {
     if (r.code === "bad_token") {
       localStorage.removeItem(seatKey(room));
+      forgetLeft(room);
       showError(t("error.seatGone"), "bad_token");
       await watch(room);
       return;
     }
     showReplyError(r);
-    if (r.code === "no_such_room") toLobby();
+    if (r.code === "no_such_room") {
+      forgetLeft(room);
+      toLobby();
+    }
   }
 }
 
@@ -211,6 +215,7 @@ function enterRoom(room, seat) {
   app.wantRoom = null;
   app.seat = seat;
   app.pending = null;
+  forgetLeft(room);
   if (location.hash !== "#room=" + room) history.replaceState(null, "", "#room=" + room);
   showView("room-view");
   stopPolling();
@@ -233,6 +238,101 @@ function toLobby() {
   updateAlerts();
   replay.stop();
   startPolling();
+  renderResumeCard();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaving a game, and coming back
+
+// A question in a modal <dialog> (#ask): resolves true for its OK button, false for Cancel,
+// Escape or a click outside. Focus starts on Cancel (the safe answer) and goes back to the
+// element that had it.
+function ask(title, text, ok, cancel) {
+  let d = $("ask");
+  if (!d) {
+    d = document.createElement("dialog");
+    d.id = "ask";
+    d.className = "ask";
+    d.setAttribute("aria-labelledby", "ask-h");
+    d.setAttribute("aria-describedby", "ask-text");
+    d.innerHTML = '<h2 id="ask-h"></h2><p id="ask-text"></p><form method="dialog" class="ask-buttons">' +
+      '<button value="cancel" id="ask-cancel"></button> <button value="ok" id="ask-ok"></button></form>';
+    document.body.append(d);
+  }
+  $("ask-h").textContent = title;
+  $("ask-text").textContent = text;
+  $("ask-ok").textContent = ok;
+  $("ask-cancel").textContent = cancel;
+  const back = document.activeElement;
+  d.returnValue = "cancel";
+  d.showModal();
+  $("ask-cancel").focus();
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => {
+      if (back && back.isConnected && typeof back.focus === "function") back.focus();
+      resolve(d.returnValue === "ok");
+    }, { once: true });
+  });
+}
+
+// In a game with a seat of ours, leaving asks first: the seat is kept (a bot plays it at the
+// game's pace, and a game nobody is connected to pauses), and the lobby offers the way back.
+async function leaveAsked() {
+  const d = app.doc;
+  if (!app.room || !d || d.phase !== "playing" || app.seat === null) return true;
+  return ask(t("leave.title"), t("leave.text"), t("leave.ok"), t("leave.cancel"));
+}
+
+// The room we left mid-game with our seat kept (localStorage carcd.left): the lobby shows a
+// "Resume my game" card for it until we are back in it, or its token or room is gone.
+const LEFT_KEY = "carcd.left";
+function forgetLeft(room) {
+  if (localStorage.getItem(LEFT_KEY) === room) localStorage.removeItem(LEFT_KEY);
+  renderResumeCard();
+}
+
+function renderResumeCard() {
+  const room = localStorage.getItem(LEFT_KEY);
+  let card = $("resume-card");
+  const show = room && storedSeat(room) && !$("lobby-view").hidden;
+  if (!show) {
+    if (card) card.hidden = true;
+    return;
+  }
+  if (!card) {
+    card = document.createElement("section");
+    card.id = "resume-card";
+    card.className = "card resume-card";
+    card.setAttribute("role", "region");
+    card.setAttribute("aria-labelledby", "resume-text");
+    card.innerHTML = '<p id="resume-text"></p><button type="button" id="resume-btn"></button>';
+    $("lobby-view").prepend(card);
+    $("resume-btn").addEventListener("click", () => {
+      const r = localStorage.getItem(LEFT_KEY);
+      if (!r) return renderResumeCard();
+      app.wantRoom = r;
+      stopPolling();
+      showView("room-view");
+      card.hidden = true;
+      reenter();
+    });
+  }
+  card.hidden = false;
+  $("resume-text").textContent = t("leave.resumeText", { room });
+  $("resume-btn").textContent = t("leave.resume");
+}
+
+async function leaveRoom() {
+  if (!(await leaveAsked())) return;
+  const room = app.room;
+  const d = app.doc;
+  const lobbyPhase = d && d.phase === "lobby";
+  const kept = d && d.phase === "playing" && app.seat !== null;
+  await conn.request({ type: "leave" });
+  // in the lobby the seat is freed; in a game it is held (a bot plays it) and the token kept
+  if (lobbyPhase) localStorage.removeItem(seatKey(room));
+  if (kept) localStorage.setItem(LEFT_KEY, room);
+  toLobby();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,9 +488,11 @@ function renderEnd() {
   const end = $("end");
   if (d.phase !== "over") {
     end.hidden = true;
+    $("results-line").hidden = true;
     app.endShown = false;
     return;
   }
+  $("results-line").hidden = !end.hidden || scoringPlaying();
   if (app.endShown || scoringPlaying()) return;
   app.endShown = true;
   const opening = end.hidden;
@@ -402,19 +504,20 @@ function renderEnd() {
   renderRanking($("ranking"), seats);
   renderBreakdown($("final-scoring"), app.finals, who, app.tiles, t("end.noFinal"));
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
+  $("results-line").hidden = true;
   if (opening) end.focus();
+}
+
+// "Look at the board" closes the end screen; "Results" (in the turn card) opens it again.
+function closeEnd() {
+  $("end").hidden = true;
+  $("results-line").hidden = !(app.doc && app.doc.phase === "over");
+  if (!$("results-line").hidden) $("results-btn").focus();
 }
 
 // start has no reply when it works (the delta is the answer): wait a while for an error only
 $("start-btn").addEventListener("click", async () => showReplyError(await conn.request({ type: "start" }, 5000)));
-$("leave-btn").addEventListener("click", async () => {
-  const room = app.room;
-  const lobbyPhase = app.doc && app.doc.phase === "lobby";
-  await conn.request({ type: "leave" });
-  // in the lobby the seat is freed; in a game it is held (a bot plays it) and the token kept
-  if (lobbyPhase) localStorage.removeItem(seatKey(room));
-  toLobby();
-});
+$("leave-btn").addEventListener("click", leaveRoom);
 $("copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("invite").href);
@@ -442,15 +545,19 @@ $("zoom-centre").addEventListener("click", () => {
   view.userMoved = false;
   fitBoard(true);
 });
-$("end-close").addEventListener("click", () => ($("end").hidden = true));
+$("end-close").addEventListener("click", closeEnd);
+$("results-btn").addEventListener("click", () => {
+  app.endShown = false;
+  renderEnd();
+});
 $("end-lobby").addEventListener("click", async () => {
   await conn.request({ type: "leave" });
   toLobby();
 });
 $("home").addEventListener("click", (e) => {
   e.preventDefault();
-  if (app.room) conn.request({ type: "leave" });
-  toLobby();
+  if (app.room) leaveRoom();
+  else toLobby();
 });
 
 document.addEventListener("keydown", (e) => {
@@ -514,6 +621,7 @@ onLanguageChange(() => {
   for (const li of $("log").children) if (li.carcEvent) li.textContent = describe(li.carcEvent[0], who, app.tiles, li.carcEvent[1]);
   for (const li of $("chat").children) if (li.carcChat) li.firstChild.textContent = chatWho(li.carcChat);
   relabelLobby();
+  renderResumeCard();
   if (app.doc) {
     if (!$("end").hidden) app.endShown = false; // the end screen again, in the new words
     render();
@@ -542,6 +650,7 @@ async function boot() {
     openReplay(decodeURIComponent(r[1]));
   } else {
     startPolling();
+    renderResumeCard();
   }
   setupLayout();
   startClocks();
