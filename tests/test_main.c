@@ -106,6 +106,7 @@ int main(void)
     srunner_add_suite(sr, suite_resume());
     srunner_add_suite(sr, suite_bot());
     srunner_add_suite(sr, suite_turn());
+    srunner_add_suite(sr, suite_out_of_time());
     srunner_add_suite(sr, suite_session());
     srunner_add_suite(sr, suite_api());
     srunner_add_suite(sr, suite_admin());
