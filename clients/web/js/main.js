@@ -4,7 +4,7 @@
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
-import { botLevelName, clockText, describe, setName, variantTexts } from "./words.js";
+import { botLevelName, clockText, describe, playerName, setName, variantTexts } from "./words.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
@@ -184,6 +184,10 @@ function handle(msg) {
       // the server's administrator (POST /admin/notice, or a room closed: then `left` follows)
       showError(t("error.notice", { text: msg.text }), "notice");
       break;
+    case "rematch":
+      // the host of our finished game opened a new room (PROTOCOL.md "rematch")
+      if (app.room) offerRematch(msg);
+      break;
     case "left":
       break;
     case "error":
@@ -210,6 +214,7 @@ function enterRoom(room, seat) {
     app.histSince = null;
     app.lastPlaced = null;
     scoringClear();
+    if ($("rematch-card")) $("rematch-card").hidden = true;
   }
   app.room = room;
   app.wantRoom = null;
@@ -234,6 +239,7 @@ function toLobby() {
   history.replaceState(null, "", location.pathname);
   showView("lobby-view");
   $("end").hidden = true;
+  if ($("rematch-card")) $("rematch-card").hidden = true;
   scoringClear();
   updateAlerts();
   replay.stop();
@@ -452,8 +458,25 @@ function render() {
   renderBoard();
   renderTurn();
   renderSeats();
+  renderOutOfTime();
   renderEnd();
   updateAlerts();
+}
+
+// Our seat out of time for good (PROTOCOL.md "Clocks and bots": on_timeout bot, no increment):
+// a bot plays every remaining turn until we take the seat back, which gives us a minute. The
+// players panel's seat note (seats.js) says so instead of "this turn", with its "Take my seat
+// back" (resume) shown.
+function renderOutOfTime() {
+  const d = app.doc;
+  const stored = storedSeat(app.room);
+  const mine = app.seat !== null ? app.seat : stored ? stored.seat : null;
+  const s = mine !== null && d.seats[mine];
+  const forGood = d.phase === "playing" && s && s.autoplay === "timeout" && d.clock && d.clock.increment === 0 && !(s.time_ms > 0);
+  $("seat-note").classList.toggle("out-of-time", !!forGood);
+  if (!forGood) return;
+  $("seat-note-text").textContent = t("autoplay.mine.outOfTime", { seconds: Math.min(60, d.clock.initial) });
+  $("take-back-btn").hidden = !stored;
 }
 
 function renderRoomCard() {
@@ -505,7 +528,57 @@ function renderEnd() {
   renderBreakdown($("final-scoring"), app.finals, who, app.tiles, t("end.noFinal"));
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
   $("results-line").hidden = true;
+  $("rematch-btn").hidden = !(app.seat !== null && d.host === app.seat);
   if (opening) end.focus();
+}
+
+// Play again (PROTOCOL.md "rematch"): the host's button opens a new room with the same seats,
+// settings and bots; the `joined` that answers takes us there (handle).
+async function rematch() {
+  const b = $("rematch-btn");
+  b.disabled = true;
+  showReplyError(await conn.request({ type: "rematch" }));
+  b.disabled = false;
+}
+
+// The others' invitation: one click leaves the finished room and joins the new one by our
+// seat's name (a spectator watches it: its join form takes a seat).
+function offerRematch(msg) {
+  let card = $("rematch-card");
+  if (!card) {
+    card = document.createElement("section");
+    card.id = "rematch-card";
+    card.className = "card rematch-card";
+    card.setAttribute("role", "alertdialog");
+    card.setAttribute("aria-labelledby", "rematch-text");
+    card.innerHTML = '<p id="rematch-text"></p><p><button type="button" id="rematch-join"></button> ' +
+      '<button type="button" id="rematch-dismiss"></button></p>';
+    $("room-view").append(card);
+    $("rematch-dismiss").addEventListener("click", () => (card.hidden = true));
+    $("rematch-join").addEventListener("click", () => joinRematch(card.carcOffer));
+  }
+  card.carcOffer = { room: msg.room, host: msg.host, name: app.seat !== null && app.doc ? app.doc.seats[app.seat].name : null };
+  card.hidden = false;
+  relabelRematch();
+  $("rematch-join").focus();
+}
+
+function relabelRematch() {
+  const card = $("rematch-card");
+  if (!card || card.hidden) return;
+  const o = card.carcOffer;
+  $("rematch-text").textContent = t("rematch.offer", { host: playerName(o.host) });
+  $("rematch-join").textContent = t(o.name ? "rematch.join" : "rematch.watch");
+  $("rematch-dismiss").textContent = t("rematch.dismiss");
+}
+
+async function joinRematch(o) {
+  $("rematch-card").hidden = true;
+  if (app.room) await conn.request({ type: "leave" });
+  app.room = null;
+  if (!o.name) return watch(o.room);
+  const r = await conn.request({ type: "join", room: o.room, name: o.name });
+  if (showReplyError(r)) toLobby();
 }
 
 // "Look at the board" closes the end screen; "Results" (in the turn card) opens it again.
@@ -546,6 +619,7 @@ $("zoom-centre").addEventListener("click", () => {
   fitBoard(true);
 });
 $("end-close").addEventListener("click", closeEnd);
+$("rematch-btn").addEventListener("click", rematch);
 $("results-btn").addEventListener("click", () => {
   app.endShown = false;
   renderEnd();
@@ -622,6 +696,7 @@ onLanguageChange(() => {
   for (const li of $("chat").children) if (li.carcChat) li.firstChild.textContent = chatWho(li.carcChat);
   relabelLobby();
   renderResumeCard();
+  relabelRematch();
   if (app.doc) {
     if (!$("end").hidden) app.endShown = false; // the end screen again, in the new words
     render();
