@@ -9,6 +9,7 @@ import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverSt
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
 import { i18nSuite } from "./i18n.mjs";
+import { flowSuite } from "./flow_ux.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -689,6 +690,9 @@ async function main() {
 
     // languages: a German browser, the switcher, the size and load time of the page
     await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
+
+    // the game's flow: leaving asks, out of time, ties, the end screen, Play again (issue 26)
+    await flowSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

@@ -636,6 +636,7 @@ $("home").addEventListener("click", (e) => {
 
 document.addEventListener("keydown", (e) => {
   const t = e.target;
+  if ($("ask") && $("ask").open) return; // the question before leaving has the keys
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   if (!$("replay-view").hidden && !e.ctrlKey && !e.metaKey && !e.altKey && t.tagName !== "INPUT") {
     if (e.key === "," || e.key === "PageUp") replay.go(replay.n - 1);
