@@ -9,6 +9,7 @@ import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverSt
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
 import { i18nSuite } from "./i18n.mjs";
+import { flowSuite } from "./flow_ux.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -594,6 +595,7 @@ async function main() {
       await shots(dana, "clock", "#score-h");
       // Leave mid-game: a bot plays the seat; watch the room, and take the seat back.
       await dana.click("#leave-btn");
+      await dana.click("#ask-ok"); // the question before leaving a game (flow_ux.mjs)
       await dana.waitForSelector("#lobby-view:not([hidden])");
       st = await serverState(dana, id);
       assert(st.seats[0].autoplay === "left", "autoplay " + st.seats[0].autoplay);
@@ -688,6 +690,9 @@ async function main() {
 
     // languages: a German browser, the switcher, the size and load time of the page
     await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
+
+    // the game's flow: leaving asks, out of time, ties, the end screen, Play again (issue 26)
+    await flowSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));
