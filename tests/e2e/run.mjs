@@ -352,7 +352,9 @@ async function main() {
       await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       await ann.click("#games a.replay-link");
       await ann.waitForSelector("#replay-view:not([hidden])");
-      // it opens at the end of the game
+      // it opens at the start (issue 26, item 14); the last position is the end of the game
+      await ann.waitForFunction(() => Number(document.getElementById("replay-slider").max) > 0 && document.getElementById("replay-slider").value === "0");
+      await ann.click("#replay-last");
       await ann.waitForFunction(() => /^End of the game/.test(document.getElementById("replay-move").textContent));
       const n = await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length);
       assert(n === Object.keys(st.board).length, `replay shows ${n} tiles, the board has ${Object.keys(st.board).length}`);
