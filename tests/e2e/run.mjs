@@ -9,6 +9,8 @@ import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverSt
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
 import { i18nSuite } from "./i18n.mjs";
+import { panelSuite } from "./panel.mjs";
+import { a11ySuite } from "./a11y.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -213,9 +215,9 @@ async function main() {
       for (const set of ["inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]) {
         await host.check(`#create-form input[value="${set}"]`);
       }
+      await host.click("#create-more summary"); // the rules and options fold away
       await host.uncheck("#create-farmers");
       await host.selectOption("#create-escape", "any-tile");
-      await host.click("#create-more summary"); // the rules and options fold away
       await host.selectOption("#create-farms", "first");
       await host.selectOption("#create-small-city", "2");
       await host.selectOption("#create-seat-order", "random");
@@ -588,9 +590,9 @@ async function main() {
       assert((await dana.textContent('[data-clock-seat="0"]')) === "1:00", "lobby clock");
       await shots(dana, "lobby-bots", "#score-h");
       await dana.click("#start-btn");
+      await dana.click("#start-anyway"); // a seat is free: the host is asked first
       await dana.waitForSelector('[data-clock-seat="0"].running');
       const t0 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
-      await dana.click("#start-anyway"); // a seat is free: the host is asked first
       await dana.waitForTimeout(1500);
       const t1 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
       assert(t0 >= 55 && t1 < t0 && t0 - t1 <= 3, `clock ${t0} then ${t1}`);
@@ -692,6 +694,10 @@ async function main() {
 
     // languages: a German browser, the switcher, the size and load time of the page
     await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
+
+    // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
+    await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
+    await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { BUILD, DESKTOP, PHONE, launch, startServer } from "./harness.mjs";
 import { sizeSuite } from "./sizes.mjs";
+import { panelSuite } from "./panel.mjs";
 
 const OUT = path.join(BUILD, "screenshots");
 fs.mkdirSync(OUT, { recursive: true });
@@ -28,6 +29,8 @@ try {
     const shot = (name, page) => page.screenshot({ path: path.join(OUT, `${name}-${tag}.png`) });
     await sizeSuite({ browser, url: srv.url, test, errors, size, tag, shot });
   }
+  // the side panel, the lobby, the log, "+N", six players, help.html, the replay's start (issue 26)
+  await panelSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
 } finally {
   await browser.close();
   await srv.stop();
