@@ -10,6 +10,8 @@ import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
 import { i18nSuite } from "./i18n.mjs";
 import { flowSuite } from "./flow_ux.mjs";
+import { panelSuite } from "./panel.mjs";
+import { a11ySuite } from "./a11y.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -214,6 +216,7 @@ async function main() {
       for (const set of ["inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]) {
         await host.check(`#create-form input[value="${set}"]`);
       }
+      await host.click("#create-more summary"); // the rules and options fold away
       await host.uncheck("#create-farmers");
       await host.selectOption("#create-escape", "any-tile");
       await host.selectOption("#create-farms", "first");
@@ -353,7 +356,9 @@ async function main() {
       await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       await ann.click("#games a.replay-link");
       await ann.waitForSelector("#replay-view:not([hidden])");
-      // it opens at the end of the game
+      // it opens at the start (issue 26, item 14); the last position is the end of the game
+      await ann.waitForFunction(() => Number(document.getElementById("replay-slider").max) > 0 && document.getElementById("replay-slider").value === "0");
+      await ann.click("#replay-last");
       await ann.waitForFunction(() => /^End of the game/.test(document.getElementById("replay-move").textContent));
       const n = await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length);
       assert(n === Object.keys(st.board).length, `replay shows ${n} tiles, the board has ${Object.keys(st.board).length}`);
@@ -586,6 +591,7 @@ async function main() {
       assert((await dana.textContent('[data-clock-seat="0"]')) === "1:00", "lobby clock");
       await shots(dana, "lobby-bots", "#score-h");
       await dana.click("#start-btn");
+      await dana.click("#start-anyway"); // a seat is free: the host is asked first
       await dana.waitForSelector('[data-clock-seat="0"].running');
       const t0 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
       await dana.waitForTimeout(1500);
@@ -693,6 +699,9 @@ async function main() {
 
     // the game's flow: leaving asks, out of time, ties, the end screen, Play again (issue 26)
     await flowSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
+    // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
+    await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
+    await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

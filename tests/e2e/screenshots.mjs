@@ -7,6 +7,7 @@ import path from "node:path";
 import { BUILD, DESKTOP, PHONE, launch, startServer } from "./harness.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { flowSuite } from "./flow_ux.mjs";
+import { panelSuite } from "./panel.mjs";
 
 const OUT = path.join(BUILD, "screenshots");
 fs.mkdirSync(OUT, { recursive: true });
@@ -32,6 +33,8 @@ try {
   }
   // leaving, out of time, the end screen and Play again (issue 26): NAME-desktop, NAME-phone
   await flowSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
+  // the side panel, the lobby, the log, "+N", six players, help.html, the replay's start (issue 26)
+  await panelSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
 } finally {
   await browser.close();
   await srv.stop();

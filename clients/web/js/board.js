@@ -4,7 +4,11 @@ import { t } from "./i18n.js";
 export const SVGNS = "http://www.w3.org/2000/svg";
 export const T = 100; // tile size in board units
 
-export const PLAYER_COLOURS = ["#d7263d", "#1b6ca8", "#f2c14e", "#222222", "#8e44ad", "#f4f4f4"];
+// The seats' colours: style.css --seat-0 .. --seat-5 (a colour-vision-safe palette), these hues
+// when the page has no such variables.
+const SEAT_CSS = getComputedStyle(document.documentElement);
+export const PLAYER_COLOURS = ["#d55e00", "#0072b2", "#f0e442", "#222222", "#cc79a7", "#f4f4f4"]
+  .map((c, i) => SEAT_CSS.getPropertyValue("--seat-" + i).trim() || c);
 // The mark on each seat's meeples (what shape() draws; ids, not words: see seatLook).
 export const PLAYER_SHAPES = ["circle", "square", "triangle", "diamond", "pentagon", "star"];
 

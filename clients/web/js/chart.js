@@ -11,7 +11,8 @@ export function renderChart(box, hist, players) {
     box.textContent = t("chart.none");
     return;
   }
-  const W = 560;
+  // as wide as its box (up to 560), so that its 12px text stays 12px on a phone or a side panel
+  const W = Math.max(300, Math.min(560, Math.round(box.clientWidth) || 560));
   const H = 260;
   const L = 40;
   const B = 30;

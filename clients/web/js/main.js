@@ -408,13 +408,23 @@ async function loadHistory() {
 
 // A line of the events log; it keeps its event, to be said again in another language.
 function addLog(ev, prevSeats) {
+  // a farm that scores nobody anything (no completed city beside it) is not worth a line
+  if (ev.type === "score" && ev.feature === "farm" && Array.isArray(ev.delta) && !ev.delta.some((n) => n)) return;
   const li = document.createElement("li");
   li.className = "ev-" + ev.type;
   li.textContent = describe(ev, who, app.tiles, prevSeats);
   li.carcEvent = [ev, prevSeats];
+  // oldest first, so that a line keeps its number; the box follows the newest line unless the
+  // reader has scrolled up
   const log = $("log");
-  log.prepend(li);
-  while (log.children.length > 300) log.lastChild.remove();
+  if (!log.children.length) log.removeAttribute("start");
+  const follow = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+  log.append(li);
+  while (log.children.length > 1000) {
+    log.firstChild.remove();
+    log.start = (log.start || 1) + 1;
+  }
+  if (follow) log.scrollTop = log.scrollHeight;
 }
 
 function chatWho(msg) {

@@ -152,7 +152,7 @@ export class Replay {
     });
     this.renderFinal(tiles);
     this.view.userMoved = false;
-    this.go(this.last());
+    this.go(0); // from the start: Play or ▶ goes through the game, ▶| to the end
     this.showFair(record, rec, tiles, id);
     return true;
   }
