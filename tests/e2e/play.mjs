@@ -51,8 +51,9 @@ export async function clickMove(page, n, { undo = false } = {}) {
   await waitLogGrows(page, before);
 }
 
-// One turn with the keyboard alone: R rotates, Tab reaches a legal position, Enter places, Enter
-// on the focused meeple spot takes it, Enter on the board confirms.
+// One turn with the keyboard alone: R rotates, Tab reaches a legal position, Enter places, Space
+// on the focused meeple spot takes it (Enter there would take it and confirm), Enter on the
+// board confirms.
 export async function keyboardMove(page) {
   const before = await logLength(page);
   await page.focus("#board");
@@ -63,7 +64,7 @@ export async function keyboardMove(page) {
   await page.keyboard.press("Enter");
   await page.waitForSelector("#world .pending");
   if (await page.$("#world .spot")) {
-    await page.keyboard.press("Enter");
+    await page.keyboard.press(" ");
     await page.waitForSelector("#world .spot.selected");
   }
   await page.focus("#board");

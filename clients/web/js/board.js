@@ -555,7 +555,7 @@ export class View {
     const bw = (x1 - x0 + 1) * T;
     const bh = (y1 - y0 + 1) * T;
     const want = Math.min(1, Math.min(w / bw, h / bh) * 0.92);
-    this.s = Math.max(this.minScale(), want);
+    this.s = Math.max(this.minScale(), this.floor || 0, want);
     let cx = ((x0 + x1 + 1) / 2) * T;
     let cy = ((y0 + y1 + 1) / 2) * T;
     if (want < this.s && focus) {
