@@ -8,6 +8,7 @@ import path from "node:path";
 import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
+import { boardSuite } from "./board_ux.mjs";
 import { i18nSuite } from "./i18n.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
@@ -688,6 +689,9 @@ async function main() {
 
     // languages: a German browser, the switcher, the size and load time of the page
     await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
+
+    // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
+    await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));
