@@ -2,7 +2,7 @@
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
 import { atWords, featureName, featureRole, featureWhere, placeWords, tileName } from "./words.js";
-import { capital, listText, t } from "./i18n.js";
+import { capital, currentLanguage, listText, t } from "./i18n.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
 import { fxLayer, scoringLanding } from "./scoring.js";
 import { clearHighlight, highlightFeature } from "./features.js";
@@ -470,7 +470,7 @@ function announceTurn(d, tile) {
     live.setAttribute("aria-live", "polite");
     $("turn-text").before(live);
   }
-  const key = d.room + ":" + d.turn + ":" + d.current;
+  const key = d.room + ":" + d.turn + ":" + d.current + ":" + currentLanguage(); // said again in a new language
   if (key === announced) return;
   announced = key;
   live.textContent = t("live.turn", { turn: d.turn + 1, player: who(d.current), tile: tileName(tile) });
