@@ -8,6 +8,7 @@ import path from "node:path";
 import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
+import { boardSuite } from "./board_ux.mjs";
 import { i18nSuite } from "./i18n.mjs";
 import { flowSuite } from "./flow_ux.mjs";
 import { panelSuite } from "./panel.mjs";
@@ -702,6 +703,8 @@ async function main() {
     // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
     await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
     await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
+    await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

@@ -74,6 +74,11 @@ async function move(page, phone, n) {
     const sp = await hitPoint(page, "#world .pending .spot", n);
     if (sp) {
       await press(page, phone, sp);
+      if (phone) {
+        // a first tap shows the feature, the second takes it
+        await page.waitForSelector("#world .spot.previewed");
+        await press(page, phone, (await hitPoint(page, "#world .pending .spot.previewed", 0)) || sp);
+      }
       await page.waitForSelector("#world .spot.selected");
     }
   }

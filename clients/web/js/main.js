@@ -12,7 +12,7 @@ import {
   $, app, hooks, histKey, loadJSON, saveHist, saveJSON, seatKey, showError, showReplyError, storedSeat, who,
 } from "./app.js";
 import { relabelLobby, replay, startPolling, stopPolling } from "./lobby.js";
-import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
+import { confirm, fitBoard, hoverFeature, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
 import { setupLayout } from "./layout.js";
@@ -414,6 +414,7 @@ function addLog(ev, prevSeats) {
   li.className = "ev-" + ev.type;
   li.textContent = describe(ev, who, app.tiles, prevSeats);
   li.carcEvent = [ev, prevSeats];
+  if (ev.type === "score" && ev.segment) hoverFeature(li, ev.x, ev.y, ev.segment); // its feature on the board
   // oldest first, so that a line keeps its number; the box follows the newest line unless the
   // reader has scrolled up
   const log = $("log");
