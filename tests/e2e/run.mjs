@@ -97,8 +97,10 @@ function clockSeconds(text) {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
+// The placed tiles only: a feature's highlight and a scoring's outline mark their cells with
+// data-pos too, and one may still be on the board.
 async function boardKeys(page) {
-  return page.$$eval("#world [data-pos]", (ns) => ns.map((n) => n.getAttribute("data-pos")).sort());
+  return page.$$eval("#world .placed[data-pos]", (ns) => ns.map((n) => n.getAttribute("data-pos")).sort());
 }
 
 // Protocol v2 on the mover's turn (rec: recordProtocol(mover)): the state document has no
