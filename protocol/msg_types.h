@@ -31,8 +31,7 @@
     X(ADD_BOT, "add_bot")                                                                          \
     X(REMOVE_BOT, "remove_bot")                                                                    \
     X(HISTORY, "history")                                                                          \
-    X(ENTROPY, "entropy")                                                                          \
-    X(REMATCH, "rematch")
+    X(ENTROPY, "entropy")
 
 /* What the server sends. */
 #define PROTO_SERVER_TYPES(X)                                                                      \
@@ -51,7 +50,6 @@
     X(HISTORY, "history")                                                                          \
     X(ERROR, "error")                                                                              \
     X(NOTICE, "notice")                                                                            \
-    X(REDIRECT, "redirect")                                                                        \
-    X(REMATCH, "rematch")
+    X(REDIRECT, "redirect")
 
 #endif

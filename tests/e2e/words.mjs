@@ -1,7 +1,6 @@
 // Helpers of the e2e suite for issue 12: the visible text of the page uses words, not ids (tile
 // ids such as BA.U, feature names such as c1), and turn alerts in a background tab (a hidden
 // tab emulated by overriding document.visibilityState / document.hidden).
-import { legalInView } from "./play.mjs";
 
 function assert(cond, msg) {
   if (!cond) throw new Error(msg || "assertion failed");
@@ -22,7 +21,8 @@ export function assertNoIds(text, where) {
 // every other turn.
 export async function wordsMove(page, n, seen) {
   const before = await page.evaluate(() => document.getElementById("log").children.length);
-  const target = await legalInView(page, n);
+  const fits = await page.$$("#world .legal.fits");
+  const target = fits.length ? fits[n % fits.length] : (await page.$$("#world .legal"))[0];
   await target.click();
   await page.waitForSelector("#world .pending");
   const text = await page.evaluate(() => {
