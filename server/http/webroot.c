@@ -180,7 +180,8 @@ int webroot_load(struct webroot *w, const char *dir, char *err, size_t errlen)
         webroot_free(w);
         return -1;
     }
-    qsort(w->files, (size_t)w->n, sizeof *w->files, by_path);
+    if (w->n > 0) /* a folder of nothing served: files is NULL, which qsort may not take */
+        qsort(w->files, (size_t)w->n, sizeof *w->files, by_path);
     return 0;
 }
 
