@@ -29,6 +29,7 @@
 
 #include "json_str.h"
 #include "postgres_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -64,9 +65,7 @@ static const char *migrations[STORE_SCHEMA + 1] = {NULL};
 
 static uint64_t now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    return (uint64_t)clock_mono_ms();
 }
 
 /* libpq's message without its trailing newline. */

@@ -1,4 +1,5 @@
-/* clock.h: the server's one wall clock.
+/* clock.h: the server's one wall clock, and a monotonic one for code off the
+ * loop.
  *
  * Wall time is for what people and records read (log lines, chat times, the
  * turn's start in the state, a room's last update). Durations and timeouts
@@ -11,5 +12,8 @@
 
 /* Milliseconds since the Unix epoch (CLOCK_REALTIME). */
 int64_t clock_wall_ms(void);
+/* Milliseconds of CLOCK_MONOTONIC: durations where no loop's uv_now is at
+ * hand (another thread, or code below the loop). */
+int64_t clock_mono_ms(void);
 
 #endif

@@ -248,11 +248,7 @@ void log_repeat_clock_set(int64_t now_ms)
 /* Durations do not follow the wall clock (log.h). Under repeat_lock. */
 static int64_t repeat_clock(void)
 {
-    if (repeat_now >= 0)
-        return repeat_now;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return repeat_now >= 0 ? repeat_now : clock_mono_ms();
 }
 
 /* FNV-1a over the bytes of s that are not numbers: digits, and the hex digits
