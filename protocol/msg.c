@@ -543,6 +543,7 @@ static const struct {
     [PROTO_T_REMOVE_BOT] = {keys_remove_bot, read_remove_bot},
     [PROTO_T_HISTORY] = {keys_none, read_none},
     [PROTO_T_ENTROPY] = {keys_entropy, read_entropy},
+    [PROTO_T_REMATCH] = {keys_none, read_none},
 };
 
 /* "id": a string or an integer with |n| <= 2^53, kept as compact JSON (an
@@ -714,6 +715,16 @@ char *proto_encode_notice(const char *text, const char *room)
     proto__set(o, "text", json_string(text), &ok);
     if (room != NULL)
         proto__set(o, "room", json_string(room), &ok);
+    return proto__dump_take(o, ok);
+}
+
+char *proto_encode_rematch(const char *room, const char *host, int seat, const char *ref)
+{
+    int ok = 1;
+    json_t *o = proto__frame_new(PROTO_S_REMATCH, ref);
+    proto__set(o, "room", json_string(room), &ok);
+    proto__set(o, "host", proto__string_or(host, "?"), &ok);
+    proto__set(o, "seat", seat >= 0 ? json_integer(seat) : json_null(), &ok);
     return proto__dump_take(o, ok);
 }
 

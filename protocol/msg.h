@@ -146,6 +146,10 @@ char *proto_encode_joined(const char *room, int seat, const char *token /* NULL:
 char *proto_encode_watching(const char *room, const char *ref);
 char *proto_encode_left(const char *ref);
 char *proto_encode_pong(const char *ref);
+/* rematch: the finished game's host opened room `room` for a new game with the
+ * same settings (PROTOCOL.md "rematch"); seat: the recipient's seat in the
+ * finished game, -1 for a spectator (null). */
+char *proto_encode_rematch(const char *room, const char *host, int seat, const char *ref);
 char *proto_encode_ack(long long seq, const char *ref);
 /* The end of a catch-up by deltas (sync, or resume/watch with seq): seq is the
  * room's, the last delta just sent. */

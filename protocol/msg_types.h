@@ -31,7 +31,8 @@
     X(ADD_BOT, "add_bot")                                                                          \
     X(REMOVE_BOT, "remove_bot")                                                                    \
     X(HISTORY, "history")                                                                          \
-    X(ENTROPY, "entropy")
+    X(ENTROPY, "entropy")                                                                          \
+    X(REMATCH, "rematch")
 
 /* What the server sends. */
 #define PROTO_SERVER_TYPES(X)                                                                      \
@@ -50,6 +51,7 @@
     X(HISTORY, "history")                                                                          \
     X(ERROR, "error")                                                                              \
     X(NOTICE, "notice")                                                                            \
-    X(REDIRECT, "redirect")
+    X(REDIRECT, "redirect")                                                                        \
+    X(REMATCH, "rematch")
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot.h"
 #include "event_json.h"
 #include "room_util.h"
 #include "tests.h"
@@ -542,6 +543,95 @@ START_TEST(names_in_a_room)
 }
 END_TEST
 
+/* ---- rematch ---- */
+
+/* Plays r to its end: each mover places the first legal placement. */
+static void play_out(struct room *r, struct fake *a, struct fake *b, struct fake *w)
+{
+    int moves = 0;
+    while (r->phase == PROTO_PHASE_PLAYING) {
+        struct fake *p = current(r, a, b);
+        struct proto_client_legal legal[1];
+        ck_assert_int_gt(proto_client_legal(p->doc, legal, 1), 0);
+        say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+            carc_tiles[proto_client_tile(p->doc)].id, legal[0].x, legal[0].y, legal[0].rot * 90);
+        drain(a);
+        drain(b);
+        drain(w);
+        ck_assert_int_lt(++moves, 100);
+    }
+}
+
+/* rematch (PROTOCOL.md): only the host of a finished game; a new room with
+ * the same seats, settings and bots, the host in seat 0 with a new token,
+ * every other member told the new room's id; the others join it by name. */
+START_TEST(rematch)
+{
+    struct fake *a, *b, *w = fake_new();
+    struct room *r = two_player_game(&a, &b);
+    char old[PROTO_ROOM_MAX];
+    snprintf(old, sizeof old, "%s", r->id);
+    say(w, "\"type\":\"watch\",\"room\":\"%s\"", old);
+    drain(w);
+    say(a, "\"type\":\"rematch\",\"id\":8");
+    ck_assert_int_eq(jint(expect_error(a, "wrong_phase"), "ref"), 8);
+    play_out(r, a, b, w);
+    ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
+    /* seat 1 was a bot's (as if Bob had been one): its level comes along */
+    r->seats[1].bot = 1 + CARC_BOT_GREEDY;
+    char *before = snapshot(r);
+    say(b, "\"type\":\"rematch\"");
+    expect_error(b, "not_host");
+    say(w, "\"type\":\"rematch\"");
+    expect_error(w, "spectator");
+    assert_unchanged(r, before);
+    int rooms = lb->nrooms;
+
+    say(a, "\"type\":\"rematch\",\"id\":9");
+    ck_assert_int_eq(lb->nrooms, rooms + 1);
+    const char *j = expect(a, "joined");
+    ck_assert_int_eq(jint(j, "ref"), 9);
+    ck_assert_int_eq(jint(j, "seat"), 0);
+    ck_assert(has(j, "token"));
+    char id[PROTO_ROOM_MAX];
+    snprintf(id, sizeof id, "%s", jstr(j, "room"));
+    ck_assert_str_ne(id, old);
+    struct room *n = lobby_room_find(lb, id);
+    ck_assert_ptr_nonnull(n);
+    ck_assert_ptr_eq(a->s.room, n);
+    ck_assert_int_eq(n->phase, PROTO_PHASE_LOBBY);
+    ck_assert_int_eq(n->nseats, 2);
+    ck_assert_uint_eq(n->sets, r->sets);
+    ck_assert_str_eq(n->seats[0].name, "Ann");
+    ck_assert_int_eq(n->seats[1].bot, 1 + CARC_BOT_GREEDY);
+    ck_assert_str_eq(n->seats[1].name, "Greedy bot");
+    const char *m = expect(b, "rematch");
+    ck_assert_str_eq(jstr(m, "room"), id);
+    ck_assert_str_eq(jstr(m, "host"), "Ann");
+    ck_assert_int_eq(jint(m, "seat"), 1);
+    ck_assert(!has(m, "ref"));
+    m = expect(w, "rematch");
+    ck_assert_str_eq(jstr(m, "room"), id);
+    ck_assert_str_eq(jdump(m, "seat"), "null");
+    /* the finished room stays, Ann no longer connected to it */
+    ck_assert_ptr_eq(lobby_room_find(lb, old), r);
+    ck_assert_ptr_null(r->seats[0].s);
+}
+END_TEST
+
+/* A rematch counts as a create: the server's room limit. */
+START_TEST(rematch_limit)
+{
+    struct fake *a, *b;
+    struct room *r = two_player_game(&a, &b);
+    play_out(r, a, b, b);
+    say(a, "\"type\":\"rematch\"");
+    expect_error(a, "limit_reached");
+    ck_assert_int_eq(lb->nrooms, 1);
+    ck_assert_ptr_eq(a->s.room, r);
+}
+END_TEST
+
 START_TEST(ids_and_tokens)
 {
     char id[RAND_ROOM_LEN + 1], id2[RAND_ROOM_LEN + 1], tok[RAND_TOKEN_LEN + 1];
@@ -578,9 +668,11 @@ Suite *suite_room(void)
     tcase_add_test(tc, chat);
     tcase_add_test(tc, ids_and_tokens);
     tcase_add_test(tc, names_in_a_room);
+    tcase_add_test(tc, rematch);
     suite_add_tcase(s, tc);
     tc = tcase_with("limits", setup_one_room);
     tcase_add_test(tc, room_limit);
+    tcase_add_test(tc, rematch_limit);
     suite_add_tcase(s, tc);
     return s;
 }

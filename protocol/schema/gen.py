@@ -161,6 +161,7 @@ CLIENT = {
     "remove_bot": message("client", "remove_bot", {"seat": SEAT}, ["seat"]),
     "history": message("client", "history", {}),
     "entropy": message("client", "entropy", {"data": HEX64}, ["data"]),
+    "rematch": message("client", "rematch", {}),
 }
 
 # The state document ----------------------------------------------------------------------------
@@ -313,6 +314,9 @@ SERVER = {
         "seat": {"oneOf": [{"type": "null"}, SEAT]},
         "name": {"type": "string"}, "text": {"type": "string"}}, ["seat", "name", "text"]),
     "pong": message("server", "pong", {}),
+    "rematch": message("server", "rematch", {
+        "room": ROOM, "host": {"type": "string", "minLength": 1},
+        "seat": {"oneOf": [{"type": "null"}, SEAT]}}, ["room", "host", "seat"]),
     "notice": message("server", "notice", {
         "text": {"type": "string", "minLength": 1},
         "room": ROOM}, ["text"]),

@@ -4,6 +4,7 @@
 #include "game/lobby.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "game/fair_room.h"
 #include "game/lobby_int.h"
@@ -140,6 +141,90 @@ void lobby_room_create(struct lobby *lb, struct session *s, const struct proto_m
               "room created");
 }
 
+/* rematch (PROTOCOL.md "rematch"): the host of a finished game opens a new
+ * room with the finished room's settings (seats, sets, options, clock,
+ * private, password) and its bots, in their levels; the host takes seat 0 and
+ * gets `joined` (with the request's ref and a token) and its state; every
+ * other member of the finished room first gets `rematch` with the new room's
+ * id. The people's seats are not reserved: they `join` the new room (the
+ * first free seats). The limits are create's. */
+static void rematch_settings(const struct room *old, const struct session *s,
+                             const struct proto_msg *req, struct proto_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    m->type = PROTO_T_CREATE;
+    memcpy(m->id, req->id, sizeof m->id);
+    snprintf(m->u.create.name, sizeof m->u.create.name, "%s", old->seats[s->seat].name);
+    m->u.create.seats = old->nseats;
+    m->u.create.sets = old->sets;
+    m->u.create.no_farmers = old->no_farmers;
+    m->u.create.escape_rule = old->escape_rule;
+    m->u.create.farm_rule = old->farm_rule;
+    m->u.create.small_city = old->small_city;
+    m->u.create.seat_random = old->seat_random;
+    m->u.create.private_room = old->private_room;
+    m->u.create.clock = old->clock;
+}
+
+/* The new room id for the finished room the host s is in (still there, or
+ * the room is created without its bots and nobody is told). */
+static void rematch_create(struct lobby *lb, struct session *s, const struct proto_msg *m,
+                           const char *id)
+{
+    struct room *old = s->room;
+    int levels[CARC_MAX_PLAYERS], nbots = 0;
+    char pw_hash[SHA256_HEX] = "";
+    if (old != NULL && old->phase == PROTO_PHASE_OVER && s->seat == old->host) {
+        memcpy(pw_hash, old->pw_hash, sizeof pw_hash);
+        for (int i = 0; i < old->nseats; i++)
+            if (old->seats[i].taken && old->seats[i].bot)
+                levels[nbots++] = old->seats[i].bot - 1;
+        const char *host = old->seats[s->seat].name;
+        for (int i = 0; i < old->nseats; i++)
+            if (old->seats[i].s != NULL && old->seats[i].s != s)
+                session_send_text(old->seats[i].s, proto_encode_rematch(id, host, i, NULL));
+        for (struct session *w = old->spectators; w != NULL; w = w->rnext)
+            session_send_text(w, proto_encode_rematch(id, host, -1, NULL));
+    }
+    if (old != NULL) {
+        room_detach(old, s, lb->now);
+        lobby__presence(lb, old);
+        lobby_room_reap(lb, old);
+    }
+    lobby_room_create(lb, s, m, id);
+    struct room *r = lobby_room_find(lb, id);
+    if (r == NULL)
+        return;
+    memcpy(r->pw_hash, pw_hash, sizeof r->pw_hash);
+    for (int k = 0; k < nbots; k++) {
+        struct carc_error err = {0, ""};
+        if (room_bot_add(r, levels[k], &err) != 0)
+            break;
+    }
+}
+
+static int cmd_rematch(const struct cmd_ctx *c, struct carc_error *err)
+{
+    struct lobby *lb = c->lb;
+    if (lb->nrooms >= lb->lim.max_rooms)
+        return carc_error_set(err, CARC_E_LIMIT, "the server has too many rooms; try later");
+    int rc = create_allowed(c, err);
+    if (rc != 0)
+        return rc;
+    struct proto_msg m;
+    rematch_settings(c->r, c->s, c->m, &m);
+    char id[RAND_ROOM_LEN + 1];
+    do
+        rand_room_id(id);
+    while (lobby_room_find(lb, id) != NULL);
+    if (lb->node != NULL) {
+        rc = roomnode_create(lb->node, c->s, &m, id, rematch_create, err);
+        return rc == 0 ? CMD_WAITING : rc;
+    }
+    rematch_create(lb, c->s, &m, id);
+    return 0;
+}
+
 static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
 {
     const struct proto_msg *m = c->m;
@@ -264,6 +349,7 @@ static const struct cmd cmds[PROTO_T_COUNT] = {
     [PROTO_T_REMOVE_BOT] = {cmd_remove_bot, WHO_HOST, PH_LOBBY, T_OWN, W_SEAT},
     [PROTO_T_HISTORY] = {cmd_history, WHO_MEMBER, PH_ANY, T_OWN, NULL},
     [PROTO_T_ENTROPY] = {cmd_entropy, WHO_PLAYER, PH_LOBBY, T_OWN, W_ENTROPY},
+    [PROTO_T_REMATCH] = {cmd_rematch, WHO_HOST, PH_OVER, T_OWN, W_ROOM},
 };
 
 static const char *named_room(const struct proto_msg *m)

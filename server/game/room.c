@@ -434,7 +434,7 @@ void room_resume(struct room *r, struct session *s, int i, long long seq, const 
     room__send_kind(r, s, proto_encode_joined(r->id, i, NULL, ref), ROOM_HELD_SAFE, NULL);
     room__catch_up(r, s, seq, ref);
     struct turn_outcome o;
-    turn_seat_back(r, i, &o);
+    turn_seat_back(r, i, now, &o);
     room__turn_apply(r, &o, now);
 }
 

@@ -83,6 +83,15 @@ static long long turn_elapsed(const struct room *r, uint64_t now)
     return r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
 }
 
+/* Seat out of time for good: its clock ran out (on_timeout bot) and no
+ * increment will ever give it time again, so every turn of it would time out
+ * at once. A bot plays it until its player takes it back (turn_seat_back). */
+static int out_of_time(const struct room *r, const struct room_seat *seat)
+{
+    return has_clock(r) && r->clock.increment == 0 && seat->autoplay == PROTO_AUTO_TIMEOUT &&
+           seat->clock_ms <= 0;
+}
+
 void turn_moved(struct room *r, int mover, uint64_t now)
 {
     struct room_seat *seat = &r->seats[mover];
@@ -93,8 +102,8 @@ void turn_moved(struct room *r, int mover, uint64_t now)
     const struct carc_move *mv = &r->moves[r->nmoves - 1];
     if (!mv->skip)
         seat->timeouts = 0;
-    if (seat->autoplay == PROTO_AUTO_TIMEOUT)
-        seat->autoplay = PROTO_AUTO_NONE; /* one turn only */
+    if (seat->autoplay == PROTO_AUTO_TIMEOUT && !out_of_time(r, seat))
+        seat->autoplay = PROTO_AUTO_NONE; /* one turn only, unless no time comes back */
     r->bot_refused = 0;
     turn_start(r, now);
 }
@@ -197,8 +206,10 @@ void turn_skip_refused(struct room *r)
 
 static int timed_out(const struct room *r, uint64_t now)
 {
-    return has_clock(r) && !r->timed_out && r->turn_ms != 0 &&
-           turn_elapsed(r, now) >= r->seats[r->game->current].clock_ms;
+    const struct room_seat *seat = &r->seats[r->game->current];
+    /* a seat out of time for good is its bot's: no timeout again each turn */
+    return has_clock(r) && !r->timed_out && r->turn_ms != 0 && !out_of_time(r, seat) &&
+           turn_elapsed(r, now) >= seat->clock_ms;
 }
 
 int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *out,
@@ -235,11 +246,25 @@ void turn_seat_left(struct room *r, int i, struct turn_outcome *out)
     turn_autoplay(r, i, PROTO_AUTO_LEFT, NULL, out);
 }
 
-void turn_seat_back(struct room *r, int i, struct turn_outcome *out)
+void turn_seat_back(struct room *r, int i, uint64_t now, struct turn_outcome *out)
 {
     struct room_seat *seat = &r->seats[i];
     nothing(out);
     seat->offline_ms = 0;
+    if (out_of_time(r, seat)) {
+        /* Taken back: TURN_BACK_S seconds (the initial time when less) from
+         * now, on this turn too when it is the seat's. */
+        long long back =
+            (long long)(r->clock.initial < TURN_BACK_S ? r->clock.initial : TURN_BACK_S) * 1000;
+        int mine = playing(r) && r->game->current == i;
+        seat->clock_ms = back + (mine ? turn_elapsed(r, now) : 0);
+        if (mine)
+            r->timed_out = 0;
+        seat->timeouts = 0;
+        turn_autoplay(r, i, PROTO_AUTO_NONE, NULL, out);
+        out->cancel = mine;
+        return;
+    }
     if (seat->autoplay == PROTO_AUTO_LEFT || seat->autoplay == PROTO_AUTO_OFFLINE ||
         seat->autoplay == PROTO_AUTO_IDLE) {
         seat->timeouts = 0;

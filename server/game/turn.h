@@ -34,6 +34,8 @@ struct room;
 #define TURN_STAND_IN_LEVEL 1 /* CARC_BOT_GREEDY */
 /* Timeouts in a row under on_timeout skip before a bot plays the seat. */
 #define TURN_IDLE_TIMEOUTS 3
+/* Seconds a seat out of time for good gets when its player takes it back. */
+#define TURN_BACK_S 60
 
 /* What a decision asks of the room, in this order: cancel, act, then (schedule)
  * start a bot's search if one is due. */
@@ -97,8 +99,10 @@ void turn_skip_refused(struct room *r);
 /* Seat i's player sent `leave` during the game: a bot plays it until they
  * resume. */
 void turn_seat_left(struct room *r, int i, struct turn_outcome *out);
-/* Seat i's player resumed: they have the seat back (not after a forfeit). */
-void turn_seat_back(struct room *r, int i, struct turn_outcome *out);
+/* Seat i's player resumed: they have the seat back (not after a forfeit). A
+ * seat out of time for good (on_timeout bot, no increment) gets TURN_BACK_S
+ * seconds from now (the initial time when less). */
+void turn_seat_back(struct room *r, int i, uint64_t now, struct turn_outcome *out);
 
 /* The loop stalled for ms milliseconds, up to now (util/stall.h): nobody is
  * charged for it. The running turn starts ms later (never after now), on the

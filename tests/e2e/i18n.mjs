@@ -17,6 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DESKTOP, ROOT, assert } from "./harness.mjs";
+import { legalInView } from "./play.mjs";
 
 const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
 const forms = (v) => (v === undefined ? [] : typeof v === "string" ? [v] : Object.values(v));
@@ -109,8 +110,7 @@ async function lobbyReady(page) {
 // turn card's choices, the page's texts checked while they are shown, then Confirm.
 async function checkedMove(page, n, check, where) {
   const before = await page.evaluate(() => document.getElementById("log").children.length);
-  const fits = await page.$$("#world .legal.fits");
-  await (fits.length ? fits[n % fits.length] : (await page.$$("#world .legal"))[0]).click();
+  await (await legalInView(page, n)).click();
   await page.waitForSelector("#world .pending");
   const choices = await page.$$("#choices button:not(#no-meeple)");
   if (choices.length && n % 2 === 0) {

@@ -164,7 +164,11 @@ async function tapMove(page, n, assert, artDir) {
   } else if (n % 3 === 1) {
     const spots = await tappable(page, "#world .spot");
     if (spots.length) {
+      // the first tap shows the spot's feature, the second takes it
       await page.touchscreen.tap(spots[0].x, spots[0].y);
+      await page.waitForSelector("#world .spot.previewed");
+      const again = (await tappable(page, "#world .pending .spot.previewed"))[0] || spots[0];
+      await page.touchscreen.tap(again.x, again.y);
       await page.waitForSelector("#world .spot.selected");
     }
   }

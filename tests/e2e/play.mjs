@@ -13,13 +13,26 @@ async function waitLogGrows(page, before) {
   await page.waitForFunction((n) => document.getElementById("log").children.length > n, before);
 }
 
+// The n-th legal square in view that fits the tile as turned (else any in view): the board pans
+// rather than shrink under readable tiles, so a square may be out of view.
+export async function legalInView(page, n) {
+  const inView = (sel) => page.$$eval(sel, (ns) => ns.map((g, i) => {
+    const r = g.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return hit && g.contains(hit) ? i : -1;
+  }).filter((i) => i >= 0));
+  let sel = "#world .legal.fits";
+  let idx = await inView(sel);
+  if (!idx.length) [sel, idx] = ["#world .legal", await inView("#world .legal")];
+  assert(idx.length, "no legal square in view");
+  return (await page.$$(sel))[idx[n % idx.length]];
+}
+
 // One turn by clicking: the n-th highlighted position that fits the current rotation, a meeple
 // spot every third turn, then Confirm. With undo, the tile is taken back once and placed again.
 export async function clickMove(page, n, { undo = false } = {}) {
   const before = await logLength(page);
-  const fits = await page.$$("#world .legal.fits");
-  const target = fits.length ? fits[n % fits.length] : (await page.$$("#world .legal"))[0];
-  await target.click();
+  await (await legalInView(page, n)).click();
   await page.waitForSelector("#world .pending");
   if (n % 3 === 0) {
     const spots = await page.$$("#world .spot");
@@ -38,8 +51,9 @@ export async function clickMove(page, n, { undo = false } = {}) {
   await waitLogGrows(page, before);
 }
 
-// One turn with the keyboard alone: R rotates, Tab reaches a legal position, Enter places, Enter
-// on the focused meeple spot takes it, Enter on the board confirms.
+// One turn with the keyboard alone: R rotates, Tab reaches a legal position, Enter places, Space
+// on the focused meeple spot takes it (Enter there would take it and confirm), Enter on the
+// board confirms.
 export async function keyboardMove(page) {
   const before = await logLength(page);
   await page.focus("#board");
@@ -50,7 +64,7 @@ export async function keyboardMove(page) {
   await page.keyboard.press("Enter");
   await page.waitForSelector("#world .pending");
   if (await page.$("#world .spot")) {
-    await page.keyboard.press("Enter");
+    await page.keyboard.press(" ");
     await page.waitForSelector("#world .spot.selected");
   }
   await page.focus("#board");

@@ -8,7 +8,11 @@ import path from "node:path";
 import { BUILD, DESKTOP, PHONE, ROOT, launch, openPage, recordProtocol, serverState, startServer } from "./harness.mjs";
 import { clickMove, endScores, keyboardMove, playUntilOver } from "./play.mjs";
 import { phoneGame } from "./phone.mjs";
+import { boardSuite } from "./board_ux.mjs";
 import { i18nSuite } from "./i18n.mjs";
+import { flowSuite } from "./flow_ux.mjs";
+import { panelSuite } from "./panel.mjs";
+import { a11ySuite } from "./a11y.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -93,8 +97,10 @@ function clockSeconds(text) {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
+// The placed tiles only: a feature's highlight and a scoring's outline mark their cells with
+// data-pos too, and one may still be on the board.
 async function boardKeys(page) {
-  return page.$$eval("#world [data-pos]", (ns) => ns.map((n) => n.getAttribute("data-pos")).sort());
+  return page.$$eval("#world .placed[data-pos]", (ns) => ns.map((n) => n.getAttribute("data-pos")).sort());
 }
 
 // Protocol v2 on the mover's turn (rec: recordProtocol(mover)): the state document has no
@@ -213,6 +219,7 @@ async function main() {
       for (const set of ["inns-cathedrals", "besiegers", "cathars", "siege", "apothecaries-tithes"]) {
         await host.check(`#create-form input[value="${set}"]`);
       }
+      await host.click("#create-more summary"); // the rules and options fold away
       await host.uncheck("#create-farmers");
       await host.selectOption("#create-escape", "any-tile");
       await host.selectOption("#create-farms", "first");
@@ -352,7 +359,9 @@ async function main() {
       await ann.waitForSelector("#games a.replay-link", { timeout: 15000 });
       await ann.click("#games a.replay-link");
       await ann.waitForSelector("#replay-view:not([hidden])");
-      // it opens at the end of the game
+      // it opens at the start (issue 26, item 14); the last position is the end of the game
+      await ann.waitForFunction(() => Number(document.getElementById("replay-slider").max) > 0 && document.getElementById("replay-slider").value === "0");
+      await ann.click("#replay-last");
       await ann.waitForFunction(() => /^End of the game/.test(document.getElementById("replay-move").textContent));
       const n = await ann.$$eval("#replay-world [data-pos]", (ns) => ns.length);
       assert(n === Object.keys(st.board).length, `replay shows ${n} tiles, the board has ${Object.keys(st.board).length}`);
@@ -585,6 +594,7 @@ async function main() {
       assert((await dana.textContent('[data-clock-seat="0"]')) === "1:00", "lobby clock");
       await shots(dana, "lobby-bots", "#score-h");
       await dana.click("#start-btn");
+      await dana.click("#start-anyway"); // a seat is free: the host is asked first
       await dana.waitForSelector('[data-clock-seat="0"].running');
       const t0 = clockSeconds(await dana.textContent('[data-clock-seat="0"]'));
       await dana.waitForTimeout(1500);
@@ -594,6 +604,7 @@ async function main() {
       await shots(dana, "clock", "#score-h");
       // Leave mid-game: a bot plays the seat; watch the room, and take the seat back.
       await dana.click("#leave-btn");
+      await dana.click("#ask-ok"); // the question before leaving a game (flow_ux.mjs)
       await dana.waitForSelector("#lobby-view:not([hidden])");
       st = await serverState(dana, id);
       assert(st.seats[0].autoplay === "left", "autoplay " + st.seats[0].autoplay);
@@ -688,6 +699,14 @@ async function main() {
 
     // languages: a German browser, the switcher, the size and load time of the page
     await i18nSuite({ browser, url: srv.url, test, errors: consoleErrors });
+
+    // the game's flow: leaving asks, out of time, ties, the end screen, Play again (issue 26)
+    await flowSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
+    // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
+    await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
+    await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
+    await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 
     await test("no console errors", async () => {
       assert(consoleErrors.length === 0, consoleErrors.join("\n"));

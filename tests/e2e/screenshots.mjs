@@ -1,10 +1,15 @@
 // make screenshots: the lobby, a game, a scoring moment, the end-of-game scoring, the end screen
-// and the replay, at 1366x850 and 390x844, into $CARC_BUILD/screenshots/ (NAME-desktop.png,
-// NAME-phone.png). It plays the two-size e2e games (sizes.mjs) and fails as they would.
+// and the replay, and the flow of flow_ux.mjs (the question before leaving, Resume my game, out
+// of time, the end screen, Results, the Play again invitation), at 1366x850 and 390x844, into
+// $CARC_BUILD/screenshots/ (NAME-desktop.png, NAME-phone.png). It plays the two-size e2e games
+// (sizes.mjs) and the board's (board_ux.mjs) and fails as they would.
 import fs from "node:fs";
 import path from "node:path";
 import { BUILD, DESKTOP, PHONE, launch, startServer } from "./harness.mjs";
 import { sizeSuite } from "./sizes.mjs";
+import { flowSuite } from "./flow_ux.mjs";
+import { panelSuite } from "./panel.mjs";
+import { boardSuite } from "./board_ux.mjs";
 
 const OUT = path.join(BUILD, "screenshots");
 fs.mkdirSync(OUT, { recursive: true });
@@ -28,6 +33,12 @@ try {
     const shot = (name, page) => page.screenshot({ path: path.join(OUT, `${name}-${tag}.png`) });
     await sizeSuite({ browser, url: srv.url, test, errors, size, tag, shot });
   }
+  // leaving, out of time, the end screen and Play again (issue 26): NAME-desktop, NAME-phone
+  await flowSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
+  // the side panel, the lobby, the log, "+N", six players, help.html, the replay's start (issue 26)
+  await panelSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
+  // the board's fixed items (issue 26): board-NAME-desktop.png, board-NAME-phone.png
+  await boardSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
 } finally {
   await browser.close();
   await srv.stop();

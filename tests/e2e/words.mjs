@@ -1,6 +1,7 @@
 // Helpers of the e2e suite for issue 12: the visible text of the page uses words, not ids (tile
 // ids such as BA.U, feature names such as c1), and turn alerts in a background tab (a hidden
 // tab emulated by overriding document.visibilityState / document.hidden).
+import { legalInView } from "./play.mjs";
 
 function assert(cond, msg) {
   if (!cond) throw new Error(msg || "assertion failed");
@@ -21,8 +22,7 @@ export function assertNoIds(text, where) {
 // every other turn.
 export async function wordsMove(page, n, seen) {
   const before = await page.evaluate(() => document.getElementById("log").children.length);
-  const fits = await page.$$("#world .legal.fits");
-  const target = fits.length ? fits[n % fits.length] : (await page.$$("#world .legal"))[0];
+  const target = await legalInView(page, n);
   await target.click();
   await page.waitForSelector("#world .pending");
   const text = await page.evaluate(() => {

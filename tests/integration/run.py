@@ -31,7 +31,7 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
            "test_logs", "test_proxy",
            "test_metrics", "test_admin",
            "test_deploy", "test_variants",
-           "test_fair"]
+           "test_fair", "test_rematch"]
 
 
 def main(argv):

@@ -72,6 +72,9 @@ function setIcon(href) {
 // Brings the title, the icon and the warning up to date; runs on every render, every 250 ms,
 // and when the tab is shown or hidden.
 export function updateAlerts() {
+  // a spectator has no turn: no beep to choose
+  const sound = $("sound-toggle").closest("p");
+  if (sound) sound.hidden = app.seat === null;
   const mine = !$("room-view").hidden && myTurn();
   const low = mine ? lowLeft() : null;
   const bg = hidden();

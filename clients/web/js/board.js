@@ -4,7 +4,11 @@ import { t } from "./i18n.js";
 export const SVGNS = "http://www.w3.org/2000/svg";
 export const T = 100; // tile size in board units
 
-export const PLAYER_COLOURS = ["#d7263d", "#1b6ca8", "#f2c14e", "#222222", "#8e44ad", "#f4f4f4"];
+// The seats' colours: style.css --seat-0 .. --seat-5 (a colour-vision-safe palette), these hues
+// when the page has no such variables.
+const SEAT_CSS = getComputedStyle(document.documentElement);
+export const PLAYER_COLOURS = ["#d55e00", "#0072b2", "#f0e442", "#222222", "#cc79a7", "#f4f4f4"]
+  .map((c, i) => SEAT_CSS.getPropertyValue("--seat-" + i).trim() || c);
 // The mark on each seat's meeples (what shape() draws; ids, not words: see seatLook).
 export const PLAYER_SHAPES = ["circle", "square", "triangle", "diamond", "pentagon", "star"];
 
@@ -52,7 +56,10 @@ function dist(a, b) {
   return Math.hypot(a[0] - b[0], a[1] - b[1]);
 }
 
-// Where a meeple stands on each feature of a tile (rot 0 coordinates); cached per tile id.
+// Where a meeple stands on each feature of a tile (rot 0 coordinates); cached per tile id. A
+// city's or a field's spot is the point of its own area farthest from its borders (walls, roads,
+// tile edges, the cloister) and from the spots already taken, so that it sits inside the feature,
+// never on a wall or a field's edge; a road's is on the road; a cloister's in its middle.
 const spotCache = new Map();
 export function featureSpots(id, tile) {
   if (spotCache.has(id)) return spotCache.get(id);
@@ -60,46 +67,101 @@ export function featureSpots(id, tile) {
   const segs = tile.segments.slice().sort((a, b) => order[a.kind] - order[b.kind]);
   const spots = {};
   const taken = [];
-  for (const s of segs) {
-    const cands = [];
-    if (s.kind === "cloister") {
-      cands.push([50, 50]);
-    } else if (s.kind === "city") {
-      const pts = s.edges.map((e) => EDGE_MID[e]);
-      const a = avg(pts);
-      cands.push(s.edges.length === 1 ? pull(a, 0.42) : pull(a, 0.25));
-      for (const p of pts) cands.push(pull(p, 0.3));
-    } else if (s.kind === "road") {
-      const pts = s.edges.map((e) => EDGE_MID[e]);
-      if (pts.length === 2) {
-        const m = [0.25 * pts[0][0] + 0.5 * 50 + 0.25 * pts[1][0], 0.25 * pts[0][1] + 0.5 * 50 + 0.25 * pts[1][1]];
-        cands.push(m, pull(pts[0], 0.45), pull(pts[1], 0.45));
-      } else {
-        for (const p of pts) cands.push(pull(p, 0.5), pull(p, 0.3));
+  const polys = tile.segments.filter((s) => s.kind === "city").map((c) => {
+    const { d, turn } = cityPath(c.edges);
+    return { name: c.name, poly: cityPolygon(d, turn) };
+  });
+  const border = [];
+  for (let i = 0; i <= 100; i += 5) border.push([i, 0], [i, 100], [0, i], [100, i]);
+  const roadPts = [];
+  for (const s of tile.segments) {
+    if (s.kind !== "road") continue;
+    const pts = s.edges.map((e) => EDGE_MID[e]);
+    if (pts.length === 2) {
+      for (let k = 0; k <= 1.0001; k += 0.05) {
+        const a = (1 - k) * (1 - k);
+        const b = 2 * k * (1 - k);
+        roadPts.push([a * pts[0][0] + b * 50 + k * k * pts[1][0], a * pts[0][1] + b * 50 + k * k * pts[1][1]]);
       }
     } else {
-      const pts = (s.halves || []).map((h) => HALF_PT[h]);
-      if (pts.length) {
-        cands.push(pull(avg(pts), 0.2));
-        for (const p of pts) cands.push(pull(p, 0.22));
-      } else {
-        cands.push([20, 20]);
+      for (const p of pts) for (let k = 0; k <= 1.0001; k += 0.1) roadPts.push([p[0] + (50 - p[0]) * k, p[1] + (50 - p[1]) * k]);
+    }
+  }
+  // a road under a city (one that ends at it) is hidden by the city: no border there
+  for (let i = roadPts.length - 1; i >= 0; i--) if (polys.some((c) => inPolygon(roadPts[i], c.poly))) roadPts.splice(i, 1);
+  // the walls as drawn (their crenels reach 5 units either side), roads (6), the tile's edges
+  const wallPts = [];
+  for (const c of tile.segments.filter((q) => q.kind === "city")) {
+    const { turn, kind } = cityPath(c.edges);
+    for (const w of CITY_SHAPES[kind].walls) {
+      const m = w.match(/-?[0-9.]+/g).map(Number);
+      for (let k = 0; k <= 1.0001; k += 0.05) {
+        const a = (1 - k) * (1 - k);
+        const b = 2 * k * (1 - k);
+        wallPts.push(rotatePoint([a * m[0] + b * m[2] + k * k * m[4], a * m[1] + b * m[3] + k * k * m[5]], turn * 90));
       }
     }
-    let best = cands[0];
-    let bestD = -1;
-    for (const c of cands) {
-      const d = taken.length ? Math.min(...taken.map((t) => dist(t, c))) : 99;
-      if (d >= 22) {
-        best = c;
-        bestD = d;
-        break;
-      }
-      if (d > bestD) {
-        best = c;
-        bestD = d;
-      }
+  }
+  const near = (p, list) => (list.length ? Math.min(...list.map((q) => dist(p, q))) : 99);
+  // the field a point belongs to: the one whose half-edges are nearest (roads and walls part them)
+  const fields = tile.segments.filter((s) => s.kind === "field" && (s.halves || []).length);
+  const fieldOf = (p) => {
+    let best = null;
+    let bd = Infinity;
+    for (const f of fields) {
+      const d = near(p, f.halves.map((h) => HALF_PT[h]));
+      if (d < bd) [best, bd] = [f.name, d];
     }
+    return best;
+  };
+  const cloisterBox = tile.cloister ? [[50, 50], [33, 35], [67, 35], [33, 67], [67, 67]] : [];
+  const room = (p) => Math.min(near(p, wallPts) - 5, near(p, roadPts) - 6, near(p, border) - 2, near(p, cloisterBox) - 2);
+  const score = (p) => Math.min(room(p), near(p, taken) - 8) - 0.05 * dist(p, [50, 50]);
+  // the point of the area farthest from its borders: on a grid, then refined around the best
+  const pole = (inside) => {
+    let best = null;
+    let bestScore = -Infinity;
+    const consider = (p) => {
+      if (p[0] < 3 || p[0] > 97 || p[1] < 3 || p[1] > 97 || !inside(p)) return;
+      const sc = score(p);
+      if (sc > bestScore) [best, bestScore] = [p, sc];
+    };
+    for (let y = 6; y <= 94; y += 4) for (let x = 6; x <= 94; x += 4) consider([x, y]);
+    if (best) {
+      const [bx, by] = best;
+      for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) consider([bx + dx, by + dy]);
+    }
+    return best;
+  };
+  for (const s of segs) {
+    let best = null;
+    if (s.kind === "cloister") {
+      best = [50, 50];
+    } else if (s.kind === "city") {
+      const own = polys.find((c) => c.name === s.name);
+      best = pole((p) => inPolygon(p, own.poly));
+    } else if (s.kind === "road") {
+      const pts = s.edges.map((e) => EDGE_MID[e]);
+      let cands = pts.length === 2
+        ? [[0.25 * pts[0][0] + 25 + 0.25 * pts[1][0], 0.25 * pts[0][1] + 25 + 0.25 * pts[1][1]], pull(pts[0], 0.45), pull(pts[1], 0.45)]
+        : pts.flatMap((p) => [0.5, 0.3, 0.4, 0.2, 0.15].map((f) => pull(p, f)));
+      // on the part of the road that shows: not under a city, off its wall
+      const shows = cands.filter((c) => !polys.some((q) => inPolygon(c, q.poly)) && near(c, wallPts) >= 8);
+      if (shows.length) cands = shows;
+      let bestD = -1;
+      for (const c of cands) {
+        const d = near(c, taken);
+        if (d >= 22) {
+          best = c;
+          break;
+        }
+        if (d > bestD) [best, bestD] = [c, d];
+      }
+    } else if ((s.halves || []).length) {
+      const inside = (p) => !polys.some((c) => inPolygon(p, c.poly)) && (fields.length < 2 || fieldOf(p) === s.name);
+      best = pole(inside);
+    }
+    if (!best) best = [20, 20];
     taken.push(best);
     spots[s.name] = best;
   }
@@ -422,6 +484,9 @@ export function playerBadge(seat, size) {
   return svg;
 }
 
+// A tile is never fitted smaller than this on screen: the meeples and marks stay readable.
+export const MIN_TILE_PX = 48;
+
 // Pan and zoom of a <g> inside an <svg>: mouse drag, wheel, touch (one finger pans, two pinch),
 // keyboard (arrows pan, + and - zoom, 0 re-centres). Clicks on children pass through unless the
 // pointer moved.
@@ -459,15 +524,54 @@ export class View {
     return [r.width || 600, r.height || 400];
   }
 
-  // Shows the cells [x0..x1] x [y0..y1] whole, unless the user has moved the view.
-  fit(x0, y0, x1, y1, force) {
+  // The smallest scale a fit may choose: a tile never drawn under MIN_TILE_PX (the board pans
+  // instead), whatever the size of the board.
+  minScale() {
+    return MIN_TILE_PX / T;
+  }
+
+  // The part of the svg not under what floats over it (the phone's bars, the zoom tools):
+  // [top, right, bottom, left] in pixels; this.covers() gives the elements to avoid.
+  insets() {
+    const pad = [0, 0, 0, 0];
+    if (!this.covers) return pad;
+    const r = this.svg.getBoundingClientRect();
+    for (const [side, node] of this.covers()) {
+      if (!node || node.hidden) continue;
+      const c = node.getBoundingClientRect();
+      if (!c.width || !c.height || c.right <= r.left || c.left >= r.right || c.bottom <= r.top || c.top >= r.bottom) continue;
+      if (side === "top") pad[0] = Math.max(pad[0], c.bottom - r.top);
+      else if (side === "right") pad[1] = Math.max(pad[1], r.right - c.left);
+      else if (side === "bottom") pad[2] = Math.max(pad[2], r.bottom - c.top);
+    }
+    return pad;
+  }
+
+  // Shows the cells [x0..x1] x [y0..y1] whole, unless the user has moved the view, in the part of
+  // the board nothing covers; when they would be drawn too small, at the smallest readable scale
+  // centred on `focus` ([x, y], a cell; default the middle) instead.
+  fit(x0, y0, x1, y1, force, focus) {
     if (this.userMoved && !force) return;
-    const [w, h] = this.size();
+    const [W, H] = this.size();
+    const [pt, pr, pb, pl] = this.insets();
+    const w = Math.max(100, W - pl - pr);
+    const h = Math.max(100, H - pt - pb);
     const bw = (x1 - x0 + 1) * T;
     const bh = (y1 - y0 + 1) * T;
-    this.s = Math.max(0.15, Math.min(1, Math.min(w / bw, h / bh) * 0.92));
-    this.tx = w / 2 - ((x0 + x1 + 1) / 2) * T * this.s;
-    this.ty = h / 2 - ((y0 + y1 + 1) / 2) * T * this.s;
+    const want = Math.min(1, Math.min(w / bw, h / bh) * 0.92);
+    this.s = Math.max(this.minScale(), this.floor || 0, want);
+    let cx = ((x0 + x1 + 1) / 2) * T;
+    let cy = ((y0 + y1 + 1) / 2) * T;
+    if (want < this.s && focus) {
+      // too big to show whole: follow the focus, but show no empty space past the board's edges
+      const half = [w / 2 / this.s, h / 2 / this.s];
+      cx = Math.min(Math.max(focus[0] * T + T / 2, x0 * T + half[0]), (x1 + 1) * T - half[0]);
+      cy = Math.min(Math.max(focus[1] * T + T / 2, y0 * T + half[1]), (y1 + 1) * T - half[1]);
+      if (bw * this.s <= w) cx = ((x0 + x1 + 1) / 2) * T;
+      if (bh * this.s <= h) cy = ((y0 + y1 + 1) / 2) * T;
+    }
+    this.tx = pl + w / 2 - cx * this.s;
+    this.ty = pt + h / 2 - cy * this.s;
     this.apply();
   }
 
@@ -549,4 +653,18 @@ export class View {
     this.userMoved = true;
     this.apply();
   }
+}
+
+// Fits a view to the cells placed so far ([[x, y, ...], ...], in the order they were placed), a
+// cell of margin around them, following the last one when they are too many to show whole at
+// a readable size: the replay's board at move n (replay.js may call it with its cells up to n,
+// instead of the final board's bounds, so that the scale follows the move).
+export function fitCells(view, cells, force) {
+  if (!cells.length) return;
+  let x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  for (const [x, y] of cells) {
+    x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+  }
+  const last = cells[cells.length - 1];
+  view.fit(x0 - 1, y0 - 1, x1 + 1, y1 + 1, force, [last[0], last[1]]);
 }

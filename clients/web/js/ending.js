@@ -4,13 +4,24 @@ import { playerBadge } from "./board.js";
 import { describe } from "./words.js";
 import { signed, t } from "./i18n.js";
 
-// Fills the <ol> with one <li data-seat> per seat of `seats` ([{seat, label, score}]), the
-// highest score first; the score is in a <b class="final-score">.
+// The rank of each score of `scores` (sorted highest first), ties sharing one: 1, 1, 3
+// (Carcassonne has no tie-break: tied players share the place).
+export function ranks(scores) {
+  return scores.map((s) => 1 + scores.filter((o) => o > s).length);
+}
+
+// Fills the <ol> with one <li data-seat data-rank> per seat of `seats` ([{seat, label, score}]),
+// the highest score first; tied players share a rank (the <li>'s value: "1. 1. 3."); the score
+// is in a <b class="final-score">.
 export function renderRanking(ol, seats) {
   ol.replaceChildren();
-  for (const s of seats.slice().sort((a, b) => b.score - a.score)) {
+  const sorted = seats.slice().sort((a, b) => b.score - a.score);
+  const rank = ranks(sorted.map((s) => s.score));
+  for (const [k, s] of sorted.entries()) {
     const li = document.createElement("li");
     li.dataset.seat = s.seat;
+    li.dataset.rank = rank[k];
+    li.value = rank[k];
     // "Ann: <b>42</b> points", the score in its own element wherever the language puts it
     const [before, after] = t("end.rankLine", { name: s.label, score: "\u0000", count: s.score }).split("\u0000");
     li.append(playerBadge(s.seat, 18), document.createTextNode(" " + before));

@@ -31,7 +31,21 @@ export function showPanel(name) {
   }
 }
 
+// On a phone the zoom tools sit in the panel tabs' row, off the board; on wide screens in their
+// strip under the board (style.css). Moved as the width crosses 800px.
+function placeTools() {
+  const tools = document.querySelector(".board-tools");
+  const nav = document.getElementById("phone-tabs");
+  const wrap = document.querySelector("#room-view .board-wrap");
+  if (!tools || !nav || !wrap) return;
+  const phone = window.matchMedia("(max-width: 800px)").matches;
+  if (phone && tools.parentElement !== nav) nav.append(tools);
+  else if (!phone && tools.parentElement !== wrap) wrap.append(tools);
+}
+
 export function setupLayout() {
+  placeTools();
+  window.matchMedia("(max-width: 800px)").addEventListener("change", placeTools);
   for (const b of tabs()) {
     b.addEventListener("click", () => showPanel(openPanel() === b.dataset.panel ? null : b.dataset.panel));
   }

@@ -173,6 +173,15 @@ function showClockFields() {
 $("create-clock").addEventListener("change", showClockFields);
 showClockFields();
 
+// Only the options of the sets chosen: the knight's escape with a set that has sieges.
+const SIEGE_SETS = ["besiegers", "cathars", "siege"];
+function showSetOptions() {
+  const siege = SIEGE_SETS.some((v) => document.querySelector(`#create-form input[name="set"][value="${v}"]`).checked);
+  $("create-escape-box").hidden = !siege;
+}
+for (const c of document.querySelectorAll('#create-form input[name="set"]')) c.addEventListener("change", showSetOptions);
+showSetOptions();
+
 // The create message's clock: null for none, false (and an error shown) when the custom
 // fields are out of range.
 function readClock() {

@@ -4,7 +4,7 @@
 // lobby.js: the lobby view; turn.js: the board and the turn flow; seats.js: the players panel,
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
-import { botLevelName, clockText, describe, setName, variantTexts } from "./words.js";
+import { botLevelName, clockText, describe, playerName, setName, variantTexts } from "./words.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
@@ -12,7 +12,7 @@ import {
   $, app, hooks, histKey, loadJSON, saveHist, saveJSON, seatKey, showError, showReplyError, storedSeat, who,
 } from "./app.js";
 import { relabelLobby, replay, startPolling, stopPolling } from "./lobby.js";
-import { confirm, fitBoard, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
+import { confirm, fitBoard, hoverFeature, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
 import { setupLayout } from "./layout.js";
@@ -66,12 +66,16 @@ async function resume(room, token, seq) {
   if (r.type === "error") {
     if (r.code === "bad_token") {
       localStorage.removeItem(seatKey(room));
+      forgetLeft(room);
       showError(t("error.seatGone"), "bad_token");
       await watch(room);
       return;
     }
     showReplyError(r);
-    if (r.code === "no_such_room") toLobby();
+    if (r.code === "no_such_room") {
+      forgetLeft(room);
+      toLobby();
+    }
   }
 }
 
@@ -180,6 +184,10 @@ function handle(msg) {
       // the server's administrator (POST /admin/notice, or a room closed: then `left` follows)
       showError(t("error.notice", { text: msg.text }), "notice");
       break;
+    case "rematch":
+      // the host of our finished game opened a new room (PROTOCOL.md "rematch")
+      if (app.room) offerRematch(msg);
+      break;
     case "left":
       break;
     case "error":
@@ -206,11 +214,13 @@ function enterRoom(room, seat) {
     app.histSince = null;
     app.lastPlaced = null;
     scoringClear();
+    if ($("rematch-card")) $("rematch-card").hidden = true;
   }
   app.room = room;
   app.wantRoom = null;
   app.seat = seat;
   app.pending = null;
+  forgetLeft(room);
   if (location.hash !== "#room=" + room) history.replaceState(null, "", "#room=" + room);
   showView("room-view");
   stopPolling();
@@ -229,10 +239,106 @@ function toLobby() {
   history.replaceState(null, "", location.pathname);
   showView("lobby-view");
   $("end").hidden = true;
+  if ($("rematch-card")) $("rematch-card").hidden = true;
   scoringClear();
   updateAlerts();
   replay.stop();
   startPolling();
+  renderResumeCard();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaving a game, and coming back
+
+// A question in a modal <dialog> (#ask): resolves true for its OK button, false for Cancel,
+// Escape or a click outside. Focus starts on Cancel (the safe answer) and goes back to the
+// element that had it.
+function ask(title, text, ok, cancel) {
+  let d = $("ask");
+  if (!d) {
+    d = document.createElement("dialog");
+    d.id = "ask";
+    d.className = "ask";
+    d.setAttribute("aria-labelledby", "ask-h");
+    d.setAttribute("aria-describedby", "ask-text");
+    d.innerHTML = '<h2 id="ask-h"></h2><p id="ask-text"></p><form method="dialog" class="ask-buttons">' +
+      '<button value="cancel" id="ask-cancel"></button> <button value="ok" id="ask-ok"></button></form>';
+    document.body.append(d);
+  }
+  $("ask-h").textContent = title;
+  $("ask-text").textContent = text;
+  $("ask-ok").textContent = ok;
+  $("ask-cancel").textContent = cancel;
+  const back = document.activeElement;
+  d.returnValue = "cancel";
+  d.showModal();
+  $("ask-cancel").focus();
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => {
+      if (back && back.isConnected && typeof back.focus === "function") back.focus();
+      resolve(d.returnValue === "ok");
+    }, { once: true });
+  });
+}
+
+// In a game with a seat of ours, leaving asks first: the seat is kept (a bot plays it at the
+// game's pace, and a game nobody is connected to pauses), and the lobby offers the way back.
+async function leaveAsked() {
+  const d = app.doc;
+  if (!app.room || !d || d.phase !== "playing" || app.seat === null) return true;
+  return ask(t("leave.title"), t("leave.text"), t("leave.ok"), t("leave.cancel"));
+}
+
+// The room we left mid-game with our seat kept (localStorage carcd.left): the lobby shows a
+// "Resume my game" card for it until we are back in it, or its token or room is gone.
+const LEFT_KEY = "carcd.left";
+function forgetLeft(room) {
+  if (localStorage.getItem(LEFT_KEY) === room) localStorage.removeItem(LEFT_KEY);
+  renderResumeCard();
+}
+
+function renderResumeCard() {
+  const room = localStorage.getItem(LEFT_KEY);
+  let card = $("resume-card");
+  const show = room && storedSeat(room) && !$("lobby-view").hidden;
+  if (!show) {
+    if (card) card.hidden = true;
+    return;
+  }
+  if (!card) {
+    card = document.createElement("section");
+    card.id = "resume-card";
+    card.className = "card resume-card";
+    card.setAttribute("role", "region");
+    card.setAttribute("aria-labelledby", "resume-text");
+    card.innerHTML = '<p id="resume-text"></p><button type="button" id="resume-btn"></button>';
+    $("lobby-view").prepend(card);
+    $("resume-btn").addEventListener("click", () => {
+      const r = localStorage.getItem(LEFT_KEY);
+      if (!r) return renderResumeCard();
+      app.wantRoom = r;
+      stopPolling();
+      showView("room-view");
+      card.hidden = true;
+      reenter();
+    });
+  }
+  card.hidden = false;
+  $("resume-text").textContent = t("leave.resumeText", { room });
+  $("resume-btn").textContent = t("leave.resume");
+}
+
+async function leaveRoom() {
+  if (!(await leaveAsked())) return;
+  const room = app.room;
+  const d = app.doc;
+  const lobbyPhase = d && d.phase === "lobby";
+  const kept = d && d.phase === "playing" && app.seat !== null;
+  await conn.request({ type: "leave" });
+  // in the lobby the seat is freed; in a game it is held (a bot plays it) and the token kept
+  if (lobbyPhase) localStorage.removeItem(seatKey(room));
+  if (kept) localStorage.setItem(LEFT_KEY, room);
+  toLobby();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,13 +408,24 @@ async function loadHistory() {
 
 // A line of the events log; it keeps its event, to be said again in another language.
 function addLog(ev, prevSeats) {
+  // a farm that scores nobody anything (no completed city beside it) is not worth a line
+  if (ev.type === "score" && ev.feature === "farm" && Array.isArray(ev.delta) && !ev.delta.some((n) => n)) return;
   const li = document.createElement("li");
   li.className = "ev-" + ev.type;
   li.textContent = describe(ev, who, app.tiles, prevSeats);
   li.carcEvent = [ev, prevSeats];
+  if (ev.type === "score" && ev.segment) hoverFeature(li, ev.x, ev.y, ev.segment); // its feature on the board
+  // oldest first, so that a line keeps its number; the box follows the newest line unless the
+  // reader has scrolled up
   const log = $("log");
-  log.prepend(li);
-  while (log.children.length > 300) log.lastChild.remove();
+  if (!log.children.length) log.removeAttribute("start");
+  const follow = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+  log.append(li);
+  while (log.children.length > 1000) {
+    log.firstChild.remove();
+    log.start = (log.start || 1) + 1;
+  }
+  if (follow) log.scrollTop = log.scrollHeight;
 }
 
 function chatWho(msg) {
@@ -352,8 +469,25 @@ function render() {
   renderBoard();
   renderTurn();
   renderSeats();
+  renderOutOfTime();
   renderEnd();
   updateAlerts();
+}
+
+// Our seat out of time for good (PROTOCOL.md "Clocks and bots": on_timeout bot, no increment):
+// a bot plays every remaining turn until we take the seat back, which gives us a minute. The
+// players panel's seat note (seats.js) says so instead of "this turn", with its "Take my seat
+// back" (resume) shown.
+function renderOutOfTime() {
+  const d = app.doc;
+  const stored = storedSeat(app.room);
+  const mine = app.seat !== null ? app.seat : stored ? stored.seat : null;
+  const s = mine !== null && d.seats[mine];
+  const forGood = d.phase === "playing" && s && s.autoplay === "timeout" && d.clock && d.clock.increment === 0 && !(s.time_ms > 0);
+  $("seat-note").classList.toggle("out-of-time", !!forGood);
+  if (!forGood) return;
+  $("seat-note-text").textContent = t("autoplay.mine.outOfTime", { seconds: Math.min(60, d.clock.initial) });
+  $("take-back-btn").hidden = !stored;
 }
 
 function renderRoomCard() {
@@ -388,9 +522,11 @@ function renderEnd() {
   const end = $("end");
   if (d.phase !== "over") {
     end.hidden = true;
+    $("results-line").hidden = true;
     app.endShown = false;
     return;
   }
+  $("results-line").hidden = !end.hidden || scoringPlaying();
   if (app.endShown || scoringPlaying()) return;
   app.endShown = true;
   const opening = end.hidden;
@@ -402,19 +538,70 @@ function renderEnd() {
   renderRanking($("ranking"), seats);
   renderBreakdown($("final-scoring"), app.finals, who, app.tiles, t("end.noFinal"));
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
+  $("results-line").hidden = true;
+  $("rematch-btn").hidden = !(app.seat !== null && d.host === app.seat);
   if (opening) end.focus();
+}
+
+// Play again (PROTOCOL.md "rematch"): the host's button opens a new room with the same seats,
+// settings and bots; the `joined` that answers takes us there (handle).
+async function rematch() {
+  const b = $("rematch-btn");
+  b.disabled = true;
+  showReplyError(await conn.request({ type: "rematch" }));
+  b.disabled = false;
+}
+
+// The others' invitation: one click leaves the finished room and joins the new one by our
+// seat's name (a spectator watches it: its join form takes a seat).
+function offerRematch(msg) {
+  let card = $("rematch-card");
+  if (!card) {
+    card = document.createElement("section");
+    card.id = "rematch-card";
+    card.className = "card rematch-card";
+    card.setAttribute("role", "alertdialog");
+    card.setAttribute("aria-labelledby", "rematch-text");
+    card.innerHTML = '<p id="rematch-text"></p><p><button type="button" id="rematch-join"></button> ' +
+      '<button type="button" id="rematch-dismiss"></button></p>';
+    $("room-view").append(card);
+    $("rematch-dismiss").addEventListener("click", () => (card.hidden = true));
+    $("rematch-join").addEventListener("click", () => joinRematch(card.carcOffer));
+  }
+  card.carcOffer = { room: msg.room, host: msg.host, name: app.seat !== null && app.doc ? app.doc.seats[app.seat].name : null };
+  card.hidden = false;
+  relabelRematch();
+  $("rematch-join").focus();
+}
+
+function relabelRematch() {
+  const card = $("rematch-card");
+  if (!card || card.hidden) return;
+  const o = card.carcOffer;
+  $("rematch-text").textContent = t("rematch.offer", { host: playerName(o.host) });
+  $("rematch-join").textContent = t(o.name ? "rematch.join" : "rematch.watch");
+  $("rematch-dismiss").textContent = t("rematch.dismiss");
+}
+
+async function joinRematch(o) {
+  $("rematch-card").hidden = true;
+  if (app.room) await conn.request({ type: "leave" });
+  app.room = null;
+  if (!o.name) return watch(o.room);
+  const r = await conn.request({ type: "join", room: o.room, name: o.name });
+  if (showReplyError(r)) toLobby();
+}
+
+// "Look at the board" closes the end screen; "Results" (in the turn card) opens it again.
+function closeEnd() {
+  $("end").hidden = true;
+  $("results-line").hidden = !(app.doc && app.doc.phase === "over");
+  if (!$("results-line").hidden) $("results-btn").focus();
 }
 
 // start has no reply when it works (the delta is the answer): wait a while for an error only
 $("start-btn").addEventListener("click", async () => showReplyError(await conn.request({ type: "start" }, 5000)));
-$("leave-btn").addEventListener("click", async () => {
-  const room = app.room;
-  const lobbyPhase = app.doc && app.doc.phase === "lobby";
-  await conn.request({ type: "leave" });
-  // in the lobby the seat is freed; in a game it is held (a bot plays it) and the token kept
-  if (lobbyPhase) localStorage.removeItem(seatKey(room));
-  toLobby();
-});
+$("leave-btn").addEventListener("click", leaveRoom);
 $("copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("invite").href);
@@ -442,19 +629,25 @@ $("zoom-centre").addEventListener("click", () => {
   view.userMoved = false;
   fitBoard(true);
 });
-$("end-close").addEventListener("click", () => ($("end").hidden = true));
+$("end-close").addEventListener("click", closeEnd);
+$("rematch-btn").addEventListener("click", rematch);
+$("results-btn").addEventListener("click", () => {
+  app.endShown = false;
+  renderEnd();
+});
 $("end-lobby").addEventListener("click", async () => {
   await conn.request({ type: "leave" });
   toLobby();
 });
 $("home").addEventListener("click", (e) => {
   e.preventDefault();
-  if (app.room) conn.request({ type: "leave" });
-  toLobby();
+  if (app.room) leaveRoom();
+  else toLobby();
 });
 
 document.addEventListener("keydown", (e) => {
   const t = e.target;
+  if ($("ask") && $("ask").open) return; // the question before leaving has the keys
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   if (!$("replay-view").hidden && !e.ctrlKey && !e.metaKey && !e.altKey && t.tagName !== "INPUT") {
     if (e.key === "," || e.key === "PageUp") replay.go(replay.n - 1);
@@ -514,6 +707,8 @@ onLanguageChange(() => {
   for (const li of $("log").children) if (li.carcEvent) li.textContent = describe(li.carcEvent[0], who, app.tiles, li.carcEvent[1]);
   for (const li of $("chat").children) if (li.carcChat) li.firstChild.textContent = chatWho(li.carcChat);
   relabelLobby();
+  renderResumeCard();
+  relabelRematch();
   if (app.doc) {
     if (!$("end").hidden) app.endShown = false; // the end screen again, in the new words
     render();
@@ -542,6 +737,7 @@ async function boot() {
     openReplay(decodeURIComponent(r[1]));
   } else {
     startPolling();
+    renderResumeCard();
   }
   setupLayout();
   startClocks();

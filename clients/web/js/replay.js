@@ -2,7 +2,7 @@
 // (GET /api/games/{id}/replay, PROTOCOL.md "Replays"): the board with its meeples after each
 // move, the move's events in words, every player's score then, the score chart up to that move
 // and, at the end, the final scoring.
-import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, playerBadge, View } from "./board.js";
+import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, fitCells, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import { botLevelName, describe, playerName, setName, variantTexts } from "./words.js";
@@ -152,7 +152,7 @@ export class Replay {
     });
     this.renderFinal(tiles);
     this.view.userMoved = false;
-    this.go(this.last());
+    this.go(0); // from the start: Play or ▶ goes through the game, ▶| to the end
     this.showFair(record, rec, tiles, id);
     return true;
   }
@@ -269,7 +269,8 @@ export class Replay {
       const g = el("g", { transform: `translate(${mp.x * T},${mp.y * T})`, "data-meeple": mp.player }, world);
       drawMeeple(g, mp.player, rotatePoint(sp, rot), mp.kind === "large", !!seg && seg.kind === "field");
     }
-    this.fit(false);
+    // the scale of the board at this move, not the final board's (issue 26, item 4)
+    fitCells(this.view, this.cells.slice(0, placed), false);
 
     // the scores then, and what changed them
     const scores = end ? rec.final.scores : move ? move.scores : rec.players.map(() => 0);

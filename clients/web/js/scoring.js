@@ -64,6 +64,20 @@ function outlinePath(cells) {
   return d;
 }
 
+// The outline of a "+N" in a seat's colour: white or near-black, whichever contrasts more
+// (WCAG's ratio; at least 4.5:1 for every seat colour: style.css .ink-light, .ink-dark).
+function luminance(hex) {
+  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  const [r, g, b] = c.map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+export function inkFor(hex) {
+  const l = luminance(hex);
+  const onWhite = 1.05 / (l + 0.05);
+  const onDark = (l + 0.05) / (luminance("#111111") + 0.05);
+  return onWhite >= onDark ? "ink-light" : "ink-dark";
+}
+
 function meepleSpot(b, feature) {
   const sp = featureSpots(b.tile, app.tiles[b.tile])[feature] || [50, 50];
   return rotatePoint(sp, b.rot);
@@ -107,7 +121,8 @@ function drawScore(ev, before, placed, ms, final) {
     const cy = cells.reduce((s, c) => s + c.y, 0) / cells.length;
     scorers.forEach((seat, i) => {
       const x = cx * T + T / 2 + (i - (scorers.length - 1) / 2) * 70;
-      const txt = el("text", { x, y: cy * T + T / 2, class: "score-points", fill: PLAYER_COLOURS[seat % 6], "data-seat": seat }, g);
+      const fill = PLAYER_COLOURS[seat % 6];
+      const txt = el("text", { x, y: cy * T + T / 2, class: "score-points " + inkFor(fill), fill, "data-seat": seat }, g);
       txt.textContent = "+" + ((ev.delta || [])[seat] ?? ev.points);
       txt.animate([{ transform: "translate(0px,12px)", opacity: 0.7 }, { transform: "translate(0px,-25px)", opacity: 1 }],
         { duration: 500, fill: "forwards", easing: "ease-out" });

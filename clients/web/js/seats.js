@@ -122,7 +122,15 @@ export function renderSeats() {
   if (d.sets.includes("apothecaries-tithes") && d.phase !== "lobby") line += " " + t("seats.herbsLeft", { count: d.herbs_left });
   $("tiles-left").textContent = line;
   renderSeatNote();
+  renderStartAsk();
+  // the room card's details (invite link, rules, sound) are open before the game, when the
+  // link is what the host needs, and fold away once it starts
+  if (d.phase !== lastPhase) {
+    $("room-more").open = d.phase === "lobby";
+    lastPhase = d.phase;
+  }
 }
+let lastPhase = null;
 
 function nameCell(td, d, s, i, addHere, host) {
   let label = s.taken ? who(i) : t("seats.free");
@@ -195,6 +203,46 @@ async function addBot(level, btn) {
 async function removeBot(seat) {
   showReplyError(await hooks.conn.request({ type: "remove_bot", seat }, NO_REPLY_MS));
 }
+
+// Start: at once when every seat is taken (main.js sends it); with a free seat, the host is asked
+// first (the game would start with fewer players, and nobody can join a started game): this
+// listener, registered for the capture phase, runs before main.js's and stops it. start has no
+// reply when it works (the delta is the answer): wait a while for an error only.
+async function startGame() {
+  $("start-ask").hidden = true;
+  showReplyError(await hooks.conn.request({ type: "start" }, 5000));
+}
+
+function takenSeats(d) {
+  return d.seats.filter((s) => s.taken).length;
+}
+
+function renderStartAsk() {
+  const d = app.doc;
+  const box = $("start-ask");
+  if (box.hidden) return;
+  const taken = takenSeats(d);
+  if (d.phase !== "lobby" || app.seat === null || d.host !== app.seat || taken < 2 || taken === d.seats.length) {
+    box.hidden = true;
+    return;
+  }
+  $("start-ask-text").textContent = t("seats.ask.text", { count: taken, seats: d.seats.length });
+  $("start-anyway").textContent = t("seats.ask.start", { count: taken });
+}
+
+$("start-btn").addEventListener("click", (e) => {
+  const d = app.doc;
+  if (!d || takenSeats(d) === d.seats.length) return;
+  e.stopImmediatePropagation();
+  $("start-ask").hidden = false;
+  renderStartAsk();
+  $("start-anyway").focus();
+}, { capture: true });
+$("start-anyway").addEventListener("click", startGame);
+$("start-wait").addEventListener("click", () => {
+  $("start-ask").hidden = true;
+  $("start-btn").focus();
+});
 
 // Our own seat while a bot plays it: say why, and offer to take it back when the protocol
 // allows (left, offline, idle). A spectator with a stored token of a seat counts as its player.

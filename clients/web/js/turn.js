@@ -2,11 +2,15 @@
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
 import { atWords, featureName, featureRole, featureWhere, placeWords, tileName } from "./words.js";
-import { capital, t } from "./i18n.js";
+import { capital, currentLanguage, listText, t } from "./i18n.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
 import { fxLayer, scoringLanding } from "./scoring.js";
+import { clearHighlight, highlightFeature } from "./features.js";
 
 export const view = new View($("board"), $("world"));
+// what floats over the board (the phone's bars, the zoom tools): a fit keeps the tiles clear of it
+view.covers = () => [["top", $("players-card")], ["top", $("phone-tabs")], ["bottom", $("turn-card")],
+  ["top", document.querySelector("#room-view .board-tools")]];
 const render = () => hooks.render();
 
 export function myTurn() {
@@ -100,19 +104,36 @@ export function renderBoard() {
   const g = el("g", { class: "pending", transform: `translate(${p.x * T},${p.y * T})` }, markG);
   drawTile(d.tile, app.tiles[d.tile], p.rot, g);
   el("rect", { x: 1, y: 1, width: T - 2, height: T - 2, class: "pending-box" }, g);
+  // where a spot's feature is drawn: over the board and the tile, under the spots
+  el("g", { class: "hl-slot", transform: `translate(${-p.x * T},${-p.y * T})` }, g);
   const spots = featureSpots(d.tile, app.tiles[d.tile]);
+  // a spot is hit over about 32 px on screen (its ring 22 px), whatever the zoom, but never over
+  // another spot's middle (fitBoard zooms in while placing when the spots are close)
+  const ringR = Math.min(22, Math.max(13, 11 / view.s));
+  const hitR = Math.min(34, Math.max(ringR, 16 / view.s));
   for (const f of entry.meeples) {
     const pt = rotatePoint(spots[f] || [50, 50], p.rot);
+    const gap = spotGap(spots, entry.meeples, f);
     const selected = p.meeple && p.meeple.feature === f;
     const s = el("g", {
-      class: "spot" + (selected ? " selected" : ""), transform: `translate(${pt[0]},${pt[1]})`,
+      class: "spot" + (selected ? " selected" : "") + (preview === f ? " previewed" : ""), transform: `translate(${pt[0]},${pt[1]})`,
       tabindex: 0, role: "button", "data-feature": f, "aria-pressed": selected ? "true" : "false",
       "aria-label": t("board.putMeeple", { feature: featureName(app.tiles[d.tile], f, p.rot, true) }),
     }, g);
-    el("circle", { r: 13, class: "spot-ring" }, s);
+    el("circle", { r: Math.min(hitR, gap - 1), class: "spot-hit" }, s);
+    el("circle", { r: Math.min(ringR, gap / 2), class: "spot-ring" }, s);
     if (selected) drawMeeple(s, app.seat, [0, 0], p.meeple.kind === "large", isField(d.tile, f));
-    activate(s, () => chooseMeeple(f));
+    spotEvents(s, f);
   }
+  // Confirm on the board, right under the tile: one Tab after the spots, one tap on a phone
+  const ok = el("g", {
+    class: "board-confirm", transform: `translate(${T / 2},${T + hitR + 4})`, tabindex: 0, role: "button",
+    "aria-label": t("turn.confirm"),
+  }, g);
+  el("circle", { r: hitR, class: "board-confirm-ring" }, ok);
+  el("path", { d: "M-9,0 L-3,7 L9,-7", class: "board-confirm-tick", transform: `scale(${(hitR / 16).toFixed(2)})` }, ok);
+  activate(ok, () => confirm());
+  if (preview) showSpot(preview);
   if (!p.meeple) {
     for (const e of entry.escapes) {
       const b = d.board[e.x + "," + e.y];
@@ -128,6 +149,125 @@ export function renderBoard() {
       activate(s, () => chooseEscape(e));
     }
   }
+}
+
+// A meeple spot: hover or focus shows the feature it claims across the board (with the pending
+// tile), who holds it and what it would score now. Enter takes the spot and confirms (as the
+// board's label says), Space takes or changes it; a click takes it, but on a touch screen the
+// first tap only shows the feature and the second takes it.
+let preview = null;
+let touched = false;
+
+function spotEvents(s, f) {
+  s.addEventListener("pointerdown", (e) => (touched = e.pointerType === "touch"));
+  s.addEventListener("mouseenter", () => showSpot(f));
+  s.addEventListener("focus", () => showSpot(f));
+  s.addEventListener("mouseleave", hideSpot);
+  s.addEventListener("blur", hideSpot);
+  s.addEventListener("click", (e) => {
+    e.stopPropagation();
+    const p = app.pending;
+    if (touched && preview !== f && !(p && p.meeple && p.meeple.feature === f)) {
+      preview = f;
+      render();
+      return;
+    }
+    preview = null;
+    chooseMeeple(f);
+  });
+  s.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    e.preventDefault();
+    e.stopPropagation();
+    const p = app.pending;
+    if (e.key === " ") return chooseMeeple(f);
+    if (!(p && p.meeple && p.meeple.feature === f)) {
+      const me = app.doc.seats[app.seat];
+      p.meeple = { feature: f, kind: me.meeples > 0 ? "normal" : "large" };
+      p.escape = null;
+    }
+    confirm();
+  });
+}
+
+// The board with the pending tile on it (it is not placed yet).
+function boardWithPending() {
+  const p = app.pending;
+  const board = Object.assign({}, app.doc.board);
+  if (p) board[p.x + "," + p.y] = { tile: app.doc.tile, rot: p.rot, meeple: p.meeple };
+  return board;
+}
+
+function featureInfo() {
+  let n = $("feature-info");
+  if (!n) {
+    n = document.createElement("p");
+    n.id = "feature-info";
+    n.className = "feature-info";
+    n.setAttribute("role", "status");
+    n.hidden = true;
+    $("board").after(n);
+  }
+  return n;
+}
+
+// Shows the feature of the pending tile's segment f; returns what highlightFeature found.
+function showSpot(f) {
+  const p = app.pending;
+  if (!p) return null;
+  const board = boardWithPending();
+  const layer = $("world").querySelector(".pending .hl-slot");
+  if (!layer) return null;
+  const hl = highlightFeature(layer, board, app.tiles, p.x, p.y, f);
+  if (hl) describeFeature(hl, featureName(app.tiles[app.doc.tile], f, p.rot, false));
+  return hl;
+}
+
+function describeFeature(hl, name) {
+  const info = featureInfo();
+  info.textContent = t("hl.info", {
+    feature: capital(name), tiles: new Set(hl.cells.map((c) => c.x + "," + c.y)).size,
+    owners: hl.owners.length ? listText(hl.owners.map(who)) : t("hl.nobody"),
+    score: hl.points === null ? t("hl.field") : t("hl.points", { points: hl.points }),
+  });
+  info.hidden = false;
+}
+
+function hideSpot() {
+  if (preview) return;
+  clearHighlight();
+  featureInfo().hidden = true;
+}
+
+// For other modules (the events log): shows the feature of the placed tile (x, y) and its
+// segment on the room's board; clearFeature() takes it away.
+export function showFeature(x, y, segment) {
+  const layer = $("world").querySelector(".marks") || $("world");
+  const b = app.doc && app.doc.board[x + "," + y];
+  const hl = b ? highlightFeature(layer, app.doc.board, app.tiles, x, y, segment) : null;
+  if (hl) describeFeature(hl, featureName(app.tiles[b.tile], segment, b.rot, false));
+  return hl;
+}
+
+export function clearFeature() {
+  clearHighlight();
+  featureInfo().hidden = true;
+}
+
+// Makes a node (an events log line of a scoring) show its feature while hovered or focused.
+export function hoverFeature(node, x, y, segment) {
+  node.addEventListener("mouseenter", () => showFeature(x, y, segment));
+  node.addEventListener("focus", () => showFeature(x, y, segment));
+  node.addEventListener("mouseleave", clearFeature);
+  node.addEventListener("blur", clearFeature);
+}
+
+// The distance from spot f to the nearest other spot of the placed tile (99 when alone).
+function spotGap(spots, names, f) {
+  const a = spots[f] || [50, 50];
+  let d = 99;
+  for (const g of names) if (g !== f) d = Math.min(d, Math.hypot(a[0] - (spots[g] || [50, 50])[0], a[1] - (spots[g] || [50, 50])[1]));
+  return d;
 }
 
 function isField(id, feature) {
@@ -146,7 +286,27 @@ export function fitBoard(force) {
   for (const [x, y] of cells) {
     x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
   }
-  view.fit(x0 - 1, y0 - 1, x1 + 1, y1 + 1, force);
+  // too big to show whole at a readable size: follow the pending tile, else the last placed one
+  // (or, on our turn, the legal square nearest to it, so that one can always be reached)
+  const p = app.pending;
+  // while placing, close spots are drawn big enough to hit (13 px from each to the next)
+  const entry = p ? pendingEntry() : null;
+  let floor = 0;
+  if (entry && entry.meeples.length > 1) {
+    const spots = featureSpots(d.tile, app.tiles[d.tile]);
+    const gap = Math.min(...entry.meeples.map((f) => spotGap(spots, entry.meeples, f)));
+    floor = Math.min(1, 13 / Math.max(1, gap - 1));
+  }
+  view.floor = floor;
+  const lastKey = Object.keys(d.board).slice(-1)[0];
+  let focus = p ? [p.x, p.y] : lastKey ? lastKey.split(",").map(Number) : [0, 0];
+  const legal = !p && myTurn() ? legalList() || [] : [];
+  if (legal.length) {
+    const d2 = (l) => (l.x - focus[0]) ** 2 + (l.y - focus[1]) ** 2;
+    const near = legal.reduce((a, b) => (d2(b) < d2(a) ? b : a));
+    focus = [near.x, near.y];
+  }
+  view.fit(x0 - 1, y0 - 1, x1 + 1, y1 + 1, force, focus);
 }
 
 function tileLabel(b, x, y) {
@@ -188,8 +348,14 @@ function choosePosition(x, y) {
   const l = ls.find((m) => m.rot === app.rot) || ls[0];
   app.rot = l.rot;
   app.pending = { x, y, rot: l.rot, meeple: null, escape: null };
+  preview = null;
+  if (view.s < view.minScale()) {
+    // zoomed out by hand: come in to a readable size around the tile, so its spots can be hit
+    view.s = view.minScale();
+    view.centre(x, y);
+  }
   render();
-  focusBoardItem(".pending .spot") || $("confirm-btn").focus();
+  focusBoardItem(".pending .spot") || focusBoardItem(".pending .board-confirm") || $("confirm-btn").focus();
 }
 
 function chooseMeeple(f) {
@@ -216,8 +382,19 @@ function chooseEscape(e) {
   render();
 }
 
+// R or Rotate: the next legal rotation of the pending tile, or of the tile to place. The focus
+// stays where it was on the board (the same square, or the board), never on the page's body.
 export function rotate() {
   if (!myTurn()) return;
+  const a = document.activeElement;
+  const onBoard = a && $("board").contains(a);
+  const at = onBoard && a.dataset && a.dataset.x !== undefined ? `.legal[data-x="${a.dataset.x}"][data-y="${a.dataset.y}"]` : null;
+  rotateTile();
+  if (!onBoard) return;
+  if (!(at && focusBoardItem(at)) && !focusBoardItem(".pending .spot") && !focusBoardItem(".pending .board-confirm")) $("board").focus();
+}
+
+function rotateTile() {
   const p = app.pending;
   if (p) {
     const rots = legalAt(p.x, p.y).map((l) => l.rot).sort((a, b) => a - b);
@@ -226,6 +403,7 @@ export function rotate() {
     app.rot = p.rot;
     p.meeple = null;
     p.escape = null;
+    preview = null;
   } else {
     app.rot = (app.rot + 90) % 360;
   }
@@ -235,6 +413,7 @@ export function rotate() {
 export function undo() {
   if (!app.pending) return;
   app.pending = null;
+  preview = null;
   render();
   $("board").focus();
 }
@@ -248,6 +427,55 @@ export async function confirm() {
   if (showReplyError(r)) render();
 }
 
+// Every legal placement as a list of buttons, for a screen reader (visually hidden until the
+// focus is in it); the meeple spots are the choices' buttons once the tile is placed.
+function renderPlaceList() {
+  let box = $("place-list");
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "place-list";
+    box.className = "place-list";
+    $("choices").after(box);
+  }
+  box.replaceChildren();
+  const legal = myTurn() && !app.pending ? legalList() : null;
+  if (!legal || !legal.length) return;
+  const h = document.createElement("p");
+  h.textContent = t("turn.listTitle");
+  const ul = document.createElement("ul");
+  for (const l of legal) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = t("turn.placeAt", { where: l.x || l.y ? placeWords(l.x, l.y) : t("board.here"), rot: l.rot });
+    b.addEventListener("click", () => {
+      app.rot = l.rot;
+      choosePosition(l.x, l.y);
+    });
+    li.append(b);
+    ul.append(li);
+  }
+  box.append(h, ul);
+}
+
+// Says each new turn once to a screen reader: its number, the mover and the drawn tile (the
+// turn text says what to do, the events log each scoring).
+let announced = null;
+function announceTurn(d, tile) {
+  let live = $("board-live");
+  if (!live) {
+    live = document.createElement("p");
+    live.id = "board-live";
+    live.className = "sr";
+    live.setAttribute("aria-live", "polite");
+    $("turn-text").before(live);
+  }
+  const key = d.room + ":" + d.turn + ":" + d.current + ":" + currentLanguage(); // said again in a new language
+  if (key === announced) return;
+  announced = key;
+  live.textContent = t("live.turn", { turn: d.turn + 1, player: who(d.current), tile: tileName(tile) });
+}
+
 export function renderTurn() {
   const d = app.doc;
   const text = $("turn-text");
@@ -258,8 +486,11 @@ export function renderTurn() {
   $("confirm-btn").disabled = !(myTurn() && app.pending);
   $("undo-btn").disabled = !app.pending;
   $("rotate-btn").disabled = !myTurn();
+  // a spectator has no tile to turn, place or take back
+  $("rotate-btn").parentElement.hidden = app.seat === null;
   const note = $("turn-note");
   note.hidden = true;
+  renderPlaceList();
   if (d.phase === "over") {
     text.textContent = t("turn.over");
     return;
@@ -267,10 +498,15 @@ export function renderTurn() {
   if (d.phase !== "playing") return;
   const tile = app.tiles[d.tile];
   const cur = d.seats[d.current] || {};
+  announceTurn(d, tile);
   if (myTurn()) {
-    text.textContent = app.pending
-      ? t("turn.meeple")
-      : t(legalList() ? "turn.yoursShown" : "turn.yours", { tile: tileName(tile) });
+    const legal = legalList();
+    // when no square takes the tile as it is turned, the text says so (none is highlighted)
+    const p = { tile: tileName(tile) };
+    if (app.pending) text.textContent = t("turn.meeple");
+    else if (!legal) text.textContent = t("turn.yours", p);
+    else if (legal.some((l) => l.rot === app.rot)) text.textContent = t("turn.yoursShown", p);
+    else text.textContent = t("turn.yoursRotate", p);
   } else if (cur.bot) {
     text.textContent = t("turn.botThinking", { player: who(d.current) });
   } else if (cur.autoplay) {
