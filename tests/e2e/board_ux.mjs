@@ -231,6 +231,10 @@ export async function boardSuite({ browser, url, test, errors, shot = async () =
     await desk.$eval("#world .pending .spot", (n) => n.focus());
     const feature = await desk.$eval("#world .pending .spot", (n) => n.dataset.feature);
     const x = await desk.evaluate(async () => (await import("/js/app.js")).app.pending);
+    // a re-render while the spot has the focus (any delta or chat line does it) keeps the focus there
+    await desk.evaluate(async () => (await import("/js/app.js")).hooks.render());
+    f = await focusInfo(desk);
+    assert(/spot/.test(f.cls || ""), "after a re-render the focus is on " + (f.body ? "the page's body" : f.cls));
     const before = await logLength(desk);
     await desk.keyboard.press("Enter");
     await waitMoved(desk, before).catch(() => {

@@ -203,7 +203,8 @@ export async function flowSuite({ browser, url, test, errors, shot }) {
     await ann.waitForFunction(() => /Bob/.test(document.getElementById("scoreboard").textContent));
     await addBot(ann, "random", 2);
     await ann.click("#start-btn");
-    await bob.waitForFunction(() => document.getElementById("tiles-left").textContent.length > 0);
+    // both pages in the game before they leave (Leave in a room's lobby frees the seat, unasked)
+    for (const p of [ann, bob]) await p.waitForFunction(() => document.getElementById("tiles-left").textContent.length > 0);
     // both leave: the bots play the game out at their pace (nobody connected: within bots-alone-grace)
     await leaveConfirmed(ann);
     await leaveConfirmed(bob);

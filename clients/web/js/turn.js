@@ -44,7 +44,27 @@ export function pendingEntry() {
 }
 
 
+// A re-render (a delta, a chat line, a clock) rebuilds the board: the square, spot or Confirm
+// that had the focus gets it back, or a key meant for it would reach the page (where Enter
+// confirms the move as it stands).
 export function renderBoard() {
+  const a = document.activeElement;
+  const world = $("world");
+  let again = null;
+  if (a && world.contains(a)) {
+    if (a.classList.contains("spot")) again = `.pending .spot[data-feature="${a.dataset.feature}"]`;
+    else if (a.classList.contains("board-confirm")) again = ".pending .board-confirm";
+    else if (a.classList.contains("legal")) again = `.legal[data-x="${a.dataset.x}"][data-y="${a.dataset.y}"]`;
+    else if (a.classList.contains("escape-spot")) again = `.escape-spot[data-at="${a.dataset.at}"]`;
+  }
+  drawBoard();
+  if (!again) return;
+  const n = world.querySelector(again);
+  if (n) n.focus({ preventScroll: true });
+  else if (!world.contains(document.activeElement)) $("board").focus({ preventScroll: true });
+}
+
+function drawBoard() {
   const d = app.doc;
   const world = $("world");
   world.replaceChildren();
@@ -142,7 +162,7 @@ export function renderBoard() {
       const selected = p.escape && p.escape.x === e.x && p.escape.y === e.y && p.escape.feature === e.feature;
       const s = el("g", {
         class: "escape-spot" + (selected ? " selected" : ""), transform: `translate(${e.x * T + pt[0]},${e.y * T + pt[1]})`,
-        tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false",
+        tabindex: 0, role: "button", "aria-pressed": selected ? "true" : "false", "data-at": `${e.x},${e.y},${e.feature}`,
         "aria-label": t("board.letEscape", { at: atWords(e.x, e.y) }),
       }, markG);
       el("circle", { r: 16, class: "escape-ring" }, s);
