@@ -193,12 +193,17 @@ export async function flowSuite({ browser, url, test, errors, shot }) {
   });
 
   await test("[flow 9, Play again] end screen beside the panel, legend whole, Results reopens it; rematch accepted in one click", async () => {
+    // a room with a password: the rematch has it too, and Bob's one click gives it
     const ann = await newPage("host");
-    const room = await createRoom(ann, url, "Maximilian-Alexander", 3);
+    const room = await createRoom(ann, url, "Maximilian-Alexander", 3, async (p) => {
+      await p.click("#create-more summary");
+      await p.fill("#create-password", "tr0ubador");
+    });
     const bob = await newPage("guest");
     await bob.goto(url + "/#room=" + room);
     await bob.waitForSelector("#room-join-form:not([hidden])");
     await bob.fill("#room-join-name", "Bob");
+    await bob.fill("#room-join-password", "tr0ubador");
     await bob.click("#room-join-btn");
     await ann.waitForFunction(() => /Bob/.test(document.getElementById("scoreboard").textContent));
     await addBot(ann, "random", 2);

@@ -61,6 +61,23 @@ export function saveHist() {
   if (app.room) saveJSON(histKey(app.room), { hist: app.hist.slice(-400), finals: app.finals });
 }
 
+// The password we gave a room (create or join), kept for this tab only (sessionStorage): the
+// host's rematch opens a room with the same password, and our one-click join gives it.
+export function rememberPassword(room, pw) {
+  try {
+    if (room && pw) sessionStorage.setItem("carcd.pw." + room, pw);
+  } catch (e) {
+    /* storage off: a rematch then asks for the password */
+  }
+}
+export function passwordOf(room) {
+  try {
+    return (room && sessionStorage.getItem("carcd.pw." + room)) || "";
+  } catch (e) {
+    return "";
+  }
+}
+
 // The stored seat {token, seat} of a room, or null.
 export function storedSeat(room) {
   const s = room ? loadJSON(seatKey(room)) : null;

@@ -3,7 +3,7 @@
 import { Replay } from "./replay.js";
 import { TIMEOUT_RULES, playerName, setName, variantTexts } from "./words.js";
 import { hasKey, t } from "./i18n.js";
-import { $, app, hooks, showError, showReplyError } from "./app.js";
+import { $, app, hooks, rememberPassword, showError, showReplyError } from "./app.js";
 
 export const replay = new Replay(() => app.tiles, showError);
 
@@ -100,7 +100,7 @@ async function joinRoom(room, needsPassword, nameInput, passwordInput) {
   const msg = { type: "join", room, name };
   if (pw) msg.password = pw;
   const r = await hooks.conn.request(msg);
-  showReplyError(r);
+  if (!showReplyError(r)) rememberPassword(room, pw);
 }
 
 $("create-form").addEventListener("submit", async (e) => {
@@ -123,7 +123,7 @@ $("create-form").addEventListener("submit", async (e) => {
   if (clock === false) return;
   if (clock) msg.clock = clock;
   const r = await hooks.conn.request(msg);
-  showReplyError(r);
+  if (!showReplyError(r) && r.room) rememberPassword(r.room, msg.password);
 });
 
 $("join-form").addEventListener("submit", (e) => {
@@ -145,6 +145,7 @@ $("room-join-form").addEventListener("submit", async (e) => {
   if ($("room-join-password").value) msg.password = $("room-join-password").value;
   const r = await hooks.conn.request(msg);
   if (showReplyError(r)) hooks.watch(room);
+  else rememberPassword(room, msg.password);
 });
 
 // ---------------------------------------------------------------------------------------------

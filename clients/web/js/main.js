@@ -9,7 +9,8 @@ import { onLanguageChange, t } from "./i18n.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import {
-  $, app, hooks, histKey, loadJSON, saveHist, saveJSON, seatKey, showError, showReplyError, storedSeat, who,
+  $, app, hooks, histKey, loadJSON, passwordOf, rememberPassword, saveHist, saveJSON, seatKey, showError, showReplyError,
+  storedSeat, who,
 } from "./app.js";
 import { relabelLobby, replay, startPolling, stopPolling } from "./lobby.js";
 import { confirm, fitBoard, hoverFeature, pendingEntry, renderBoard, renderTurn, rotate, undo, view } from "./turn.js";
@@ -548,7 +549,9 @@ function renderEnd() {
 async function rematch() {
   const b = $("rematch-btn");
   b.disabled = true;
-  showReplyError(await conn.request({ type: "rematch" }));
+  const pw = passwordOf(app.room); // the new room has the finished one's password
+  const r = await conn.request({ type: "rematch" });
+  if (!showReplyError(r)) rememberPassword(r.room, pw);
   b.disabled = false;
 }
 
@@ -568,7 +571,10 @@ function offerRematch(msg) {
     $("rematch-dismiss").addEventListener("click", () => (card.hidden = true));
     $("rematch-join").addEventListener("click", () => joinRematch(card.carcOffer));
   }
-  card.carcOffer = { room: msg.room, host: msg.host, name: app.seat !== null && app.doc ? app.doc.seats[app.seat].name : null };
+  card.carcOffer = {
+    room: msg.room, host: msg.host, name: app.seat !== null && app.doc ? app.doc.seats[app.seat].name : null,
+    password: passwordOf(app.room),
+  };
   card.hidden = false;
   relabelRematch();
   $("rematch-join").focus();
@@ -588,8 +594,13 @@ async function joinRematch(o) {
   if (app.room) await conn.request({ type: "leave" });
   app.room = null;
   if (!o.name) return watch(o.room);
-  const r = await conn.request({ type: "join", room: o.room, name: o.name });
-  if (showReplyError(r)) toLobby();
+  const msg = { type: "join", room: o.room, name: o.name };
+  if (o.password) msg.password = o.password;
+  const r = await conn.request(msg);
+  if (!showReplyError(r)) rememberPassword(o.room, o.password);
+  // no password known here (another tab joined the old room): the room's join form asks for it
+  else if (r.code === "wrong_password") watch(o.room);
+  else toLobby();
 }
 
 // "Look at the board" closes the end screen; "Results" (in the turn card) opens it again.
