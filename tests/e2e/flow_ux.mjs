@@ -236,6 +236,9 @@ export async function flowSuite({ browser, url, test, errors, shot }) {
     await ann.waitForTimeout(200);
     const pe = await rect(ann, "#end");
     assert(pe.left >= 0 && pe.right <= PHONE.width && pe.top >= 0 && pe.bottom <= PHONE.height, "phone end screen " + JSON.stringify(pe));
+    // the score bar stays in view above it
+    const bar = await rect(ann, "#players-card");
+    assert(bar && bar.bottom <= pe.top + 0.5 && bar.bottom > 0, `the end screen (from ${pe.top}) covers the score bar (to ${bar && bar.bottom})`);
     await legendWhole(ann, "phone");
     await ann.setViewportSize(DESKTOP);
     // Play again: the host offers, Bob accepts in one click, both in the new room

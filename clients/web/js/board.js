@@ -74,19 +74,7 @@ export function featureSpots(id, tile) {
   const border = [];
   for (let i = 0; i <= 100; i += 5) border.push([i, 0], [i, 100], [0, i], [100, i]);
   const roadPts = [];
-  for (const s of tile.segments) {
-    if (s.kind !== "road") continue;
-    const pts = s.edges.map((e) => EDGE_MID[e]);
-    if (pts.length === 2) {
-      for (let k = 0; k <= 1.0001; k += 0.05) {
-        const a = (1 - k) * (1 - k);
-        const b = 2 * k * (1 - k);
-        roadPts.push([a * pts[0][0] + b * 50 + k * k * pts[1][0], a * pts[0][1] + b * 50 + k * k * pts[1][1]]);
-      }
-    } else {
-      for (const p of pts) for (let k = 0; k <= 1.0001; k += 0.1) roadPts.push([p[0] + (50 - p[0]) * k, p[1] + (50 - p[1]) * k]);
-    }
-  }
+  for (const s of tile.segments) if (s.kind === "road") roadPts.push(...roadPoints(s));
   // a road under a city (one that ends at it) is hidden by the city: no border there
   for (let i = roadPts.length - 1; i >= 0; i--) if (polys.some((c) => inPolygon(roadPts[i], c.poly))) roadPts.splice(i, 1);
   // the walls as drawn (their crenels reach 5 units either side), roads (6), the tile's edges
@@ -167,6 +155,56 @@ export function featureSpots(id, tile) {
   }
   spotCache.set(id, spots);
   return spots;
+}
+
+// Points along a road segment as drawn (at turn 0): a curve through the middle for two ends,
+// spokes to the middle otherwise.
+function roadPoints(s) {
+  const out = [];
+  const pts = s.edges.map((e) => EDGE_MID[e]);
+  if (pts.length === 2) {
+    for (let k = 0; k <= 1.0001; k += 0.05) {
+      const a = (1 - k) * (1 - k);
+      const b = 2 * k * (1 - k);
+      out.push([a * pts[0][0] + b * 50 + k * k * pts[1][0], a * pts[0][1] + b * 50 + k * k * pts[1][1]]);
+    }
+  } else {
+    for (const p of pts) for (let k = 0; k <= 1.0001; k += 0.1) out.push([p[0] + (50 - p[0]) * k, p[1] + (50 - p[1]) * k]);
+  }
+  return out;
+}
+
+// The segment of tile `id` drawn under point p (tile units at turn 0, 0..100): the cloister in
+// its middle, a city inside its walls, a road within its width, else the field whose half-edges
+// are nearest. null when none (a tile with no field there).
+const hitCache = new Map();
+export function segmentAtPoint(id, tile, p) {
+  let h = hitCache.get(id);
+  if (!h) {
+    h = {
+      cloister: tile.segments.find((s) => s.kind === "cloister"),
+      cities: tile.segments.filter((s) => s.kind === "city").map((c) => {
+        const { d, turn } = cityPath(c.edges);
+        return { name: c.name, poly: cityPolygon(d, turn) };
+      }),
+      roads: tile.segments.filter((s) => s.kind === "road").map((r) => ({ name: r.name, pts: roadPoints(r) })),
+      fields: tile.segments.filter((s) => s.kind === "field" && (s.halves || []).length),
+    };
+    hitCache.set(id, h);
+  }
+  if (h.cloister && Math.abs(p[0] - 50) < 20 && Math.abs(p[1] - 50) < 20) return h.cloister.name;
+  const city = h.cities.find((c) => inPolygon(p, c.poly));
+  if (city) return city.name;
+  let best = null;
+  let bd = 7; // a road is drawn about 12 units wide
+  for (const r of h.roads) for (const q of r.pts) if (dist(p, q) < bd) [best, bd] = [r.name, dist(p, q)];
+  if (best) return best;
+  bd = Infinity;
+  for (const f of h.fields) {
+    const d = Math.min(...f.halves.map((x) => dist(p, HALF_PT[x])));
+    if (d < bd) [best, bd] = [f.name, d];
+  }
+  return best;
 }
 
 // City shapes at turn 0 (rotate by turn * 90 to get the city's real edges): the area, its

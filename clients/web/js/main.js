@@ -468,7 +468,11 @@ function render() {
   if (app.pending && !pendingEntry()) app.pending = null;
   renderRoomCard();
   renderBoard();
+  const bar = $("turn-card").offsetHeight;
   renderTurn();
+  // the turn bar grew or shrank (the meeple choices came or went; on a phone it floats over
+  // the board): the board again, fitted to the room left (its spots are sized for the scale)
+  if ($("turn-card").offsetHeight !== bar) renderBoard();
   renderSeats();
   renderOutOfTime();
   renderEnd();

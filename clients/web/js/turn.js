@@ -1,6 +1,6 @@
 // turn.js: the board of the room and the turn flow: pick a legal position, rotate, a meeple
 // spot or a knight's escape, confirm or undo; the drawn tile and the turn's text.
-import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, View } from "./board.js";
+import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, rotatePoint, segmentAtPoint, View } from "./board.js";
 import { atWords, featureName, featureRole, featureWhere, placeWords, tileName } from "./words.js";
 import { capital, currentLanguage, listText, t } from "./i18n.js";
 import { $, app, hooks, showReplyError, who } from "./app.js";
@@ -58,6 +58,8 @@ export function renderBoard() {
     else if (a.classList.contains("escape-spot")) again = `.escape-spot[data-at="${a.dataset.at}"]`;
   }
   drawBoard();
+  // the placed feature shown (a hover, a tap, a log line) is drawn again on the new board
+  if (shownAt && !preview) showFeature(shownAt.x, shownAt.y, shownAt.segment);
   if (!again) return;
   const n = world.querySelector(again);
   if (n) n.focus({ preventScroll: true });
@@ -261,7 +263,10 @@ function hideSpot() {
 
 // For other modules (the events log): shows the feature of the placed tile (x, y) and its
 // segment on the room's board; clearFeature() takes it away.
+let shownAt = null; // {x, y, segment} of the placed feature shown, or null
+
 export function showFeature(x, y, segment) {
+  shownAt = { x, y, segment };
   const layer = $("world").querySelector(".marks") || $("world");
   const b = app.doc && app.doc.board[x + "," + y];
   const hl = b ? highlightFeature(layer, app.doc.board, app.tiles, x, y, segment) : null;
@@ -270,6 +275,7 @@ export function showFeature(x, y, segment) {
 }
 
 export function clearFeature() {
+  shownAt = null;
   clearHighlight();
   featureInfo().hidden = true;
 }
@@ -281,6 +287,39 @@ export function hoverFeature(node, x, y, segment) {
   node.addEventListener("mouseleave", clearFeature);
   node.addEventListener("blur", clearFeature);
 }
+
+// A placed tile shows the feature under the pointer (mouse or pen: on hover; touch: a tap, as
+// a tap has nothing else to do there), with its holders and its points now. A meeple spot's
+// feature, shown by a first tap, keeps the board until it is taken or another tap.
+function placedFeatureAt(e) {
+  const g = e.target && e.target.closest ? e.target.closest("#world .placed") : null;
+  const b = g && app.doc && app.doc.board[g.dataset.pos];
+  const m = b && app.tiles[b.tile] && g.getScreenCTM();
+  if (!m) return null;
+  const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+  const segment = segmentAtPoint(b.tile, app.tiles[b.tile], rotatePoint([pt.x, pt.y], (360 - b.rot) % 360));
+  const [x, y] = g.dataset.pos.split(",").map(Number);
+  return segment ? { x, y, segment } : null;
+}
+
+function pointPlaced(e) {
+  if (preview) return;
+  const at = placedFeatureAt(e);
+  const same = at && shownAt && at.x === shownAt.x && at.y === shownAt.y && at.segment === shownAt.segment;
+  if (same) return;
+  if (at) showFeature(at.x, at.y, at.segment);
+  else if (shownAt) clearFeature();
+}
+
+$("board").addEventListener("pointermove", (e) => {
+  if (e.pointerType !== "touch" && e.buttons === 0) pointPlaced(e);
+});
+$("board").addEventListener("pointerleave", (e) => {
+  if (e.pointerType !== "touch" && shownAt) clearFeature();
+});
+$("board").addEventListener("click", (e) => {
+  if (e.pointerType === "touch") pointPlaced(e);
+});
 
 // The distance from spot f to the nearest other spot of the placed tile (99 when alone).
 function spotGap(spots, names, f) {
