@@ -26,6 +26,26 @@ async function test(name, fn) {
   }
 }
 
+// A shot named NAME-desktop or NAME-phone is also taken at the other size (the viewport is
+// switched for it and back, the page given 400 ms to lay out each time), unless that file is
+// already there; a suite's own shot at the other size, taken later, replaces it.
+async function bothSizes(name, page) {
+  await page.screenshot({ path: path.join(OUT, name + ".png") });
+  const m = /^(.*)-(desktop|phone)$/.exec(name);
+  if (!m) return;
+  const other = path.join(OUT, `${m[1]}-${m[2] === "desktop" ? "phone" : "desktop"}.png`);
+  if (fs.existsSync(other)) return;
+  const was = page.viewportSize();
+  await page.setViewportSize(m[2] === "desktop" ? PHONE : DESKTOP);
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: other });
+  await page.setViewportSize(was);
+  await page.waitForTimeout(400);
+}
+
+// every run starts from an empty folder (a file left from an earlier run would stop bothSizes)
+for (const f of fs.readdirSync(OUT)) if (f.endsWith(".png")) fs.rmSync(path.join(OUT, f));
+
 const srv = await startServer();
 const browser = await launch();
 try {
@@ -36,9 +56,9 @@ try {
   // leaving, out of time, the end screen and Play again (issue 26): NAME-desktop, NAME-phone
   await flowSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
   // the side panel, the lobby, the log, "+N", six players, help.html, the replay's start (issue 26)
-  await panelSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
+  await panelSuite({ browser, url: srv.url, test, errors, shot: bothSizes });
   // the board's fixed items (issue 26): board-NAME-desktop.png, board-NAME-phone.png
-  await boardSuite({ browser, url: srv.url, test, errors, shot: (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") }) });
+  await boardSuite({ browser, url: srv.url, test, errors, shot: bothSizes });
 } finally {
   await browser.close();
   await srv.stop();

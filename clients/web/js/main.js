@@ -545,7 +545,22 @@ function renderEnd() {
   renderChart($("chart"), app.hist, d.seats.map((s, i) => (s.taken ? who(i) : null)));
   $("results-line").hidden = true;
   $("rematch-btn").hidden = !(app.seat !== null && d.host === app.seat);
+  placeEnd();
   if (opening) end.focus();
+}
+
+// On a phone the end screen lies over the board, under the score bar (whose height depends on
+// what the room shows above it), so that the scores stay in view; on a wide screen style.css
+// and flow.css place it.
+function placeEnd() {
+  const end = $("end");
+  if (end.hidden || !end.offsetParent || !matchMedia("(max-width: 800px)").matches) {
+    end.style.top = end.style.maxHeight = "";
+    return;
+  }
+  const top = Math.max(6, Math.round($("players-card").getBoundingClientRect().bottom - end.offsetParent.getBoundingClientRect().top + 4));
+  end.style.top = top + "px";
+  end.style.maxHeight = `calc(100% - ${top + 6}px)`;
 }
 
 // Play again (PROTOCOL.md "rematch"): the host's button opens a new room with the same seats,
@@ -637,7 +652,10 @@ $("rotate-btn").addEventListener("click", rotate);
 $("confirm-btn").addEventListener("click", confirm);
 $("undo-btn").addEventListener("click", undo);
 view.onFit = () => fitBoard(true);
-window.addEventListener("resize", () => fitBoard(false)); // a turned phone, a resized window
+window.addEventListener("resize", () => {
+  fitBoard(false); // a turned phone, a resized window
+  placeEnd();
+});
 $("zoom-in").addEventListener("click", () => (view.userMoved = true) && view.zoomAt(1.25, ...view.size().map((v) => v / 2)));
 $("zoom-out").addEventListener("click", () => (view.userMoved = true) && view.zoomAt(0.8, ...view.size().map((v) => v / 2)));
 $("zoom-centre").addEventListener("click", () => {
