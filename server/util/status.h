@@ -25,7 +25,9 @@
     X(LEASE_E_HELD, "another node holds the room's lease")                                         \
     X(LEASE_E_BUSY, "this node already holds or is taking the room's lease")                       \
     X(LEASE_E_REPLY, "Redis answered the lease script with something unexpected")                  \
-    X(LEASE_E_ARGS, "bad node id, room id or times")
+    X(LEASE_E_ARGS, "bad node id, room id or times")                                               \
+    /* ratings (players/rating.h) */                                                               \
+    X(RATING_E_ARGS, "a rating or a result out of range")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };
