@@ -14,6 +14,7 @@ Run through deploy/check-layers.sh [BUILD]. Rules:
   libwebsockets.h   only under server/net/ (the network adapter).
   libpq-fe.h only under server/store/ (the PostgreSQL backend).
   hiredis    only under server/cluster/ (the Redis client).
+  sodium.h   only under server/players/ (password hashes, tokens).
   server/store/ never names a room_ or lobby_ function (not even in a comment).
 
   server/ is in folders that are layers, lowest first (a floor may hold two folders):
@@ -195,6 +196,9 @@ def check_library(path, lineno, area, name, base):
     if (name.startswith("hiredis/") or base == "hiredis.h") \
             and not path.startswith("server/cluster/"):
         fail(path, lineno, f"only server/cluster/ may include {name}")
+    if (base == "sodium.h" or name.startswith("sodium/")) \
+            and not path.startswith("server/players/"):
+        fail(path, lineno, f"only server/players/ may include {name}")
     if (base == "libwebsockets.h" or name.startswith("libwebsockets/")) \
             and not path.startswith("server/net/"):
         fail(path, lineno, f"only server/net/ (the network adapter) may include {name}")

@@ -26,6 +26,7 @@ run_packages=(
     libwebsockets-evlib-uv              # loaded by libwebsockets at run time (not linked)
     libpq-dev                           # server/store/postgres.c (storage = postgres), linked
     libhiredis-dev                      # server/cluster/redis.c: leases and the room directory
+    libsodium-dev                       # server/players/: Argon2id password hashes, tokens
 )
 
 test_packages=(
