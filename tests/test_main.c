@@ -114,6 +114,8 @@ int main(void)
     srunner_add_suite(sr, suite_config());
     srunner_add_suite(sr, suite_store());
     srunner_add_suite(sr, suite_store_pg());
+    srunner_add_suite(sr, suite_accounts_store());
+    srunner_add_suite(sr, suite_accounts_store_pg());
     srunner_add_suite(sr, suite_store_read());
     srunner_add_suite(sr, suite_damage());
     srunner_add_suite(sr, suite_loopstat());

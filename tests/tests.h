@@ -42,6 +42,9 @@ Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery,
 Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
 Suite *suite_damage(void);      /* tests/test_damage.c: start-up checks of the SQLite files */
+Suite *suite_accounts_store(void);    /* tests/test_accounts_store.c: accounts, sessions,
+                                         invites, ratings in the database (SQLite) */
+Suite *suite_accounts_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
 /* tests/test_store_fail.c: failing commits, held replies' bounds, health (the same two suites) */

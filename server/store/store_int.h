@@ -1,6 +1,9 @@
 /* store/store_int.h: what the storage files share. Not for the rest of the
- * server: store.h is the interface. Only sqlite.c, sqlite_rows.c and
- * backup.c include sqlite3.h; only postgres.c includes libpq-fe.h.
+ * server: store.h is the interface. Only sqlite.c, sqlite_rows.c, backup.c
+ * and accounts_sqlite.c include sqlite3.h; only postgres.c, postgres_rows.c
+ * and accounts_pg.c include libpq-fe.h. The account tables (accounts.h) have
+ * their own connections and files: accounts.c, accounts_ratings.c (the SQL),
+ * accounts_sqlite.c, accounts_pg.c (accounts_int.h).
  *
  *   store.c        the batch being filled on the loop, the batch cycle (any backend)
  *   read.c         the queue of HTTP reads on the thread pool (any backend)

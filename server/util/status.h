@@ -27,7 +27,14 @@
     X(LEASE_E_REPLY, "Redis answered the lease script with something unexpected")                  \
     X(LEASE_E_ARGS, "bad node id, room id or times")                                               \
     /* ratings (players/rating.h) */                                                               \
-    X(RATING_E_ARGS, "a rating or a result out of range")
+    X(RATING_E_ARGS, "a rating or a result out of range")                                          \
+    /* accounts, sessions, invites and ratings in the database (store/accounts.h) */               \
+    X(STORE_E_EXISTS, "the name or key is taken")                                                  \
+    X(STORE_E_NOT_FOUND, "no such row")                                                            \
+    X(STORE_E_USED, "the invite was already used")                                                 \
+    X(STORE_E_EXPIRED, "the invite has expired")                                                   \
+    X(STORE_E_DB, "the database failed")                                                           \
+    X(STORE_E_ARGS, "an empty or too long name, key, id or pool")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };
