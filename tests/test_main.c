@@ -127,6 +127,7 @@ int main(void)
     srunner_add_suite(sr, suite_origin());
     srunner_add_suite(sr, suite_log());
     srunner_add_suite(sr, suite_json_str());
+    srunner_add_suite(sr, suite_account_json());
     srunner_add_suite(sr, suite_metrics());
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_account());
