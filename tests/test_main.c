@@ -132,6 +132,8 @@ int main(void)
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_account());
     srunner_add_suite(sr, suite_attempts());
+    srunner_add_suite(sr, suite_accounts());
+    srunner_add_suite(sr, suite_accounts_pg());
     srunner_add_suite(sr, suite_fair());
     srunner_add_suite(sr, suite_cluster());
     srunner_add_suite(sr, suite_lease());

@@ -9,7 +9,11 @@
  * handle of its own (store/accounts.h), so that sign-ups cannot take every
  * thread of the pool from storage's commits and the bots. Further requests
  * wait in one FIFO of at most ACCOUNTS_QUEUE; past it a request is refused at
- * once (accounts_* returns NULL: the caller answers 503).
+ * once (accounts_* returns NULL: the caller answers 503). An answer known
+ * without the pool (a refused name or password, registration closed, a
+ * sign-in over its limit, a token that is no token) still comes through the
+ * callback, on a later turn of the loop (an idle handle), never from inside
+ * the accounts_* call; such requests count against ACCOUNTS_QUEUE too.
  *
  * Sign-in limits (players/attempts.h), checked on the loop before anything is
  * queued: per address (the peer as conn/ counts it) and per account name.
@@ -76,10 +80,10 @@ struct accounts_result {
     long long retry_after_ms;
     long long account;               /* the account's id, 0 when none */
     char name[ACCOUNT_NAME_MAX + 1]; /* its name as typed */
-    long long created_ms;
-    char session[TOKEN_LEN + 1]; /* sign-up, sign-in: the new session's token */
-    char csrf[TOKEN_LEN + 1];    /* its CSRF token (also from a session lookup) */
-    long long expires_ms;        /* the session's end (sign-up, sign-in, lookup) */
+    long long created_ms;            /* the account's creation (sign-up, sign-in) */
+    char session[TOKEN_LEN + 1];     /* sign-up, sign-in: the new session's token */
+    char csrf[TOKEN_LEN + 1];        /* its CSRF token (also from a session lookup) */
+    long long expires_ms;            /* the session's end (sign-up, sign-in, lookup) */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -94,12 +98,15 @@ struct accounts *accounts_new(struct uv_loop_s *loop, struct store *st,
                               const struct accounts_config *cfg, long long (*now_ms)(void),
                               char *err, size_t errlen);
 /* Stops taking requests, cancels the queued ones (their callbacks are not
- * called), waits for the running ones, closes the handles, then done(arg) on
- * the loop. */
+ * called), waits for the running ones (their callbacks are called, unless
+ * cancelled), closes the handles (on the pool), then done(arg) on the loop,
+ * never from inside this call; a is freed before done runs. */
 void accounts_close(struct accounts *a, void (*done)(void *arg), void *arg);
 
-/* Each returns the request, or NULL when the queue is full (nothing happens).
- * Inputs are copied; `peer` is the client's address (the per-address limit). */
+/* Each returns the request, or NULL when the queue is full or the service
+ * is closing (nothing happens). Inputs are copied; `peer` is the client's
+ * address (the per-address limit; NULL counts as ""). A sign-up's invite is
+ * used only while registration is ACCOUNTS_INVITE (else it is ignored). */
 struct accounts_req *accounts_signup(struct accounts *a, const char *name, const char *password,
                                      size_t len, const char *invite /* NULL: none */,
                                      const char *peer, accounts_cb cb, void *arg);
