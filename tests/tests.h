@@ -60,8 +60,8 @@ Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded a
 Suite *suite_origin(void);   /* tests/test_origin.c: allowed-origins, the upgrade's Origin */
 Suite *suite_log(void);      /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 Suite *suite_json_str(void); /* tests/test_json_str.c: the one JSON string writer (protocol/) */
-Suite *suite_account_json(void); /* tests/test_account_json.c: the account routes' bodies (protocol/) */
-Suite *suite_metrics(void);  /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
+Suite *suite_account_json(void); /* tests/test_account_json.c: account bodies */
+Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
 Suite *suite_rating(void);   /* tests/test_rating.c: Glicko-2 and Plackett-Luce (players/) */
