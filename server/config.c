@@ -25,8 +25,9 @@ enum kind {
     K_SECRET,
     K_STORAGE,
     K_URL,
-    K_NODE,  /* a node id: 1 to size-1 of [A-Za-z0-9_-] */
-    K_REDIS, /* a redis:// URL; may hold a password: never echoed */
+    K_NODE,         /* a node id: 1 to size-1 of [A-Za-z0-9_-] */
+    K_REDIS,        /* a redis:// URL; may hold a password: never echoed */
+    K_REGISTRATION, /* open, invite, closed */
 };
 
 struct key {
@@ -162,6 +163,15 @@ static const struct key keys[] = {
      " (none); never logged"},
     {"lease-ttl", K_INT, OFF(lease_ttl_ms), 0, 100, 600000,
      "a cluster node: milliseconds a room's lease outlives its node's last renewal (5000)"},
+    {"registration", K_REGISTRATION, OFF(registration), 0, 0, 2,
+     "who may create an account: open (anyone), invite (with an unused invite code), closed"
+     " (nobody) (open)"},
+    {"session-days", K_INT, OFF(session_days), 0, 1, 3650,
+     "days a sign-in lasts: the session's life and its cookie's Max-Age (30)"},
+    {"password-hash-ops", K_INT, OFF(hash_ops), 0, 2, 10,
+     "Argon2id passes of a new password hash (2; at least 2, OWASP's minimum with 19 MiB)"},
+    {"password-hash-mem-kib", K_INT, OFF(hash_mem_kib), 0, 19456, 4194304,
+     "Argon2id memory of a new password hash in KiB (65536; at least 19456, OWASP's minimum)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -180,6 +190,10 @@ void config_defaults(struct carcd_config *c)
     c->stale_room = 7 * 24 * 3600;
     c->storage_busy_ms = STORE_BUSY_MS;
     c->lease_ttl_ms = 5000;
+    c->registration = 0; /* ACCOUNTS_OPEN */
+    c->session_days = 30;
+    c->hash_ops = 2;         /* ACCOUNT_HASH_OPS */
+    c->hash_mem_kib = 65536; /* ACCOUNT_HASH_MEM */
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
@@ -271,6 +285,20 @@ static int set_onoff(const struct key *k, char *field, const char *value, char *
     }
     *(int *)(void *)field = strcmp(value, "on") == 0;
     return 0;
+}
+
+static int set_registration(const struct key *k, char *field, const char *value, char *err,
+                            size_t errlen)
+{
+    static const char *const names[] = {"open", "invite",
+                                        "closed"}; /* enum accounts_registration */
+    for (int i = 0; i < 3; i++)
+        if (strcmp(value, names[i]) == 0) {
+            *(int *)(void *)field = i;
+            return 0;
+        }
+    snprintf(err, errlen, "%s: '%s' is not open, invite or closed", k->name, value);
+    return -1;
 }
 
 static int set_format(const struct key *k, char *field, const char *value, char *err, size_t errlen)
@@ -365,6 +393,8 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         return set_onoff(k, field, value, err, errlen);
     case K_FORMAT:
         return set_format(k, field, value, err, errlen);
+    case K_REGISTRATION:
+        return set_registration(k, field, value, err, errlen);
     case K_PROXIES:
         return set_proxies(k, field, value, err, errlen);
     case K_ORIGINS:

@@ -24,6 +24,7 @@
 #include "http/api.h"
 #include "metrics/metrics.h"
 #include "net/net.h"
+#include "players/accounts.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -43,7 +44,8 @@ struct server {
     struct store *store; /* NULL with storage off */
     struct bots *bots;   /* the built-in bots' searches */
     struct api api;
-    struct admin admin; /* the admin API (/admin/), behind admin-token */
+    struct admin admin;        /* the admin API (/admin/), behind admin-token */
+    struct accounts *accounts; /* accounts and sessions; NULL without storage */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -206,7 +208,9 @@ static void server_finish(struct server *sv)
         return;
     sv->stopped = 1;
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
-    net_stop(sv->net);
+    net_stop(sv->net); /* every reply freed: no account request is left to cancel */
+    accounts_close(sv->accounts, NULL, NULL);
+    sv->api.accounts = NULL;
     bots_stop(sv->bots);
     loopstat_stop(&sv->stats);
     stall_stop(&sv->stall);
@@ -501,6 +505,24 @@ static int http_open(struct server *sv)
     sv->api.redis = sv->redis;
     admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
     sv->api.admin = &sv->admin;
+    sv->api.session_days = sv->cfg.session_days;
+    if (sv->store == NULL) {
+        log_info("accounts off: they need storage");
+        return 0;
+    }
+    struct accounts_config ac;
+    accounts_config_defaults(&ac);
+    ac.registration = sv->cfg.registration;
+    ac.session_days = sv->cfg.session_days;
+    ac.hash_ops = (unsigned)sv->cfg.hash_ops;
+    ac.hash_mem = (size_t)sv->cfg.hash_mem_kib * 1024;
+    char err[256];
+    sv->accounts = accounts_new(&sv->loop, sv->store, &ac, NULL, err, sizeof err);
+    if (sv->accounts == NULL) {
+        log_error("%s", err);
+        return -1;
+    }
+    sv->api.accounts = sv->accounts;
     return 0;
 }
 
@@ -557,6 +579,8 @@ static int serve_start(struct server *sv)
     bots_stall_set(sv->bots, &sv->stall);
     sv->net = net_start(&sv->loop, sv->lobby, &sv->api, &nopt);
     if (sv->net == NULL || net_port(sv->net) < 0) {
+        accounts_close(sv->accounts, NULL, NULL);
+        sv->api.accounts = NULL;
         store_stop(sv->store);
         bots_stop(sv->bots);
         stall_stop(&sv->stall);

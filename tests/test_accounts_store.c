@@ -217,6 +217,20 @@ START_TEST(sessions_expire_and_follow_the_account)
     ck_assert_int_eq(store_session_get(ac, d3, 2600, &s), STORE_E_NOT_FOUND);
     ck_assert_int_eq(store_session_create(ac, "abc", bob, csrf_of('x'), 1, 2), STORE_E_ARGS);
     ck_assert_int_eq(store_session_create(ac, d1, bob, "short", 1, 2), STORE_E_ARGS);
+    /* Every session of an account but one: the others of that account go, other accounts'
+     * stay. */
+    ck_assert_int_eq(store_session_create(ac, d1, alice, csrf_of('x'), 1000, 9000), 0);
+    ck_assert_int_eq(store_session_create(ac, d2, alice, csrf_of('x'), 1000, 9000), 0);
+    ck_assert_int_eq(store_session_create(ac, d3, alice, csrf_of('x'), 1000, 9000), 0);
+    const char *d4 = digest_of('4');
+    ck_assert_int_eq(store_session_create(ac, d4, bob, csrf_of('x'), 1000, 9000), 0);
+    ck_assert_int_eq(store_session_delete_others(ac, alice, d2, &count), 0);
+    ck_assert_int_eq(count, 2);
+    ck_assert_int_eq(store_session_get(ac, d2, 2000, &s), 0);
+    ck_assert_int_eq(store_session_get(ac, d1, 2000, &s), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_session_get(ac, d3, 2000, &s), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_session_get(ac, d4, 2000, &s), 0);
+    ck_assert_int_eq(store_session_delete_others(ac, alice, "abc", &count), STORE_E_ARGS);
 }
 END_TEST
 

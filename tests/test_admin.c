@@ -105,7 +105,8 @@ static int call(const char *method, const char *path, const char *auth, const ch
     static struct api_reply r;
     api_reply_free(&r);
     memset(&r, 0, sizeof r);
-    struct api_request rq = {method, path, NULL, NULL, NULL, auth, text, "10.0.0.9"};
+    struct api_request rq = {
+        .method = method, .path = path, .authorization = auth, .text = text, .peer = "10.0.0.9"};
     admin_route(&ad, &rq, &r);
     if (body != NULL)
         *body = r.body != NULL ? strndup(r.body, r.len) : NULL;
@@ -134,7 +135,7 @@ START_TEST(refusals)
     expect_refusal("GET", "/admin/rooms", AUTH, 403, "admin_disabled");
     expect_refusal("POST", "/admin/notice", NULL, 403, "admin_disabled");
     struct api_reply r;
-    struct api_request rq = {"GET", "/admin/rooms", NULL, NULL, NULL, AUTH, NULL, NULL};
+    struct api_request rq = {.method = "GET", .path = "/admin/rooms", .authorization = AUTH};
     memset(&r, 0, sizeof r);
     admin_route(NULL, &rq, &r);
     ck_assert_int_eq(r.status, 403);

@@ -178,6 +178,41 @@ START_TEST(config_stall)
 }
 END_TEST
 
+/* The accounts' settings: their defaults, their bounds, the three registrations. */
+START_TEST(config_accounts)
+{
+    struct carcd_config c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.registration, 0);
+    ck_assert_int_eq(c.session_days, 30);
+    ck_assert_int_eq(c.hash_ops, 2);
+    ck_assert_int_eq(c.hash_mem_kib, 65536);
+    ck_assert_int_eq(config_set(&c, "registration", "invite", err, sizeof err), 0);
+    ck_assert_int_eq(c.registration, 1);
+    ck_assert_int_eq(config_set(&c, "registration", "closed", err, sizeof err), 0);
+    ck_assert_int_eq(c.registration, 2);
+    ck_assert_int_eq(config_set(&c, "registration", "maybe", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "session-days", "0", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "session-days", "7", err, sizeof err), 0);
+    ck_assert_int_eq(c.session_days, 7);
+    ck_assert_int_eq(config_set(&c, "password-hash-ops", "1", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "password-hash-mem-kib", "8", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "password-hash-mem-kib", "19456", err, sizeof err), 0);
+    size_t len = 0;
+    const char *docs[] = {"server/README.md", "deploy/carcd.conf.example"};
+    const char *want[][2] = {{"| `registration` | `open` |", "\nregistration = open "},
+                             {"| `session-days` | `30` |", "\nsession-days = 30 "}};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            char *text = test_file_read(docs[i], &len);
+            ck_assert_msg(text != NULL, "%s (run from the repository root)", docs[i]);
+            ck_assert_msg(strstr(text, want[k][i]) != NULL, "%s: no %s", docs[i], want[k][i]);
+            free(text);
+        }
+}
+END_TEST
+
 Suite *suite_config(void)
 {
     Suite *s = suite_create("config");
@@ -187,6 +222,7 @@ Suite *suite_config(void)
     tcase_add_test(tc, config_cluster);
     tcase_add_test(tc, config_bare_onoff_flag);
     tcase_add_test(tc, config_stall);
+    tcase_add_test(tc, config_accounts);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -127,10 +127,13 @@ int main(void)
     srunner_add_suite(sr, suite_origin());
     srunner_add_suite(sr, suite_log());
     srunner_add_suite(sr, suite_json_str());
+    srunner_add_suite(sr, suite_account_json());
     srunner_add_suite(sr, suite_metrics());
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_account());
     srunner_add_suite(sr, suite_attempts());
+    srunner_add_suite(sr, suite_accounts());
+    srunner_add_suite(sr, suite_accounts_pg());
     srunner_add_suite(sr, suite_fair());
     srunner_add_suite(sr, suite_cluster());
     srunner_add_suite(sr, suite_lease());

@@ -45,6 +45,8 @@ Suite *suite_damage(void);      /* tests/test_damage.c: start-up checks of the S
 Suite *suite_accounts_store(void);    /* tests/test_accounts_store.c: accounts, sessions,
                                          invites, ratings in the database (SQLite) */
 Suite *suite_accounts_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts(void);    /* tests/test_accounts.c: the accounts service (players/), SQLite */
+Suite *suite_accounts_pg(void); /* its core flow on PostgreSQL, with CARC_PG_URL */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
 /* tests/test_store_fail.c: failing commits, held replies' bounds, health (the same two suites) */
@@ -58,7 +60,8 @@ Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded a
 Suite *suite_origin(void);   /* tests/test_origin.c: allowed-origins, the upgrade's Origin */
 Suite *suite_log(void);      /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 Suite *suite_json_str(void); /* tests/test_json_str.c: the one JSON string writer (protocol/) */
-Suite *suite_metrics(void);  /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
+Suite *suite_account_json(void); /* tests/test_account_json.c: account bodies */
+Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
 Suite *suite_rating(void);   /* tests/test_rating.c: Glicko-2 and Plackett-Luce (players/) */

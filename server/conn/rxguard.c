@@ -23,7 +23,8 @@ static void head_reset(struct rxguard *g)
 {
     g->target = g->params = g->fields = g->unknown = g->head = 0;
     g->state = RXH_METHOD;
-    g->counted = g->started = 0;
+    g->counted = g->started = g->cl = 0;
+    g->clen = 0;
 }
 
 void rxguard_http_start(struct rxguard *g, const struct rxguard_http_limits *lim)
@@ -104,6 +105,10 @@ static void name_byte(struct rxguard *g, const struct rxguard_http_limits *l, ui
 {
     if (c == ':') {
         g->counted = !known(l, g->name);
+        if (g->name == rxguard_name_hash("content-length", 14)) {
+            g->cl = 1;
+            g->clen = 0;
+        }
         g->started = 0;
         g->state = RXH_VALUE;
     } else if (c == '\n') {
@@ -120,7 +125,9 @@ static int field_byte(struct rxguard *g, const struct rxguard_http_limits *l, ui
             return 0;
         if (c == '\n') {
             g->heads++;
+            uint64_t body = g->cl == 3 ? g->clen : 0;
             head_reset(g);
+            g->skip = body;
             return 0;
         }
         if (++g->fields > l->fields_max)
@@ -132,8 +139,14 @@ static int field_byte(struct rxguard *g, const struct rxguard_http_limits *l, ui
         name_byte(g, l, c);
     } else if (c == '\n') {
         g->state = RXH_LINE;
+        if (g->cl == 1)
+            g->cl = 3; /* a whole Content-Length */
     } else if (c != '\r' && (g->started || (c != ' ' && c != '\t'))) {
         g->started = 1;
+        if (g->cl == 1 && c >= '0' && c <= '9' && g->clen < (1ull << 40))
+            g->clen = g->clen * 10 + (uint64_t)(c - '0');
+        else if (g->cl == 1 && c != ' ' && c != '\t')
+            g->cl = 2; /* not a length: lws or carcd refuses it, and closes */
         if (g->counted && ++g->unknown >= l->unknown_max)
             return refuse(g, 431, "unknown header fields too large");
     }
@@ -155,6 +168,13 @@ static int http_scan(struct rxguard *g, const uint8_t *p, size_t n)
 {
     static const uint8_t end[4] = {'\r', '\n', '\r', '\n'};
     for (size_t i = 0; i < n; i++) {
+        if (g->skip > 0) { /* a body */
+            size_t take = g->skip < n - i ? (size_t)g->skip : n - i;
+            g->skip -= take;
+            i += take - 1;
+            g->crlf = 0;
+            continue;
+        }
         if (p[i] == end[g->crlf])
             g->crlf++;
         else

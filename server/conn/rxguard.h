@@ -9,6 +9,9 @@
  *
  * A connection starts in HTTP mode, where the scanner follows each request
  * head (request line, header fields, the blank line) and notes where it ends.
+ * A head with a Content-Length is followed by that many bytes of body, which
+ * are skipped, not taken for the next head (carcd reads a body on a few
+ * routes only, and closes the connection after refusing any other).
  * With bounds (rxguard_http_start), it also finds the heads lws would drop
  * without an answer: lws keeps a head's fragments (the path, each query
  * parameter, each header field it knows) in a fixed table and its bytes in one
@@ -61,7 +64,9 @@ enum rxguard_http_state {
 struct rxguard {
     uint64_t total;    /* bytes seen */
     uint64_t head_end; /* HTTP: total just after the last "\r\n\r\n" */
-    uint64_t skip;     /* WS: payload bytes of the current frame still to come */
+    uint64_t skip;     /* WS: payload bytes of the current frame still to come; HTTP: body
+                          bytes (the head's Content-Length) still to come, not a head */
+    uint64_t clen;     /* HTTP: the Content-Length of the head being read */
     uint64_t len;      /* WS: the payload length being read */
     uint64_t controls; /* WS: control frames whose header came whole */
     uint8_t mode;      /* enum rxguard_mode */
@@ -77,6 +82,7 @@ struct rxguard {
     uint16_t target, params, fields, unknown, head; /* params: '&' and ';' of the target */
     uint8_t state;                                  /* enum rxguard_http_state */
     uint8_t counted;                                /* RXH_VALUE: the value is an unknown field's */
+    uint8_t cl;      /* Content-Length: 1 in its value, 2 not digits, 3 read */
     uint8_t started; /* RXH_METHOD: a byte of it came; RXH_VALUE: past the spaces */
     uint16_t status; /* the head was refused: the HTTP status to answer */
     const char *why; /* ... and a short sentence for the body (static) */

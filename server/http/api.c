@@ -45,6 +45,8 @@ void api_reply_free(struct api_reply *r)
         r->cancel(r->cancel_arg);
     r->cancel = NULL;
     r->deferred = 0;
+    free(r->set_cookie);
+    r->set_cookie = NULL;
     free(r->owned);
     r->owned = NULL;
     r->body = NULL;
@@ -441,7 +443,11 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     const char *accept_encoding, const char *if_none_match, struct api_reply *out,
                     api_ready_cb ready, void *arg)
 {
-    struct api_request rq = {method, path, query, accept_encoding, if_none_match, NULL, NULL, NULL};
+    struct api_request rq = {.method = method,
+                             .path = path,
+                             .query = query,
+                             .accept_encoding = accept_encoding,
+                             .if_none_match = if_none_match};
     api_route_request(a, &rq, out, ready, arg);
 }
 
@@ -542,6 +548,8 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
         admin_route(a->admin, rq, out);
         return;
     }
+    if (api_account_route(a, rq, out))
+        return;
     /* HEAD is routed as GET; the transport then sends the headers alone. */
     out->head = strcmp(rq->method, "HEAD") == 0;
     if (strcmp(rq->method, "GET") != 0 && !out->head) {

@@ -21,6 +21,9 @@
  *   /admin/...        the admin API (admin/admin.h), GET and POST, behind admin-token
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
+ *   POST /api/account, POST and DELETE /api/session, GET /api/me,
+ *   POST /api/me/password, POST /api/me/delete   accounts (account_routes.c,
+ *                     PROTOCOL.md "Accounts"): JSON bodies, deferred answers
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing
@@ -40,6 +43,7 @@ struct store_read;
 struct loopstat;
 struct api_reply;
 struct admin;
+struct accounts;
 
 /* A deferred reply is filled: write it. Runs on the loop. */
 typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
@@ -56,6 +60,10 @@ struct api {
      * /healthz answers 503, so that a proxy sends nobody to a node that
      * can neither take nor find rooms. */
     const struct redis *redis;
+    /* Accounts and sessions (players/accounts.h; account_routes.c): NULL
+     * without storage, and the account routes answer 404 accounts_off. */
+    struct accounts *accounts;
+    int session_days; /* a session cookie's Max-Age, in days */
 };
 
 struct api_reply {
@@ -65,6 +73,8 @@ struct api_reply {
     const char *etag;             /* NULL: none */
     const char *content_encoding; /* "gzip" or NULL */
     const char *www_authenticate; /* a 401's challenge ("Bearer"), or NULL */
+    char *set_cookie;             /* a Set-Cookie value (malloc'd), or NULL */
+    long long retry_after;        /* a 429's Retry-After in seconds, 0: none */
     int head;                     /* HEAD: the headers of the GET, no body */
     const char *body;
     size_t len;
@@ -126,10 +136,35 @@ struct api_request {
     const char *authorization; /* the Authorization header (the admin API's token) */
     const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
     const char *peer;          /* the client's address, for the admin API's log lines */
+    /* The account routes (account_routes.c): */
+    const char *cookie; /* the Cookie header (the session is its carcd_session) */
+    const char *csrf;   /* the X-CSRF-Token header */
+    int origin;         /* enum api_origin: the transport judged the Origin header */
+    int https;          /* the client used https (a trusted proxy says so): cookies are Secure */
+    const char *body;   /* the request body (account routes only), body_len bytes */
+    size_t body_len;
+};
+
+/* What the transport found of a request's Origin header (net/origin.h). */
+enum api_origin {
+    API_ORIGIN_NONE = 0, /* no Origin header */
+    API_ORIGIN_OK,       /* carcd's own pages (the Host's origin) or allowed-origins */
+    API_ORIGIN_BAD,      /* another site's page */
 };
 /* api_route_http with every header that matters. */
 void api_route_request(struct api *a, const struct api_request *rq, struct api_reply *out,
                        api_ready_cb ready, void *arg);
+
+/* The account routes (account_routes.c): 1 when rq is one of them (out is
+ * then answered or deferred), 0 when its path is not theirs. */
+int api_account_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* 1 when method and path name an account route that takes a JSON body
+ * (the transport reads a body for those only). */
+int api_account_body_route(const char *method, const char *path);
+/* The carcd_session cookie of a Cookie header (NULL: none) into out
+ * (TOKEN_LEN + 1 bytes, players/token.h): 1, or 0 (out "") when there is
+ * none of a token's form. */
+int api_cookie_session(const char *header, char *out);
 
 /* Content type of a file name by its extension ("application/octet-stream"
  * when unknown). */

@@ -346,11 +346,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return net__http_writeable(wsi, c);
     case LWS_CALLBACK_HTTP_BODY:
+        /* An account route's body (net_http.c); any other POST has none
+         * (`Content-Length: 0`: any other body was refused). */
+        return net__http_body(n, wsi, c, in, len);
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        /* A POST with `Content-Length: 0` (any other body was refused):
-         * lws' default completes the transaction here, before our reply's
-         * body is written; http_done() completes it after. */
-        return 0;
+        /* Not lws' default, which completes the transaction here, before
+         * our reply's body is written; http_done() completes it after. */
+        return net__http_body_done(n, wsi, c);
     case LWS_CALLBACK_CLOSED_HTTP:
         net__http_closed(c);
         break;

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "metrics/metrics.h"
 #include "net/net_rx.h"
 #include "util/log.h"
+#include "util/mem.h"
 
 #define HTTP_CHUNK 16384
 
@@ -58,6 +60,12 @@ void net__client_address(struct net *n, struct lws *wsi, char *buf, size_t size)
     proxy_client_find(&n->proxies, peer, xff, xri, buf, size);
 }
 
+static void origin_header(struct lws *wsi, enum lws_token_indexes t, char *buf, int size)
+{
+    if (lws_hdr_total_length(wsi, t) >= size || lws_hdr_copy(wsi, buf, size, t) < 0)
+        buf[0] = '\0';
+}
+
 static const char *method_name(struct lws *wsi)
 {
     char *uri;
@@ -69,14 +77,29 @@ static const char *method_name(struct lws *wsi)
         return "HEAD";
     case LWSHUMETH_POST:
         return "POST";
+    case LWSHUMETH_DELETE:
+        return "DELETE";
     default:
         return "OTHER";
     }
 }
 
+/* The body being read (or kept) is wiped and freed: it may hold passwords. */
+static void http_in_free(struct conn *c)
+{
+    if (c->http.in == NULL)
+        return;
+    volatile unsigned char *p = (volatile unsigned char *)c->http.in;
+    for (size_t i = 0; i < sizeof *c->http.in; i++)
+        p[i] = 0;
+    free(c->http.in);
+    c->http.in = NULL;
+}
+
 static int http_done(struct lws *wsi, struct conn *c)
 {
     api_reply_free(&c->http.reply);
+    http_in_free(c);
     c->http.pending = HTTP_IDLE;
     if (c->http.close)
         return -1; /* a refused request: its body, if any, is never read */
@@ -103,6 +126,8 @@ static int http_headers(struct lws *wsi, struct conn *c)
     struct api_reply *r = &c->http.reply;
     unsigned char buf[LWS_PRE + 2048];
     unsigned char *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    char retry[24];
+    snprintf(retry, sizeof retry, "%lld", r->retry_after);
     if (lws_add_http_common_headers(wsi, (unsigned)r->status, r->content_type,
                                     (lws_filepos_t)r->len, &p, end))
         return -1;
@@ -111,7 +136,8 @@ static int http_headers(struct lws *wsi, struct conn *c)
         http_header(wsi, "content-encoding:", r->content_encoding, &p, end) ||
         http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
         http_header(wsi, "vary:", r->etag != NULL ? "accept-encoding" : NULL, &p, end) ||
-        http_header(wsi, "www-authenticate:", r->www_authenticate, &p, end) ||
+        http_header(wsi, "set-cookie:", r->set_cookie, &p, end) ||
+        http_header(wsi, "retry-after:", r->retry_after > 0 ? retry : NULL, &p, end) ||
         http_header(wsi, "connection:", c->http.close ? "close" : NULL, &p, end))
         return -1;
     if (lws_finalize_write_http_header(wsi, start, &p, end))
@@ -134,6 +160,35 @@ static void http_ready(struct api_reply *r, void *arg)
     lws_callback_on_writable(c->http.wsi);
 }
 
+/* Is the Content-Type value JSON ("application/json", any parameters)? */
+static int json_type(const char *v)
+{
+    static const char type[] = "application/json";
+    size_t k = sizeof type - 1;
+    v += strspn(v, " \t");
+    return strncasecmp(v, type, k) == 0 &&
+           (v[k] == '\0' || v[k] == ';' || v[k] == ' ' || v[k] == '\t');
+}
+
+/* An account route's body (api_account_body_route): application/json (else
+ * 415), a Content-Length (cl; NULL when absent: 411) of plain digits (400)
+ * and at most HTTP_BODY_MAX bytes (413). 0 with *body its length. */
+static int body_refusal(struct lws *wsi, const char *cl, size_t *body)
+{
+    char type[128];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) >= (int)sizeof type ||
+        lws_hdr_copy(wsi, type, sizeof type, WSI_TOKEN_HTTP_CONTENT_TYPE) <= 0 || !json_type(type))
+        return 415;
+    if (cl == NULL)
+        return 411;
+    if (cl[0] == '\0' || strspn(cl, "0123456789") != strlen(cl))
+        return 400;
+    if (strlen(cl) > 6 || strtoul(cl, NULL, 10) > HTTP_BODY_MAX)
+        return 413;
+    *body = strtoul(cl, NULL, 10);
+    return 0;
+}
+
 /* What lws's parser let through that carcd refuses before routing, as an HTTP
  * status, or 0. lws percent-decodes the target and removes its dot segments
  * (`/a/../b` is `/b`) before we see it; a decoded CR or LF ends its request
@@ -144,7 +199,7 @@ static void http_ready(struct api_reply *r, void *arg)
  * (the admin API; api.c answers 405 elsewhere): a request that carries a body (Content-Length other
  * than 0, several of them, or any Transfer-Encoding) is refused, so that its body can never be read
  * as the next request. */
-static int http_refusal(struct lws *wsi, const char *path, size_t len)
+static int http_refusal(struct lws *wsi, const char *path, size_t len, size_t *body)
 {
     /* net_rx answered longer targets already, as sent; this is the decoded
      * target, the query's parameters added up (one cut at HTTP_URI_MAX by
@@ -169,10 +224,11 @@ static int http_refusal(struct lws *wsi, const char *path, size_t len)
     char cl[32];
     int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
     if (n > 0 && (n >= (int)sizeof cl ||
-                  lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0 ||
-                  strcmp(cl, "0") != 0))
+                  lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0))
         return 400;
-    return 0;
+    if (!api_account_body_route(method_name(wsi), path))
+        return n > 0 && strcmp(cl, "0") != 0 ? 400 : 0;
+    return body_refusal(wsi, n > 0 ? cl : NULL, body);
 }
 
 static int http_headers(struct lws *wsi, struct conn *c);
@@ -185,6 +241,9 @@ static int http_refuse(struct lws *wsi, struct conn *c, int status)
     r->content_type = "text/plain; charset=utf-8";
     r->body = status == 414   ? "request target too long\n"
               : status == 431 ? "request header too long\n"
+              : status == 411 ? "a request body needs a Content-Length\n"
+              : status == 413 ? "request body too large\n"
+              : status == 415 ? "a request body must be application/json\n"
                               : "bad request\n";
     r->len = strlen(r->body);
     c->http.close = 1;
@@ -198,17 +257,150 @@ static int http_refuse(struct lws *wsi, struct conn *c, int status)
     return -1;
 }
 
+/* ---- the account routes: their headers and bodies ---- */
+
+static int account_path(const char *path)
+{
+    return strcmp(path, "/api/account") == 0 || strcmp(path, "/api/session") == 0 ||
+           (strncmp(path, "/api/me", 7) == 0 && (path[7] == '\0' || path[7] == '/'));
+}
+
+/* Where the request's Origin header points (net/origin.h). */
+static int origin_judge(struct net *n, struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) == 0)
+        return API_ORIGIN_NONE;
+    char origin[ORIGIN_HOST_MAX + 32], host[ORIGIN_HOST_MAX + 8];
+    origin_header(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin);
+    origin_header(wsi, WSI_TOKEN_HOST, host, sizeof host);
+    return origin[0] != '\0' && origin_allowed(&n->origins, origin, host[0] ? host : NULL)
+               ? API_ORIGIN_OK
+               : API_ORIGIN_BAD;
+}
+
+/* Did the client use https? carcd has no TLS of its own: only a trusted
+ * proxy's X-Forwarded-Proto (its first entry) can say so. */
+static int client_https(struct net *n, struct lws *wsi)
+{
+    char peer[64], proto[64];
+    peer_address(wsi, peer, sizeof peer);
+    if (n->proxies.n == 0 || !proxy_list_has(&n->proxies, peer))
+        return 0;
+    if (lws_hdr_custom_copy(wsi, proto, sizeof proto, "x-forwarded-proto:", 18) < 0)
+        return 0;
+    char *p = proto + strspn(proto, " \t");
+    size_t k = strcspn(p, " \t,");
+    return k == 5 && strncasecmp(p, "https", 5) == 0;
+}
+
+/* What an account route reads of the head, into in. */
+static void account_head(struct net *n, struct lws *wsi, const char *path, struct http_in *in)
+{
+    snprintf(in->method, sizeof in->method, "%s", method_name(wsi));
+    snprintf(in->path, sizeof in->path, "%s", path);
+    char cookie[HTTP_HEADER_MAX], token[64];
+    header_copy(wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
+    if (api_cookie_session(cookie, token))
+        snprintf(in->cookie, sizeof in->cookie, "carcd_session=%s", token);
+    volatile char *v = cookie; /* the session token: never left behind on the stack */
+    for (size_t i = 0; i < sizeof cookie; i++)
+        v[i] = 0;
+    v = token;
+    for (size_t i = 0; i < sizeof token; i++)
+        v[i] = 0;
+    if (lws_hdr_custom_copy(wsi, in->csrf, sizeof in->csrf, "x-csrf-token:", 13) < 0)
+        in->csrf[0] = '\0';
+    in->origin = origin_judge(n, wsi);
+    in->https = client_https(n, wsi);
+    net__client_address(n, wsi, in->peer, sizeof in->peer);
+    in->start = uv_now(n->loop);
+}
+
+static void account_route(struct net *n, struct conn *c, struct http_in *in)
+{
+    struct api_request rq = {.method = in->method,
+                             .path = in->path,
+                             .peer = in->peer,
+                             .cookie = in->cookie[0] != '\0' ? in->cookie : NULL,
+                             .csrf = in->csrf[0] != '\0' ? in->csrf : NULL,
+                             .origin = in->origin,
+                             .https = in->https,
+                             .body = in->body,
+                             .body_len = in->len};
+    api_route_request(n->api, &rq, &c->http.reply, http_ready, c);
+}
+
+/* An account route's request: routed now, or once its body is read. */
+static int account_request(struct net *n, struct lws *wsi, struct conn *c, const char *path,
+                           size_t body)
+{
+    if (body > 0) {
+        c->http.in = mem_zalloc(1, sizeof *c->http.in);
+        account_head(n, wsi, path, c->http.in);
+        c->http.in->want = body;
+        return 0; /* LWS_CALLBACK_HTTP_BODY follows */
+    }
+    struct http_in in;
+    memset(&in, 0, sizeof in);
+    account_head(n, wsi, path, &in);
+    account_route(n, c, &in);
+    volatile unsigned char *v = (volatile unsigned char *)&in;
+    for (size_t i = 0; i < sizeof in; i++)
+        v[i] = 0;
+    if (c->http.reply.deferred) {
+        c->http.pending = HTTP_WAITING;
+        return 0;
+    }
+    return http_headers(wsi, c);
+}
+
+int net__http_body(struct net *n, struct lws *wsi, struct conn *c, const void *in, size_t len)
+{
+    struct http_in *b = c != NULL ? c->http.in : NULL;
+    if (b == NULL)
+        return 0; /* a POST with `Content-Length: 0` */
+    if (len > b->want - b->len || uv_now(n->loop) - b->start > HTTP_BODY_MS) {
+        char addr[64];
+        net__client_address(n, wsi, addr, sizeof addr);
+        log_event(LOG_INFO, &(struct log_fields){.addr = addr},
+                  "http %s %s: the body came too slowly; connection closed", b->method, b->path);
+        http_in_free(c);
+        return -1;
+    }
+    memcpy(b->body + b->len, in, len);
+    b->len += len;
+    return 0;
+}
+
+int net__http_body_done(struct net *n, struct lws *wsi, struct conn *c)
+{
+    if (c == NULL || c->http.in == NULL)
+        return 0;
+    account_route(n, c, c->http.in);
+    http_in_free(c);
+    if (c->http.reply.deferred) {
+        c->http.pending = HTTP_WAITING;
+        return 0;
+    }
+    /* Written when writable, as a deferred reply is. */
+    c->http.pending = HTTP_HEADERS;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
 int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path, size_t len)
 {
     struct api_reply *r = &c->http.reply;
     api_reply_free(r);
+    http_in_free(c);
     c->kind = CONN_HTTP;
     c->http.wsi = wsi;
     if (!c->has_fd) { /* for net_rx_forget when the connection goes */
         c->fd = (int)lws_get_socket_fd(wsi);
         c->has_fd = c->fd >= 0;
     }
-    int refused = http_refusal(wsi, path, len);
+    size_t body = 0;
+    int refused = http_refusal(wsi, path, len, &body);
     if (refused != 0) {
         char addr[64];
         net__client_address(n, wsi, addr, sizeof addr);
@@ -235,11 +427,16 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
         memset(auth, 0, sizeof auth);
         return http_headers(wsi, c);
     }
+    if (account_path(path))
+        return account_request(n, wsi, c, path, body);
     char enc[128] = "", inm[128] = "";
     int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
     int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;
-    struct api_request rq = {method_name(wsi),     path, query, has_enc ? enc : NULL,
-                             has_inm ? inm : NULL, NULL, NULL,  NULL};
+    struct api_request rq = {.method = method_name(wsi),
+                             .path = path,
+                             .query = query,
+                             .accept_encoding = has_enc ? enc : NULL,
+                             .if_none_match = has_inm ? inm : NULL};
     /* The admin API (POST without a body: http_refusal() above) reads its
      * token and a notice's ?text=, decoded by lws. */
     char auth[512], text[HTTP_URI_MAX], peer[64];
@@ -286,6 +483,7 @@ void net__http_closed(struct conn *c)
 {
     if (c != NULL && c->kind == CONN_HTTP) {
         api_reply_free(&c->http.reply);
+        http_in_free(c);
         c->kind = CONN_NONE;
     }
 }
@@ -320,12 +518,6 @@ static size_t answer_format(char *text, size_t size, int status, const char *bod
 /* ---- the upgrade's Origin ---- */
 
 #define ORIGIN_LOG_MS 10000 /* at most one "origin not allowed" line per 10 s */
-
-static void origin_header(struct lws *wsi, enum lws_token_indexes t, char *buf, int size)
-{
-    if (lws_hdr_total_length(wsi, t) >= size || lws_hdr_copy(wsi, buf, size, t) < 0)
-        buf[0] = '\0';
-}
 
 /* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: a page of another origin may not open a
  * websocket (origin.h). Refused with 403 and a line of text, counted, and

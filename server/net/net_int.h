@@ -31,6 +31,12 @@
 #define HTTP_PARAMS_MAX 32
 #define HTTP_FIELDS_MAX 40
 #define HTTP_HEAD_MAX 7168 /* net.c checks that lws' buffer holds any head below it */
+/* Request bodies: only the account routes take one (api_account_body_route),
+ * application/json of at most HTTP_BODY_MAX bytes, read whole within
+ * HTTP_BODY_MS of the head (lws drops a body that stalls for 5 s, its
+ * timeout_secs, on its own; this bounds one that trickles). */
+#define HTTP_BODY_MAX 4096
+#define HTTP_BODY_MS 10000
 
 /* One listening socket of carcd's own (net_listen.c): connections accepted
  * on it are adopted by the vhost vh. Embedded in struct net. */
@@ -88,6 +94,22 @@ enum http_pending {
     HTTP_BODY,    /* headers sent; body chunks on each writable */
 };
 
+/* What an account route needs of its request, read from the head (lws' header
+ * buffer is not ours once the body is being read), and its body. Allocated
+ * for a request with a body while it is read; wiped when freed. */
+struct http_in {
+    char method[8];
+    char path[24];
+    char cookie[80]; /* "carcd_session=TOKEN", or "" */
+    char csrf[64];   /* X-CSRF-Token, or "" when absent or too long */
+    char peer[64];
+    int origin; /* enum api_origin */
+    int https;
+    uint64_t start; /* uv_now at the head */
+    size_t want, len;
+    char body[HTTP_BODY_MAX];
+};
+
 /* Per-connection memory, allocated and zeroed by lws for the protocol. */
 struct conn {
     int kind;
@@ -100,8 +122,9 @@ struct conn {
         struct api_reply reply;
         struct lws *wsi;
         size_t off;
-        int pending; /* enum http_pending */
-        int close;   /* close the connection after this reply (a refused request) */
+        int pending;        /* enum http_pending */
+        int close;          /* close the connection after this reply (a refused request) */
+        struct http_in *in; /* a request body being read, or NULL */
     } http;
 };
 
@@ -121,6 +144,12 @@ void net__client_address(struct net *n, struct lws *wsi, char *buf, size_t size)
  * refused (http_refusal), routed to api.c, or deferred until the database
  * answers. The protocol callback's result: -1 closes the connection. */
 int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char *path, size_t len);
+
+/* LWS_CALLBACK_HTTP_BODY: bytes of an account route's body (nothing for
+ * any other request). -1 closes: more than announced, or too slow. */
+int net__http_body(struct net *n, struct lws *wsi, struct conn *c, const void *in, size_t len);
+/* LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is whole; route it. */
+int net__http_body_done(struct net *n, struct lws *wsi, struct conn *c);
 
 /* LWS_CALLBACK_HTTP_WRITEABLE: the reply's headers, or its next body chunk. */
 int net__http_writeable(struct lws *wsi, struct conn *c);

@@ -356,6 +356,22 @@ int store_session_delete_all(struct store_accounts *a, long long account, long *
     return delete_count(a, "DELETE FROM sessions WHERE account = $1", account, count);
 }
 
+int store_session_delete_others(struct store_accounts *a, long long account, const char *keep,
+                                long *count)
+{
+    if (count != NULL)
+        *count = 0;
+    if (account <= 0 || !digest_ok(keep))
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(account), AV_S(keep)};
+    long long changed = 0;
+    int rc = run(a, "DELETE FROM sessions WHERE account = $1 AND digest <> $2", 2, v, NULL, NULL,
+                 &changed);
+    if (count != NULL && rc == 0)
+        *count = (long)changed;
+    return rc;
+}
+
 int store_session_expire(struct store_accounts *a, long long now_ms, long *count)
 {
     return delete_count(a, "DELETE FROM sessions WHERE expires_ms <= $1", now_ms, count);

@@ -114,6 +114,10 @@ int store_session_get(struct store_accounts *a, const char *digest, long long no
 int store_session_delete(struct store_accounts *a, const char *digest);
 /* Every session of account (sign out everywhere); how many in *count (may be NULL). */
 int store_session_delete_all(struct store_accounts *a, long long account, long *count);
+/* Every session of account but the one of digest keep (a password changed:
+ * the other devices sign out, this one stays); how many in *count (may be NULL). */
+int store_session_delete_others(struct store_accounts *a, long long account, const char *keep,
+                                long *count);
 /* Every session expired at now_ms (expires_ms <= now_ms); how many in *count. */
 int store_session_expire(struct store_accounts *a, long long now_ms, long *count);
 

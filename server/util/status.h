@@ -34,7 +34,17 @@
     X(STORE_E_USED, "the invite was already used")                                                 \
     X(STORE_E_EXPIRED, "the invite has expired")                                                   \
     X(STORE_E_DB, "the database failed")                                                           \
-    X(STORE_E_ARGS, "an empty or too long name, key, id or pool")
+    X(STORE_E_ARGS, "an empty or too long name, key, id or pool")                                  \
+    /* the accounts service (players/accounts.h) */                                                \
+    X(ACCOUNTS_E_NAME, "that name cannot be an account's")                                         \
+    X(ACCOUNTS_E_PASSWORD, "that password cannot be an account's")                                 \
+    X(ACCOUNTS_E_TAKEN, "that name is taken")                                                      \
+    X(ACCOUNTS_E_INVITE, "an unused invite is needed")                                             \
+    X(ACCOUNTS_E_CLOSED, "registration is closed")                                                 \
+    X(ACCOUNTS_E_CREDENTIALS, "wrong name or password")                                            \
+    X(ACCOUNTS_E_RATE, "too many failed sign-ins: wait")                                           \
+    X(ACCOUNTS_E_SESSION, "not signed in")                                                         \
+    X(ACCOUNTS_E_STORAGE, "the accounts database failed")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };

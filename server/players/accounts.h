@@ -1,0 +1,137 @@
+/* accounts.h: accounts and sessions as a service of the loop (issue 27).
+ *
+ * The HTTP routes (and later the WebSocket upgrade) ask here; every request
+ * that touches the database or a password runs on libuv's thread pool, and
+ * its answer comes back through a callback on the loop. The loop never waits:
+ * Argon2id (tens of ms, 64 MiB) and the database are off it.
+ *
+ * Sharing: at most ACCOUNTS_RUNNING jobs run at once, each on a database
+ * handle of its own (store/accounts.h), so that sign-ups cannot take every
+ * thread of the pool from storage's commits and the bots. Further requests
+ * wait in one FIFO of at most ACCOUNTS_QUEUE; past it a request is refused at
+ * once (accounts_* returns NULL: the caller answers 503). An answer known
+ * without the pool (a refused name or password, registration closed, a
+ * sign-in over its limit, a token that is no token) still comes through the
+ * callback, on a later turn of the loop (an idle handle), never from inside
+ * the accounts_* call; such requests count against ACCOUNTS_QUEUE too.
+ *
+ * Sign-in limits (players/attempts.h), checked on the loop before anything is
+ * queued: per address (the peer as conn/ counts it) and per account name.
+ * An unknown name costs a hash check like a known one, so the answer's time
+ * does not tell whether the name exists.
+ *
+ * A password given to a request is copied into the request and wiped
+ * (sodium_memzero) once used; it is never logged, nor is a session token.
+ *
+ * Owner: the process (main.c) owns struct accounts; a request belongs to the
+ * service until its callback returns or accounts_cancel is called. Loop
+ * thread only. */
+#ifndef CARCD_PLAYERS_ACCOUNTS_H
+#define CARCD_PLAYERS_ACCOUNTS_H
+
+#include <stddef.h>
+
+#include "players/account.h"
+#include "players/token.h"
+
+struct uv_loop_s;
+struct store;
+struct accounts;
+struct accounts_req;
+
+#define ACCOUNTS_RUNNING 2
+#define ACCOUNTS_QUEUE 256
+
+/* Who may create an account (setting `registration`). */
+enum accounts_registration {
+    ACCOUNTS_OPEN,   /* anyone */
+    ACCOUNTS_INVITE, /* with an unused invite code */
+    ACCOUNTS_CLOSED, /* nobody (the admin API still can) */
+};
+
+struct accounts_config {
+    int registration;     /* enum accounts_registration */
+    int session_days;     /* a session's life from sign-in (default 30) */
+    unsigned hash_ops;    /* Argon2id passes (ACCOUNT_HASH_OPS) */
+    size_t hash_mem;      /* ... and bytes (ACCOUNT_HASH_MEM) */
+    int fail_per_account; /* failed sign-ins per account name per window (default 5) */
+    int fail_per_address; /* ... per address (default 20) */
+    int fail_window_s;    /* the window (default 900) */
+};
+
+/* The shipped defaults. */
+void accounts_config_defaults(struct accounts_config *c);
+
+/* What a request came to. status: 0, or a negative code of util/status.h:
+ *   ACCOUNTS_E_NAME       the name is refused (message: account_refusal_text)
+ *   ACCOUNTS_E_PASSWORD   the password is refused (idem)
+ *   ACCOUNTS_E_TAKEN      sign-up: the name is someone's (any case)
+ *   ACCOUNTS_E_INVITE     sign-up: an invite is needed, or it is unknown, used or expired
+ *   ACCOUNTS_E_CLOSED     sign-up: registration is closed
+ *   ACCOUNTS_E_CREDENTIALS sign-in, password change, delete: wrong name or password
+ *   ACCOUNTS_E_RATE       too many failed sign-ins: retry_after_ms says when
+ *   ACCOUNTS_E_SESSION    no such session (unknown, expired, signed out,
+ *                         account disabled or deleted)
+ *   ACCOUNTS_E_STORAGE    the database failed (logged, without secrets)
+ * A sentence for the client is in message (static storage). */
+struct accounts_result {
+    int status;
+    const char *message;
+    long long retry_after_ms;
+    long long account;               /* the account's id, 0 when none */
+    char name[ACCOUNT_NAME_MAX + 1]; /* its name as typed */
+    long long created_ms;            /* the account's creation (sign-up, sign-in) */
+    char session[TOKEN_LEN + 1];     /* sign-up, sign-in: the new session's token */
+    char csrf[TOKEN_LEN + 1];        /* its CSRF token (also from a session lookup) */
+    long long expires_ms;            /* the session's end (sign-up, sign-in, lookup) */
+};
+
+/* Called once on the loop, unless the request was cancelled first. r is valid
+ * during the call only. */
+typedef void (*accounts_cb)(void *arg, const struct accounts_result *r);
+
+/* A service on loop over st's database (its own handles: store_accounts_open).
+ * NULL with a sentence in err when st is NULL (no storage: accounts need one)
+ * or the database cannot be opened. now_ms() for tests: NULL is the wall
+ * clock (util/clock.h). */
+struct accounts *accounts_new(struct uv_loop_s *loop, struct store *st,
+                              const struct accounts_config *cfg, long long (*now_ms)(void),
+                              char *err, size_t errlen);
+/* Stops taking requests, cancels the queued ones (their callbacks are not
+ * called), waits for the running ones (their callbacks are called, unless
+ * cancelled), closes the handles (on the pool), then done(arg) on the loop,
+ * never from inside this call; a is freed before done runs. */
+void accounts_close(struct accounts *a, void (*done)(void *arg), void *arg);
+
+/* Each returns the request, or NULL when the queue is full or the service
+ * is closing (nothing happens). Inputs are copied; `peer` is the client's
+ * address (the per-address limit; NULL counts as ""). A sign-up's invite is
+ * used only while registration is ACCOUNTS_INVITE (else it is ignored). */
+struct accounts_req *accounts_signup(struct accounts *a, const char *name, const char *password,
+                                     size_t len, const char *invite /* NULL: none */,
+                                     const char *peer, accounts_cb cb, void *arg);
+struct accounts_req *accounts_signin(struct accounts *a, const char *name, const char *password,
+                                     size_t len, const char *peer, accounts_cb cb, void *arg);
+/* The session of a token (a cookie's value): the account, its name, the CSRF
+ * token and the expiry. */
+struct accounts_req *accounts_session(struct accounts *a, const char *token, accounts_cb cb,
+                                      void *arg);
+/* Ends the session of a token (0 even if there was none: signing out twice is
+ * no error). */
+struct accounts_req *accounts_signout(struct accounts *a, const char *token, accounts_cb cb,
+                                      void *arg);
+/* Changes the password of the token's account after checking the old one;
+ * every other session of the account ends. */
+struct accounts_req *accounts_password(struct accounts *a, const char *token, const char *old_pw,
+                                       size_t old_len, const char *new_pw, size_t new_len,
+                                       const char *peer, accounts_cb cb, void *arg);
+/* Deletes the token's account after checking its password (its games stay,
+ * under "deleted player"); every session ends. */
+struct accounts_req *accounts_delete(struct accounts *a, const char *token, const char *password,
+                                     size_t len, const char *peer, accounts_cb cb, void *arg);
+
+/* The callback of req will not be called (a request still running finishes
+ * off the loop and is dropped). */
+void accounts_cancel(struct accounts_req *req);
+
+#endif

@@ -1,0 +1,83 @@
+/* players/accounts_int.h: what the two files of the accounts service share.
+ *
+ *   accounts.c       the loop's side: the requests, the FIFO, the limits of
+ *                    sign-ins, delivery, cancel and close
+ *   accounts_job.c   the thread pool's side: one request's hashing and
+ *                    statements on the handle it was given
+ *
+ * Internal: nothing outside players/accounts*.c includes this. */
+#ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
+#define CARCD_PLAYERS_ACCOUNTS_INT_H
+
+#include <uv.h>
+
+#include "players/accounts.h"
+#include "players/attempts.h"
+#include "store/accounts.h"
+
+#define ACCOUNTS__PEER_MAX 64 /* bytes of a peer's address kept (longer ones are cut) */
+
+enum accounts__kind {
+    ACCOUNTS__SIGNUP,
+    ACCOUNTS__SIGNIN,
+    ACCOUNTS__SESSION,
+    ACCOUNTS__SIGNOUT,
+    ACCOUNTS__PASSWORD, /* phase 0: the session; phase 1: the password */
+    ACCOUNTS__DELETE,   /* likewise */
+};
+
+/* Where a request is: its list (waiting: the FIFO; ready: an answer known on
+ * the loop, delivered from the idle handle) or on the thread pool. */
+enum accounts__where { ACCOUNTS__WAITING, ACCOUNTS__READY, ACCOUNTS__RUNNING };
+
+struct accounts_req {
+    uv_work_t work;
+    struct accounts *a;
+    struct accounts_req *prev, *next; /* its list while waiting or ready */
+    int kind, where, phase;
+    int handle;     /* its index in a->db while running */
+    accounts_cb cb; /* NULL once cancelled */
+    void *arg;
+    long long now; /* a->now_ms() as it went to the pool */
+    int bad;       /* the name or the password cannot be anyone's: no match possible */
+    char name[ACCOUNT_NAME_MAX + 1];
+    char key[ACCOUNT_NAME_MAX + 1]; /* the name's key ("" for a name that is no name) */
+    char peer[ACCOUNTS__PEER_MAX];
+    char invite[STORE_INVITE_MAX + 1]; /* "": none */
+    char digest[TOKEN_DIGEST_LEN + 1]; /* the token's, for the session kinds */
+    char pw[ACCOUNT_PASSWORD_MAX];     /* the password (the old one for a change) */
+    char pw2[ACCOUNT_PASSWORD_MAX];    /* the new password */
+    size_t pw_len, pw2_len;
+    struct accounts_result res;
+};
+
+struct accounts_list {
+    struct accounts_req *head, *tail;
+    int n;
+};
+
+struct accounts {
+    uv_loop_t *loop;
+    struct accounts_config cfg;
+    long long (*now_ms)(void);
+    struct store_accounts *db[ACCOUNTS_RUNNING];
+    int busy[ACCOUNTS_RUNNING];
+    int nrunning;
+    struct accounts_list wait, ready;
+    uv_idle_t idle;    /* delivers the ready list; runs only while it has some */
+    uv_work_t closing; /* closes the handles off the loop */
+    struct attempts *by_addr, *by_account;
+    char dummy[ACCOUNT_HASH_SIZE]; /* the hash an unknown name is checked against */
+    int closed, close_started;
+    void (*done)(void *arg);
+    void *done_arg;
+};
+
+/* accounts_job.c: run r's kind and phase on the handle h (thread pool);
+ * the outcome in r->res. Reads a->cfg and a->dummy only. */
+void accounts__job_run(struct accounts_req *r, struct store_accounts *h);
+
+/* The outcome status with its sentence for the client. */
+void accounts__set(struct accounts_result *res, int status);
+
+#endif
