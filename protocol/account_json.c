@@ -139,6 +139,20 @@ char *proto_account_encode(const char *name, long long created_ms, const char *c
     return out;
 }
 
+char *proto_account_invite_encode(const char *code, long long expires_ms)
+{
+    size_t size = 64 + PROTO_JSON_ESCAPE_MAX(strlen(code));
+    char *out = malloc(size);
+    if (out == NULL)
+        return NULL;
+    size_t len = 0;
+    memcpy(out, "{\"code\":", 9);
+    len = 8;
+    proto_json_str_append(out, size, &len, code);
+    snprintf(out + len, size - len, ",\"expires\":%lld}", expires_ms);
+    return out;
+}
+
 char *proto_account_error_encode(const char *code, const char *message)
 {
     size_t size = 64 + PROTO_JSON_ESCAPE_MAX(strlen(code)) +

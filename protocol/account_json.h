@@ -5,6 +5,7 @@
  *   POST /api/session      {"name", "password"}
  *   POST /api/me/password  {"password", "new_password"}
  *   POST /api/me/delete    {"password"}
+ *   POST /api/me/invites   no body; answered {"code", "expires"}
  *
  * Decoding is strict, as for client messages (PROTOCOL.md "Conventions"): a
  * JSON object, no key twice, no key its route does not list, every value a
@@ -62,6 +63,10 @@ void proto_account_wipe(struct proto_account_body *b);
 /* {"name":NAME,"created":CREATED,"csrf":CSRF} (created: ms since 1970; < 0
  * leaves it out). Malloc'd, NUL-terminated; NULL when out of memory. */
 char *proto_account_encode(const char *name, long long created_ms, const char *csrf);
+
+/* {"code":CODE,"expires":EXPIRES}: a new invite (POST /api/me/invites;
+ * expires: ms since 1970). Malloc'd, NUL-terminated; NULL when out of memory. */
+char *proto_account_invite_encode(const char *code, long long expires_ms);
 
 /* {"error":CODE,"message":MESSAGE} (message NULL: no "message"). Malloc'd,
  * NUL-terminated; NULL when out of memory. */

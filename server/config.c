@@ -172,6 +172,11 @@ static const struct key keys[] = {
      "Argon2id passes of a new password hash (2; at least 2, OWASP's minimum with 19 MiB)"},
     {"password-hash-mem-kib", K_INT, OFF(hash_mem_kib), 0, 19456, 4194304,
      "Argon2id memory of a new password hash in KiB (65536; at least 19456, OWASP's minimum)"},
+    {"invite-days", K_INT, OFF(invite_days), 0, 1, 3650,
+     "days an invite code lasts from its making, the admin's or a member's (7)"},
+    {"member-invites", K_ONOFF, OFF(member_invites), 0, 0, 1,
+     "on: a signed-in member may make invite codes (POST /api/me/invites), at most 10 unused"
+     " at once (off)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -194,6 +199,8 @@ void config_defaults(struct carcd_config *c)
     c->session_days = 30;
     c->hash_ops = 2;         /* ACCOUNT_HASH_OPS */
     c->hash_mem_kib = 65536; /* ACCOUNT_HASH_MEM */
+    c->invite_days = 7;
+    c->member_invites = 0;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;

@@ -211,6 +211,7 @@ static void server_finish(struct server *sv)
     net_stop(sv->net); /* every reply freed: no account request is left to cancel */
     accounts_close(sv->accounts, NULL, NULL);
     sv->api.accounts = NULL;
+    sv->admin.accounts = NULL;
     bots_stop(sv->bots);
     loopstat_stop(&sv->stats);
     stall_stop(&sv->stall);
@@ -516,6 +517,8 @@ static int http_open(struct server *sv)
     ac.session_days = sv->cfg.session_days;
     ac.hash_ops = (unsigned)sv->cfg.hash_ops;
     ac.hash_mem = (size_t)sv->cfg.hash_mem_kib * 1024;
+    ac.invite_days = sv->cfg.invite_days;
+    ac.member_invites = sv->cfg.member_invites;
     char err[256];
     sv->accounts = accounts_new(&sv->loop, sv->store, &ac, NULL, err, sizeof err);
     if (sv->accounts == NULL) {
@@ -523,6 +526,7 @@ static int http_open(struct server *sv)
         return -1;
     }
     sv->api.accounts = sv->accounts;
+    sv->admin.accounts = sv->accounts;
     return 0;
 }
 
@@ -581,6 +585,7 @@ static int serve_start(struct server *sv)
     if (sv->net == NULL || net_port(sv->net) < 0) {
         accounts_close(sv->accounts, NULL, NULL);
         sv->api.accounts = NULL;
+        sv->admin.accounts = NULL;
         store_stop(sv->store);
         bots_stop(sv->bots);
         stall_stop(&sv->stall);

@@ -130,6 +130,9 @@ START_TEST(account_json_encode)
     s = proto_account_error_encode("not_signed_in", NULL);
     ck_assert_str_eq(s, "{\"error\":\"not_signed_in\"}");
     free(s);
+    s = proto_account_invite_encode("Ab-_0123456789abcdefgh", 1700000000123LL);
+    ck_assert_str_eq(s, "{\"code\":\"Ab-_0123456789abcdefgh\",\"expires\":1700000000123}");
+    free(s);
 }
 END_TEST
 

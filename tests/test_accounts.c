@@ -11,12 +11,14 @@
  * limited), sign-out, expiry, a password change ending the other sessions,
  * deletion freeing the name, a stale hash redone, the queue's bound, cancel
  * (waiting, running, ready), close with jobs running, and that no answer
- * comes from inside a call. */
+ * comes from inside a call. The admin's requests and invites are tested in
+ * tests/test_accounts_admin.c, in this suite (accounts_util.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 
+#include "accounts_util.h"
 #include "players/accounts.h"
 #include "store/accounts.h"
 #include "store/store.h"
@@ -637,6 +639,33 @@ START_TEST(close_with_jobs_running)
 }
 END_TEST
 
+/* ---- accounts_util.h ---- */
+
+uv_loop_t *ta_loop(void)
+{
+    return &loop;
+}
+
+struct accounts *ta_service(void)
+{
+    return svc;
+}
+
+long long *ta_clock(void)
+{
+    return &fake_now;
+}
+
+void ta_config(struct accounts_config *c)
+{
+    cheap(c);
+}
+
+void ta_reopen(const struct accounts_config *c)
+{
+    svc_reopen(c);
+}
+
 static void more_tests_add(TCase *tc)
 {
     tcase_add_test(tc, names_taken_in_any_case);
@@ -649,6 +678,7 @@ static void more_tests_add(TCase *tc)
     tcase_add_test(tc, queue_bounded);
     tcase_add_test(tc, cancelled_never_called);
     tcase_add_test(tc, close_with_jobs_running);
+    accounts_admin_tests_add(tc);
 }
 
 Suite *suite_accounts(void)

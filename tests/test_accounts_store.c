@@ -5,10 +5,10 @@
  * store_util.h's su_store_open. Covered: names taken without case, deletion
  * freeing the name and keeping the id, sessions expiring and refused for
  * disabled and deleted accounts, invites used once or expired (and an account
- * not created on a bad invite), ratings upserted, history newest first, the
- * ladder's minimum of games and order, game links paged, and the migration of
- * a database made by today's store (its rows kept, the store's schema version
- * untouched, reopening idempotent, newer account tables refused). */
+ * not created on a bad invite), a member's unused invites counted, ratings upserted, history newest
+ * first, the ladder's minimum of games and order, game links paged, and the migration of a database
+ * made by today's store (its rows kept, the store's schema version untouched, reopening idempotent,
+ * newer account tables refused). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +265,47 @@ START_TEST(invites_used_once_or_expired)
     ck_assert_int_eq(carol, 0);
     /* The name is still free. */
     account_new("Carol");
+}
+END_TEST
+
+START_TEST(invites_counted_unused_and_unexpired)
+{
+    both_open();
+    long long alice = account_new("Alice"), bob = account_new("Bob");
+    long n = -1;
+    ck_assert_int_eq(store_invite_count(ac, alice, 1000, &n), 0);
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(store_invite_create(ac, "a-1", alice, 1000, 5000), 0);
+    ck_assert_int_eq(store_invite_create(ac, "a-2", alice, 1000, 3000), 0);
+    ck_assert_int_eq(store_invite_create(ac, "a-3", alice, 1000, 5000), 0);
+    ck_assert_int_eq(store_invite_create(ac, "b-1", bob, 1000, 5000), 0);
+    ck_assert_int_eq(store_invite_create(ac, "adm", 0, 1000, 5000), 0);
+    ck_assert_int_eq(store_invite_count(ac, alice, 1000, &n), 0);
+    ck_assert_int_eq(n, 3);
+    /* A used one no longer counts, nor one expired (expires_ms <= now). */
+    long long carol = 0;
+    ck_assert_int_eq(store_account_create(ac, "Carol", "h", 1500, "a-1", &carol), 0);
+    ck_assert_int_eq(store_invite_count(ac, alice, 2999, &n), 0);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(store_invite_count(ac, alice, 3000, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_invite_count(ac, bob, 3000, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_invite_count(ac, 0, 3000, &n), 0); /* the admin's */
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_invite_count(ac, carol, 3000, &n), 0);
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(store_invite_count(ac, alice, 5000, &n), 0);
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(store_invite_count(ac, -1, 1000, &n), STORE_E_ARGS);
+    /* In a transaction (the account's row locked first), with an insert after it. */
+    ck_assert_int_eq(store_accounts_begin(ac), 0);
+    ck_assert_int_eq(store_invite_count(ac, bob, 1000, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_invite_create(ac, "b-2", bob, 1000, 5000), 0);
+    ck_assert_int_eq(store_accounts_commit(ac), 0);
+    ck_assert_int_eq(store_invite_count(ac, bob, 1000, &n), 0);
+    ck_assert_int_eq(n, 2);
 }
 END_TEST
 
@@ -539,6 +580,7 @@ static void tests_add(TCase *tc)
     tcase_add_test(tc, delete_frees_the_name_keeps_the_id);
     tcase_add_test(tc, sessions_expire_and_follow_the_account);
     tcase_add_test(tc, invites_used_once_or_expired);
+    tcase_add_test(tc, invites_counted_unused_and_unexpired);
     tcase_add_test(tc, ratings_upserted_with_history);
     tcase_add_test(tc, ladder_minimum_games_and_order);
     tcase_add_test(tc, transaction_all_or_nothing);

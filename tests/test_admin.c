@@ -60,6 +60,13 @@ START_TEST(route_parse)
                           "/admin/rooms/ab/seats//bot",
                           "/admin/notice/x",
                           "/admin/backups",
+                          "/admin/accounts/",
+                          "/admin/accounts/ann",
+                          "/admin/accounts/ann/",
+                          "/admin/accounts/ann/delete",
+                          "/admin/accounts//reset",
+                          "/admin/accounts/ann/reset/x",
+                          "/admin/invites/x",
                           "/api/rooms"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
         ck_assert_msg(admin_path_parse(none[i], &p) == ADMIN_R_NONE, "%s parsed", none[i]);
@@ -69,6 +76,37 @@ START_TEST(route_parse)
     ck_assert_str_eq(admin_route_method(ADMIN_R_SEAT_BOT), "POST");
     ck_assert_str_eq(admin_route_method(ADMIN_R_NOTICE), "POST");
     ck_assert_str_eq(admin_route_method(ADMIN_R_BACKUP), "POST");
+    ck_assert_str_eq(admin_route_method(ADMIN_R_ACCOUNTS), "GET");
+    ck_assert_str_eq(admin_route_method(ADMIN_R_ACCOUNT_RESET), "POST");
+    ck_assert_str_eq(admin_route_method(ADMIN_R_INVITES), "POST");
+}
+END_TEST
+
+START_TEST(account_paths)
+{
+    struct admin_path p;
+    ck_assert_int_eq(admin_path_parse("/admin/accounts", &p), ADMIN_R_ACCOUNTS);
+    ck_assert_int_eq(admin_path_parse("/admin/invites", &p), ADMIN_R_INVITES);
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/Ann_1/disable", &p),
+                     ADMIN_R_ACCOUNT_DISABLE);
+    ck_assert_str_eq(p.account, "Ann_1");
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/ann-2/enable", &p), ADMIN_R_ACCOUNT_ENABLE);
+    ck_assert_str_eq(p.account, "ann-2");
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/a/reset", &p), ADMIN_R_ACCOUNT_RESET);
+    ck_assert_str_eq(p.account, "a");
+    /* 24 bytes is a name's most; longer is nobody's (""). */
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/abcdefghijklmnopqrstuvwx/reset", &p),
+                     ADMIN_R_ACCOUNT_RESET);
+    ck_assert_str_eq(p.account, "abcdefghijklmnopqrstuvwx");
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/abcdefghijklmnopqrstuvwxy/reset", &p),
+                     ADMIN_R_ACCOUNT_RESET);
+    ck_assert_str_eq(p.account, "");
+    ck_assert_int_eq(admin_path_parse("/admin/accounts/" /* longer than the segment's buffer */
+                                      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+                                      "abcdefghijklmnopqrstuvwxyz/enable",
+                                      &p),
+                     ADMIN_R_ACCOUNT_ENABLE);
+    ck_assert_str_eq(p.account, "");
 }
 END_TEST
 
@@ -162,6 +200,14 @@ START_TEST(refusals)
     free(body);
     /* No storage: no backup. */
     expect_refusal("POST", "/admin/backup", AUTH, 503, "no_storage");
+    /* ...nor accounts; the accounts' routes are refused as the others. */
+    expect_refusal("GET", "/admin/accounts", AUTH, 503, "no_storage");
+    expect_refusal("POST", "/admin/accounts/ann/reset", AUTH, 503, "no_storage");
+    expect_refusal("POST", "/admin/invites", AUTH, 503, "no_storage");
+    expect_refusal("POST", "/admin/accounts", AUTH, 405, "method_not_allowed");
+    expect_refusal("GET", "/admin/invites", AUTH, 405, "method_not_allowed");
+    expect_refusal("GET", "/admin/accounts/ann/enable", AUTH, 405, "method_not_allowed");
+    expect_refusal("POST", "/admin/invites", "Bearer x", 401, "unauthorized");
     call("GET", "/admin/rooms", NULL, NULL, NULL);
 }
 END_TEST
@@ -263,6 +309,7 @@ Suite *suite_admin(void)
     TCase *t = tcase_create("pure");
     tcase_add_test(t, route_parse);
     tcase_add_test(t, token_compare);
+    tcase_add_test(t, account_paths);
     suite_add_tcase(s, t);
     t = tcase_with("routes", setup_default);
     tcase_add_test(t, refusals);

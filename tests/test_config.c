@@ -199,12 +199,22 @@ START_TEST(config_accounts)
     ck_assert_int_eq(config_set(&c, "password-hash-ops", "1", err, sizeof err), -1);
     ck_assert_int_eq(config_set(&c, "password-hash-mem-kib", "8", err, sizeof err), -1);
     ck_assert_int_eq(config_set(&c, "password-hash-mem-kib", "19456", err, sizeof err), 0);
+    ck_assert_int_eq(c.invite_days, 7);
+    ck_assert_int_eq(c.member_invites, 0);
+    ck_assert_int_eq(config_set(&c, "invite-days", "0", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "invite-days", "30", err, sizeof err), 0);
+    ck_assert_int_eq(c.invite_days, 30);
+    ck_assert_int_eq(config_set(&c, "member-invites", "yes", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "member-invites", "on", err, sizeof err), 0);
+    ck_assert_int_eq(c.member_invites, 1);
     size_t len = 0;
     const char *docs[] = {"server/README.md", "deploy/carcd.conf.example"};
     const char *want[][2] = {{"| `registration` | `open` |", "\nregistration = open "},
-                             {"| `session-days` | `30` |", "\nsession-days = 30 "}};
+                             {"| `session-days` | `30` |", "\nsession-days = 30 "},
+                             {"| `invite-days` | `7` |", "\ninvite-days = 7 "},
+                             {"| `member-invites` | `off` |", "\nmember-invites = off "}};
     for (int i = 0; i < 2; i++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 4; k++) {
             char *text = test_file_read(docs[i], &len);
             ck_assert_msg(text != NULL, "%s (run from the repository root)", docs[i]);
             ck_assert_msg(strstr(text, want[k][i]) != NULL, "%s: no %s", docs[i], want[k][i]);

@@ -1,12 +1,13 @@
 /* account_routes.c: the HTTP side of accounts (issue 27; PROTOCOL.md
- * "Accounts"): sign up, sign in, sign out, "me", a password change and an
- * account's deletion, over players/accounts.h. Every answer is JSON with
+ * "Accounts"): sign up, sign in, sign out, "me", a password change, an
+ * account's deletion and a member's invite, over players/accounts.h. Every answer is JSON with
  * cache-control: no-store; each route that asks the service answers later
  * (reply.deferred), and api_reply_free cancels what is in flight.
  *
  * Secrets: the session token travels in the carcd_session cookie only (never
  * in a body), passwords in request bodies only; neither is logged, and the
- * copies held here are wiped before they are freed. */
+ * copies held here are wiped before they are freed. An invite code is in
+ * its answer only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 
 #define COOKIE_NAME "carcd_session"
 
-enum route { R_SIGNUP = 1, R_SIGNIN, R_SIGNOUT, R_ME, R_PASSWORD, R_DELETE };
+enum route { R_SIGNUP = 1, R_SIGNIN, R_SIGNOUT, R_ME, R_PASSWORD, R_DELETE, R_INVITE };
 
 /* One request in flight: what the service's answers need (the reply it fills,
  * the token, the passwords still to send after the session's check). Owned by
@@ -142,6 +143,13 @@ static void reply_refusal(struct call *c, const struct accounts_result *r)
         reply_error(out, 429, "rate_limited", "too many failed sign-ins: wait and retry");
         break;
     }
+    case ACCOUNTS_E_INVITES_OFF:
+        reply_error(out, 403, "invites_off", "members cannot make invites on this server");
+        break;
+    case ACCOUNTS_E_INVITES_MAX:
+        reply_error(out, 429, "too_many_invites",
+                    "too many unused invites: wait until one is used or expires");
+        break;
     case ACCOUNTS_E_SESSION:
         reply_error(out, 401, "not_signed_in", "not signed in");
         set_cookie(c->a, out, NULL, c->https);
@@ -163,6 +171,8 @@ static struct accounts_req *second(struct call *c)
     c->checked = 1;
     if (c->route == R_SIGNOUT)
         return accounts_signout(s, c->token, on_answer, c);
+    if (c->route == R_INVITE)
+        return accounts_invite_member(s, c->token, on_answer, c);
     if (c->route == R_PASSWORD)
         return accounts_password(s, c->token, b->password, b->password_len, b->new_password,
                                  b->new_password_len, c->peer, on_answer, c);
@@ -196,6 +206,10 @@ static int reply_success(struct call *c, const struct accounts_result *r)
         if (c->req != NULL)
             return 1;
         reply_error(out, 503, "busy", "too many account requests; retry");
+        return 0;
+    }
+    if (c->route == R_INVITE) {
+        reply_json(out, 201, proto_account_invite_encode(r->invite, r->expires_ms));
         return 0;
     }
     reply_empty(out, 204);
@@ -247,6 +261,7 @@ static int route_of(const char *method, const char *path, int *want_method)
         {"/api/me", "HEAD", R_ME},
         {"/api/me/password", "POST", R_PASSWORD},
         {"/api/me/delete", "POST", R_DELETE},
+        {"/api/me/invites", "POST", R_INVITE}, /* no body */
     };
     *want_method = 0;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

@@ -70,6 +70,24 @@ static int segment(const char **p, char *out, size_t size)
     return 1;
 }
 
+/* p: "/{name}/{action}" after /admin/accounts. */
+static int account_path_parse(const char *p, struct admin_path *out)
+{
+    char name[64], act[16];
+    int r = segment(&p, name, sizeof name);
+    if (r == 0 || segment(&p, act, sizeof act) <= 0 || *p != '\0')
+        return out->kind = ADMIN_R_NONE;
+    if (r > 0 && strlen(name) <= ACCOUNT_NAME_MAX)
+        memcpy(out->account, name, strlen(name) + 1); /* else "": nobody's */
+    if (strcmp(act, "disable") == 0)
+        return out->kind = ADMIN_R_ACCOUNT_DISABLE;
+    if (strcmp(act, "enable") == 0)
+        return out->kind = ADMIN_R_ACCOUNT_ENABLE;
+    if (strcmp(act, "reset") == 0)
+        return out->kind = ADMIN_R_ACCOUNT_RESET;
+    return out->kind = ADMIN_R_NONE;
+}
+
 int admin_path_parse(const char *path, struct admin_path *out)
 {
     memset(out, 0, sizeof *out);
@@ -83,6 +101,12 @@ int admin_path_parse(const char *path, struct admin_path *out)
         return out->kind = ADMIN_R_NOTICE;
     if (strcmp(p, "/backup") == 0)
         return out->kind = ADMIN_R_BACKUP;
+    if (strcmp(p, "/accounts") == 0)
+        return out->kind = ADMIN_R_ACCOUNTS;
+    if (strcmp(p, "/invites") == 0)
+        return out->kind = ADMIN_R_INVITES;
+    if (strncmp(p, "/accounts/", 10) == 0)
+        return account_path_parse(p + 9, out);
     if (strncmp(p, "/rooms/", 7) != 0)
         return out->kind = ADMIN_R_NONE;
     p += 6;
@@ -118,7 +142,8 @@ int admin_path_parse(const char *path, struct admin_path *out)
 
 const char *admin_route_method(int kind)
 {
-    return kind == ADMIN_R_ROOMS || kind == ADMIN_R_ROOM ? "GET" : "POST";
+    return kind == ADMIN_R_ROOMS || kind == ADMIN_R_ROOM || kind == ADMIN_R_ACCOUNTS ? "GET"
+                                                                                     : "POST";
 }
 
 /* ---- replies ---- */
@@ -215,6 +240,10 @@ static void dispatch(struct admin *ad, const struct api_request *rq, const struc
     }
     if (ap->kind == ADMIN_R_BACKUP) {
         route_backup(ad, out);
+        return;
+    }
+    if (ap->kind >= ADMIN_R_ACCOUNTS && ap->kind <= ADMIN_R_INVITES) {
+        admin__accounts_route(ad, rq, ap, out);
         return;
     }
     struct room *r = ap->room[0] != '\0' ? lobby_room_find(ad->lobby, ap->room) : NULL;

@@ -12,10 +12,16 @@
  *   POST /admin/rooms/{id}/seats/{n}/bot  the seat handed to a bot for good
  *   POST /admin/notice?text=...           `notice` to every connection
  *   POST /admin/backup                    an online backup (store.h), answered when written
+ *   GET  /admin/accounts?page=N           accounts by id, 50 a page (admin_accounts.c)
+ *   POST /admin/accounts/{name}/disable   the account disabled, its sessions ended
+ *   POST /admin/accounts/{name}/enable    ... enabled again
+ *   POST /admin/accounts/{name}/reset     a new random password, in the answer only
+ *   POST /admin/invites                   201: a new invite code
  *
- * Replies are JSON, errors {"error":code}: 404 no_such_route / no_such_room,
- * 405 method_not_allowed, 400 bad_seat / bad_text, 409 wrong_phase /
- * seat_empty / already_bot, 503 no_storage / backup_failed. Every action is
+ * Replies are JSON, errors {"error":code}: 404 no_such_route / no_such_room /
+ * no_such_account, 405 method_not_allowed, 400 bad_seat / bad_text, 409
+ * wrong_phase / seat_empty / already_bot, 503 no_storage / backup_failed /
+ * busy / storage_error. Every action is
  * logged with the peer's address. The admin owns nothing but its settings:
  * the lobby and the store are borrowed. */
 #ifndef CARCD_ADMIN_H
@@ -25,23 +31,27 @@
 
 #include "http/api.h"
 #include "msg.h"
+#include "players/account.h"
 
 struct lobby;
 struct store;
+struct accounts;
 
 struct admin {
-    struct lobby *lobby; /* borrowed */
-    struct store *store; /* borrowed; NULL: storage off, no backups */
-    char token[256];     /* "": the admin API is refused */
-    char data_dir[256];  /* backups go to data_dir/backups */
+    struct lobby *lobby;       /* borrowed */
+    struct store *store;       /* borrowed; NULL: storage off, no backups */
+    struct accounts *accounts; /* borrowed (set after admin_init); NULL: no accounts */
+    char token[256];           /* "": the admin API is refused */
+    char data_dir[256];        /* backups go to data_dir/backups */
 };
 
 void admin_init(struct admin *ad, struct lobby *lb, struct store *st, const char *token,
                 const char *data_dir);
 
 /* Answer rq (a path under /admin) into out, which api_route_request zeroed
- * and gave its ready callback: POST /admin/backup is deferred (out->deferred,
- * cancelled by api_reply_free). ad may be NULL: 403 admin_disabled. */
+ * and gave its ready callback: POST /admin/backup and the accounts' and
+ * invites' routes are deferred (out->deferred, cancelled by api_reply_free). ad may be NULL: 403
+ * admin_disabled. */
 void admin_route(struct admin *ad, const struct api_request *rq, struct api_reply *out);
 
 /* ---- pure parts (tests/test_admin.c) ---- */
@@ -55,12 +65,19 @@ enum admin_route_kind {
     ADMIN_R_SEAT_BOT,
     ADMIN_R_NOTICE,
     ADMIN_R_BACKUP,
+    ADMIN_R_ACCOUNTS,
+    ADMIN_R_ACCOUNT_DISABLE,
+    ADMIN_R_ACCOUNT_ENABLE,
+    ADMIN_R_ACCOUNT_RESET,
+    ADMIN_R_INVITES,
 };
 
 struct admin_path {
     int kind;                  /* enum admin_route_kind */
     char room[PROTO_ROOM_MAX]; /* ROOM, CLOSE, SEAT_*: the id ("" when too long: no room) */
     int seat;                  /* SEAT_*: 0..99, or -1 when not a seat number (400) */
+    /* ACCOUNT_*: the name as in the path ("" when too long: nobody's) */
+    char account[ACCOUNT_NAME_MAX + 1];
 };
 
 /* Parse an /admin path (no query). Returns the kind (ADMIN_R_NONE for an

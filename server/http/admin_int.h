@@ -1,4 +1,5 @@
-/* admin_int.h: what the admin files share (admin.c, admin_rooms.c, admin_json.c). */
+/* admin_int.h: what the admin files share (admin.c, admin_rooms.c, admin_json.c,
+ * admin_accounts.c). */
 #ifndef CARCD_ADMIN_INT_H
 #define CARCD_ADMIN_INT_H
 
@@ -8,6 +9,8 @@
 
 struct lobby;
 struct room;
+struct admin;
+struct admin_path;
 
 #define ADMIN_NOTICE_MAX 500 /* bytes of a notice's text */
 
@@ -36,5 +39,10 @@ char *admin__room_json(const struct room *r, int with_state);
 /* The seat actions (seat in range): NULL when done, else the error code for 409. */
 const char *admin__seat_free(struct lobby *lb, struct room *r, int seat);
 const char *admin__seat_bot(struct lobby *lb, struct room *r, int seat);
+
+/* admin_accounts.c: the accounts' and invites' routes (ADMIN_R_ACCOUNTS ..
+ * ADMIN_R_INVITES), deferred; 503 no_storage without accounts. */
+void admin__accounts_route(struct admin *ad, const struct api_request *rq,
+                           const struct admin_path *ap, struct api_reply *out);
 
 #endif

@@ -22,8 +22,9 @@
  * The /api/games routes read the database on the thread pool: their reply is
  * deferred (reply.deferred) and handed over later through the ready callback.
  *   POST /api/account, POST and DELETE /api/session, GET /api/me,
- *   POST /api/me/password, POST /api/me/delete   accounts (account_routes.c,
- *                     PROTOCOL.md "Accounts"): JSON bodies, deferred answers
+ *   POST /api/me/password, POST /api/me/delete, POST /api/me/invites
+ *                     accounts (account_routes.c, PROTOCOL.md "Accounts"): JSON
+ *                     bodies (none for invites), deferred answers
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing

@@ -12,7 +12,10 @@
  * A password change and a deletion run twice: first the session alone (its
  * account's name is only known then), then, back on the loop, the account's
  * sign-in limit is checked (and a new password's rule), and the same job goes
- * back to the pool on the same handle to check the password and do it. */
+ * back to the pool on the same handle to check the password and do it.
+ *
+ * The admin's requests and invites are in accounts_admin.c, over the
+ * request's life here (accounts_int.h). */
 #include "players/accounts.h"
 
 #include <sodium.h>
@@ -38,6 +41,9 @@ void accounts_config_defaults(struct accounts_config *c)
     c->fail_per_account = 5;
     c->fail_per_address = 20;
     c->fail_window_s = 900;
+    c->invite_days = 7;
+    c->member_invites = 0;
+    c->invites_per_member = 10;
 }
 
 static long long wall_ms(void)
@@ -84,6 +90,7 @@ static struct accounts_req *list_pop(struct accounts_list *q)
 /* Passwords, tokens and all: nothing of a request stays in freed memory. */
 static void req_free(struct accounts_req *r)
 {
+    free(r->list);
     sodium_memzero(r, sizeof *r);
     free(r);
 }
@@ -229,7 +236,7 @@ static void on_idle(uv_idle_t *h)
 }
 
 /* r answered on the loop: delivered from the idle handle. */
-static struct accounts_req *answer_soon(struct accounts_req *r, int status, const char *message)
+struct accounts_req *accounts__answer_soon(struct accounts_req *r, int status, const char *message)
 {
     struct accounts *a = r->a;
     sodium_memzero(r->pw, sizeof r->pw);
@@ -266,7 +273,7 @@ static void pump(struct accounts *a)
         r->work.data = r;
         if (uv_queue_work(a->loop, &r->work, on_work, on_after_work) != 0) {
             log_event(LOG_WARN, NULL, "accounts: the thread pool refused a job");
-            answer_soon(r, ACCOUNTS_E_STORAGE, NULL);
+            accounts__answer_soon(r, ACCOUNTS_E_STORAGE, NULL);
             continue;
         }
         a->busy[i] = 1;
@@ -293,13 +300,13 @@ static int64_t limit_wait(struct accounts_req *r, int with_account)
 static struct accounts_req *answer_rate(struct accounts_req *r, int64_t wait)
 {
     r->res.retry_after_ms = wait;
-    return answer_soon(r, ACCOUNTS_E_RATE, NULL);
+    return accounts__answer_soon(r, ACCOUNTS_E_RATE, NULL);
 }
 
 /* A name's key for the limits and the lookup: the name checked, except that
  * a reserved name may still be an account's (the admin API makes them). 0, or
  * -1 when it is no name at all. */
-static int name_key(const char *name, char key[ACCOUNT_NAME_MAX + 1])
+int accounts__name_key(const char *name, char key[ACCOUNT_NAME_MAX + 1])
 {
     int rc = account_name_check(name, key);
     if (rc == ACCOUNT_NAME_RESERVED) {
@@ -334,7 +341,7 @@ static int phase_next(struct accounts_req *r)
     struct accounts *a = r->a;
     if (r->res.status != 0 || r->cb == NULL)
         return 0;
-    if (name_key(r->res.name, r->key) != 0)
+    if (accounts__name_key(r->res.name, r->key) != 0)
         r->key[0] = '\0';
     int64_t wait = limit_wait(r, 1);
     if (wait > 0) {
@@ -385,7 +392,7 @@ static void on_after_work(uv_work_t *w, int status)
 
 /* A new request of a, or NULL when the FIFO (with the ready list) is full or
  * a closed. */
-static struct accounts_req *req_new(struct accounts *a, int kind, accounts_cb cb, void *arg)
+struct accounts_req *accounts__req_new(struct accounts *a, int kind, accounts_cb cb, void *arg)
 {
     if (a == NULL || a->closed || a->wait.n + a->ready.n >= ACCOUNTS_QUEUE)
         return NULL;
@@ -397,7 +404,7 @@ static struct accounts_req *req_new(struct accounts *a, int kind, accounts_cb cb
     return r;
 }
 
-static struct accounts_req *queue(struct accounts_req *r)
+struct accounts_req *accounts__queue(struct accounts_req *r)
 {
     r->where = ACCOUNTS__WAITING;
     list_push(&r->a->wait, r);
@@ -426,41 +433,42 @@ struct accounts_req *accounts_signup(struct accounts *a, const char *name, const
                                      size_t len, const char *invite, const char *peer,
                                      accounts_cb cb, void *arg)
 {
-    struct accounts_req *r = req_new(a, ACCOUNTS__SIGNUP, cb, arg);
+    struct accounts_req *r = accounts__req_new(a, ACCOUNTS__SIGNUP, cb, arg);
     if (r == NULL)
         return NULL;
     copy(r->peer, sizeof r->peer, peer);
     if (a->cfg.registration == ACCOUNTS_CLOSED)
-        return answer_soon(r, ACCOUNTS_E_CLOSED, NULL);
+        return accounts__answer_soon(r, ACCOUNTS_E_CLOSED, NULL);
     int refusal = account_name_check(name != NULL ? name : "", r->key);
     if (refusal == ACCOUNT_OK)
         refusal = account_password_check(name, password != NULL ? password : "",
                                          password != NULL ? len : 0);
     if (refusal != ACCOUNT_OK)
-        return answer_soon(r,
-                           refusal == ACCOUNT_PASSWORD_LENGTH || refusal == ACCOUNT_PASSWORD_NAME
-                               ? ACCOUNTS_E_PASSWORD
-                               : ACCOUNTS_E_NAME,
-                           account_refusal_text(refusal));
+        return accounts__answer_soon(r,
+                                     refusal == ACCOUNT_PASSWORD_LENGTH ||
+                                             refusal == ACCOUNT_PASSWORD_NAME
+                                         ? ACCOUNTS_E_PASSWORD
+                                         : ACCOUNTS_E_NAME,
+                                     account_refusal_text(refusal));
     if (a->cfg.registration == ACCOUNTS_INVITE) {
         /* An invite is used only while one is needed. */
         if (invite == NULL || invite[0] == '\0' || strlen(invite) > STORE_INVITE_MAX)
-            return answer_soon(r, ACCOUNTS_E_INVITE, NULL);
+            return accounts__answer_soon(r, ACCOUNTS_E_INVITE, NULL);
         copy(r->invite, sizeof r->invite, invite);
     }
     copy(r->name, sizeof r->name, name);
     pw_copy(r->pw, &r->pw_len, password, len);
-    return queue(r);
+    return accounts__queue(r);
 }
 
 struct accounts_req *accounts_signin(struct accounts *a, const char *name, const char *password,
                                      size_t len, const char *peer, accounts_cb cb, void *arg)
 {
-    struct accounts_req *r = req_new(a, ACCOUNTS__SIGNIN, cb, arg);
+    struct accounts_req *r = accounts__req_new(a, ACCOUNTS__SIGNIN, cb, arg);
     if (r == NULL)
         return NULL;
     copy(r->peer, sizeof r->peer, peer);
-    if (name_key(name != NULL ? name : "", r->key) == 0)
+    if (accounts__name_key(name != NULL ? name : "", r->key) == 0)
         copy(r->name, sizeof r->name, name);
     else
         r->bad = 1; /* no such account can be: a failure like a wrong password */
@@ -469,34 +477,35 @@ struct accounts_req *accounts_signin(struct accounts *a, const char *name, const
         return answer_rate(r, wait);
     if (pw_copy(r->pw, &r->pw_len, password, len) != 0)
         r->bad = 1;
-    return queue(r);
+    return accounts__queue(r);
 }
 
 /* A request about the session of token: its digest, or the answer at once
  * (status for a token that cannot be anyone's). */
-static struct accounts_req *token_req(struct accounts *a, int kind, const char *token, int status,
-                                      accounts_cb cb, void *arg)
+struct accounts_req *accounts__token_req(struct accounts *a, int kind, const char *token,
+                                         int status, accounts_cb cb, void *arg)
 {
-    struct accounts_req *r = req_new(a, kind, cb, arg);
+    struct accounts_req *r = accounts__req_new(a, kind, cb, arg);
     if (r == NULL)
         return NULL;
     if (token == NULL || !token_valid(token) || token_digest(token, r->digest) != 0)
-        return answer_soon(r, status, NULL);
+        return accounts__answer_soon(r, status, NULL);
     return r;
 }
 
 struct accounts_req *accounts_session(struct accounts *a, const char *token, accounts_cb cb,
                                       void *arg)
 {
-    struct accounts_req *r = token_req(a, ACCOUNTS__SESSION, token, ACCOUNTS_E_SESSION, cb, arg);
-    return r == NULL || r->where == ACCOUNTS__READY ? r : queue(r);
+    struct accounts_req *r =
+        accounts__token_req(a, ACCOUNTS__SESSION, token, ACCOUNTS_E_SESSION, cb, arg);
+    return r == NULL || r->where == ACCOUNTS__READY ? r : accounts__queue(r);
 }
 
 struct accounts_req *accounts_signout(struct accounts *a, const char *token, accounts_cb cb,
                                       void *arg)
 {
-    struct accounts_req *r = token_req(a, ACCOUNTS__SIGNOUT, token, 0, cb, arg);
-    return r == NULL || r->where == ACCOUNTS__READY ? r : queue(r);
+    struct accounts_req *r = accounts__token_req(a, ACCOUNTS__SIGNOUT, token, 0, cb, arg);
+    return r == NULL || r->where == ACCOUNTS__READY ? r : accounts__queue(r);
 }
 
 /* A password change or a deletion: the address' limit now, the account's
@@ -505,7 +514,7 @@ static struct accounts_req *checked_req(struct accounts *a, int kind, const char
                                         const char *pw, size_t len, const char *peer,
                                         accounts_cb cb, void *arg)
 {
-    struct accounts_req *r = token_req(a, kind, token, ACCOUNTS_E_SESSION, cb, arg);
+    struct accounts_req *r = accounts__token_req(a, kind, token, ACCOUNTS_E_SESSION, cb, arg);
     if (r == NULL || r->where == ACCOUNTS__READY)
         return r;
     copy(r->peer, sizeof r->peer, peer);
@@ -527,16 +536,16 @@ struct accounts_req *accounts_password(struct accounts *a, const char *token, co
         return r;
     if (pw_copy(r->pw2, &r->pw2_len, new_pw, new_len) != 0) {
         int refusal = ACCOUNT_PASSWORD_LENGTH;
-        return answer_soon(r, ACCOUNTS_E_PASSWORD, account_refusal_text(refusal));
+        return accounts__answer_soon(r, ACCOUNTS_E_PASSWORD, account_refusal_text(refusal));
     }
-    return queue(r);
+    return accounts__queue(r);
 }
 
 struct accounts_req *accounts_delete(struct accounts *a, const char *token, const char *password,
                                      size_t len, const char *peer, accounts_cb cb, void *arg)
 {
     struct accounts_req *r = checked_req(a, ACCOUNTS__DELETE, token, password, len, peer, cb, arg);
-    return r == NULL || r->where == ACCOUNTS__READY ? r : queue(r);
+    return r == NULL || r->where == ACCOUNTS__READY ? r : accounts__queue(r);
 }
 
 void accounts_cancel(struct accounts_req *r)

@@ -41,6 +41,9 @@ struct accounts_req;
 
 #define ACCOUNTS_RUNNING 2
 #define ACCOUNTS_QUEUE 256
+#define ACCOUNTS_LIST_MAX 100  /* accounts in one list answer */
+#define ACCOUNTS_RESET_LEN 16  /* characters of a password made by a reset */
+#define ACCOUNTS_INVITE_LEN 22 /* characters of an invite code (16 random bytes, base64url) */
 
 /* Who may create an account (setting `registration`). */
 enum accounts_registration {
@@ -50,17 +53,28 @@ enum accounts_registration {
 };
 
 struct accounts_config {
-    int registration;     /* enum accounts_registration */
-    int session_days;     /* a session's life from sign-in (default 30) */
-    unsigned hash_ops;    /* Argon2id passes (ACCOUNT_HASH_OPS) */
-    size_t hash_mem;      /* ... and bytes (ACCOUNT_HASH_MEM) */
-    int fail_per_account; /* failed sign-ins per account name per window (default 5) */
-    int fail_per_address; /* ... per address (default 20) */
-    int fail_window_s;    /* the window (default 900) */
+    int registration;       /* enum accounts_registration */
+    int session_days;       /* a session's life from sign-in (default 30) */
+    unsigned hash_ops;      /* Argon2id passes (ACCOUNT_HASH_OPS) */
+    size_t hash_mem;        /* ... and bytes (ACCOUNT_HASH_MEM) */
+    int fail_per_account;   /* failed sign-ins per account name per window (default 5) */
+    int fail_per_address;   /* ... per address (default 20) */
+    int fail_window_s;      /* the window (default 900) */
+    int invite_days;        /* an invite's life from its making (default 7) */
+    int member_invites;     /* 1: members may make invites (default 0) */
+    int invites_per_member; /* unused, unexpired invites a member may hold (default 10) */
 };
 
 /* The shipped defaults. */
 void accounts_config_defaults(struct accounts_config *c);
+
+/* One account of a list (no hash). */
+struct accounts_entry {
+    long long id;
+    char name[ACCOUNT_NAME_MAX + 1]; /* "deleted player" once deleted */
+    long long created_ms;
+    int disabled, deleted;
+};
 
 /* What a request came to. status: 0, or a negative code of util/status.h:
  *   ACCOUNTS_E_NAME       the name is refused (message: account_refusal_text)
@@ -73,6 +87,9 @@ void accounts_config_defaults(struct accounts_config *c);
  *   ACCOUNTS_E_SESSION    no such session (unknown, expired, signed out,
  *                         account disabled or deleted)
  *   ACCOUNTS_E_STORAGE    the database failed (logged, without secrets)
+ *   ACCOUNTS_E_UNKNOWN    an admin's request: no account has that name
+ *   ACCOUNTS_E_INVITES_OFF a member's invite: member invites are off
+ *   ACCOUNTS_E_INVITES_MAX a member's invite: invites_per_member unused ones already
  * A sentence for the client is in message (static storage). */
 struct accounts_result {
     int status;
@@ -83,7 +100,15 @@ struct accounts_result {
     long long created_ms;            /* the account's creation (sign-up, sign-in) */
     char session[TOKEN_LEN + 1];     /* sign-up, sign-in: the new session's token */
     char csrf[TOKEN_LEN + 1];        /* its CSRF token (also from a session lookup) */
-    long long expires_ms;            /* the session's end (sign-up, sign-in, lookup) */
+    long long expires_ms;            /* the session's end (sign-up, sign-in, lookup); an
+                                        invite's end */
+    int disabled;                    /* disable and enable: the account's flag now */
+    /* A reset: the new password, the only copy there is (wiped once the
+     * callback returns). Never log it. */
+    char password[ACCOUNTS_RESET_LEN + 1];
+    char invite[ACCOUNTS_INVITE_LEN + 1]; /* a new invite's code (never logged) */
+    const struct accounts_entry *list;    /* a list: nlist accounts, valid during the call */
+    int nlist;
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -129,6 +154,32 @@ struct accounts_req *accounts_password(struct accounts *a, const char *token, co
  * under "deleted player"); every session ends. */
 struct accounts_req *accounts_delete(struct accounts *a, const char *token, const char *password,
                                      size_t len, const char *peer, accounts_cb cb, void *arg);
+
+/* ---- the admin's requests and invites (accounts_admin.c) ---- */
+
+/* Up to max (at most ACCOUNTS_LIST_MAX) accounts from the offset-th by id,
+ * deleted ones too, into r->list. */
+struct accounts_req *accounts_list(struct accounts *a, int offset, int max, accounts_cb cb,
+                                   void *arg);
+/* Disables (disabled 1) or enables (0) the account named name (any case):
+ * disabling ends every session of it at once (a disabled account's sessions
+ * are refused anyway; an enabled one signs in again). ACCOUNTS_E_UNKNOWN for
+ * a name that is nobody's; r->name is the account's, r->disabled its flag. */
+struct accounts_req *accounts_disable(struct accounts *a, const char *name, int disabled,
+                                      accounts_cb cb, void *arg);
+/* A new random password for the account named name (ACCOUNTS_RESET_LEN
+ * characters of an alphabet without look-alikes), hashed and stored; every
+ * session of the account ends. The password is in r->password, once. */
+struct accounts_req *accounts_reset(struct accounts *a, const char *name, accounts_cb cb,
+                                    void *arg);
+/* A new invite code made by the admin (created_by 0): r->invite, and its end
+ * (now + invite_days) in r->expires_ms. */
+struct accounts_req *accounts_invite_admin(struct accounts *a, accounts_cb cb, void *arg);
+/* The same made by the account of a session token: ACCOUNTS_E_INVITES_OFF
+ * unless member_invites, ACCOUNTS_E_SESSION, ACCOUNTS_E_INVITES_MAX when the
+ * account holds invites_per_member unused, unexpired invites already. */
+struct accounts_req *accounts_invite_member(struct accounts *a, const char *token, accounts_cb cb,
+                                            void *arg);
 
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */

@@ -4,6 +4,8 @@
  *                    sign-ins, delivery, cancel and close
  *   accounts_job.c   the thread pool's side: one request's hashing and
  *                    statements on the handle it was given
+ *   accounts_admin.c both sides of the admin's requests (list, disable,
+ *                    reset) and of invites
  *
  * Internal: nothing outside players/accounts*.c includes this. */
 #ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
@@ -24,6 +26,10 @@ enum accounts__kind {
     ACCOUNTS__SIGNOUT,
     ACCOUNTS__PASSWORD, /* phase 0: the session; phase 1: the password */
     ACCOUNTS__DELETE,   /* likewise */
+    ACCOUNTS__LIST,     /* accounts_admin.c from here on */
+    ACCOUNTS__DISABLE,
+    ACCOUNTS__RESET,
+    ACCOUNTS__INVITE, /* the admin's (no digest) or a member's */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -38,8 +44,11 @@ struct accounts_req {
     int handle;     /* its index in a->db while running */
     accounts_cb cb; /* NULL once cancelled */
     void *arg;
-    long long now; /* a->now_ms() as it went to the pool */
-    int bad;       /* the name or the password cannot be anyone's: no match possible */
+    long long now;   /* a->now_ms() as it went to the pool */
+    int bad;         /* the name or the password cannot be anyone's: no match possible */
+    int offset, max; /* a list's */
+    int flag;        /* a disable's: 1 disable, 0 enable */
+    struct accounts_entry *list; /* a list's answer (malloc'd; freed with r) */
     char name[ACCOUNT_NAME_MAX + 1];
     char key[ACCOUNT_NAME_MAX + 1]; /* the name's key ("" for a name that is no name) */
     char peer[ACCOUNTS__PEER_MAX];
@@ -79,5 +88,33 @@ void accounts__job_run(struct accounts_req *r, struct store_accounts *h);
 
 /* The outcome status with its sentence for the client. */
 void accounts__set(struct accounts_result *res, int status);
+/* A storage failure logged (what, the status, the database's message) and
+ * ACCOUNTS_E_STORAGE set. */
+void accounts__storage_failed(struct accounts_req *r, struct store_accounts *h, const char *what,
+                              int rc);
+/* pw hashed with a->cfg's parameters into out: 0, or -1 with the status set. */
+int accounts__hash_new(struct accounts_req *r, char out[ACCOUNT_HASH_SIZE], const char *pw,
+                       size_t len);
+/* The session of r->digest into r->res (account, name, csrf, expiry): 0, or
+ * -1 with the status set. */
+int accounts__session_read(struct accounts_req *r, struct store_accounts *h);
+
+/* accounts.c: the loop's side shared with accounts_admin.c. */
+/* A new request, or NULL when the queue is full or a is closing. */
+struct accounts_req *accounts__req_new(struct accounts *a, int kind, accounts_cb cb, void *arg);
+/* r to the FIFO (and the pool when a handle is free); returns r. */
+struct accounts_req *accounts__queue(struct accounts_req *r);
+/* r answered on the loop's next turn with status (message NULL: its sentence). */
+struct accounts_req *accounts__answer_soon(struct accounts_req *r, int status, const char *message);
+/* A request about the session of token: its digest in r, or r answered soon
+ * with status for a token that cannot be anyone's (r->where ACCOUNTS__READY). */
+struct accounts_req *accounts__token_req(struct accounts *a, int kind, const char *token,
+                                         int status, accounts_cb cb, void *arg);
+/* A name's key for the limits and lookups (a reserved name is still a key:
+ * the admin API makes such accounts): 0, or -1 when it is no name at all. */
+int accounts__name_key(const char *name, char key[ACCOUNT_NAME_MAX + 1]);
+
+/* accounts_admin.c: the pool's side of the kinds from ACCOUNTS__LIST on. */
+void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h);
 
 #endif

@@ -19,8 +19,8 @@ void accounts__set(struct accounts_result *res, int status)
     res->message = srv_status_str(status);
 }
 
-static void storage_failed(struct accounts_req *r, struct store_accounts *h, const char *what,
-                           int rc)
+void accounts__storage_failed(struct accounts_req *r, struct store_accounts *h, const char *what,
+                              int rc)
 {
     log_event(LOG_WARN, NULL, "accounts: %s failed: %s (%s)", what, srv_status_name(rc),
               store_accounts_error(h));
@@ -35,7 +35,8 @@ static int verify(struct accounts_req *r, const char *hash)
     return ok;
 }
 
-static int hash_new(struct accounts_req *r, char out[ACCOUNT_HASH_SIZE], const char *pw, size_t len)
+int accounts__hash_new(struct accounts_req *r, char out[ACCOUNT_HASH_SIZE], const char *pw,
+                       size_t len)
 {
     if (account_hash(out, pw, len, r->a->cfg.hash_ops, r->a->cfg.hash_mem) == 0)
         return 0;
@@ -60,7 +61,7 @@ static void session_new(struct accounts_req *r, struct store_accounts *h)
     if (rc != 0) {
         sodium_memzero(r->res.session, sizeof r->res.session);
         sodium_memzero(r->res.csrf, sizeof r->res.csrf);
-        storage_failed(r, h, "a new session", rc);
+        accounts__storage_failed(r, h, "a new session", rc);
         return;
     }
     r->res.expires_ms = expires;
@@ -70,7 +71,7 @@ static void session_new(struct accounts_req *r, struct store_accounts *h)
 static void signup(struct accounts_req *r, struct store_accounts *h)
 {
     char hash[ACCOUNT_HASH_SIZE];
-    int hashed = hash_new(r, hash, r->pw, r->pw_len);
+    int hashed = accounts__hash_new(r, hash, r->pw, r->pw_len);
     sodium_memzero(r->pw, sizeof r->pw);
     if (hashed != 0)
         return;
@@ -85,7 +86,7 @@ static void signup(struct accounts_req *r, struct store_accounts *h)
         return;
     }
     if (rc != 0) {
-        storage_failed(r, h, "sign-up", rc);
+        accounts__storage_failed(r, h, "sign-up", rc);
         return;
     }
     r->res.account = id;
@@ -103,14 +104,14 @@ static void signin(struct accounts_req *r, struct store_accounts *h)
     int rc = r->bad ? STORE_E_NOT_FOUND : store_account_find(h, r->name, &acc);
     if (rc != 0 && rc != STORE_E_NOT_FOUND) {
         sodium_memzero(r->pw, sizeof r->pw);
-        storage_failed(r, h, "sign-in", rc);
+        accounts__storage_failed(r, h, "sign-in", rc);
         return;
     }
     int usable = rc == 0 && !acc.disabled && !acc.deleted && !r->bad;
     char fresh[ACCOUNT_HASH_SIZE];
     int stale = usable && account_hash_stale(acc.hash, r->a->cfg.hash_ops, r->a->cfg.hash_mem);
     int ok = account_verify(usable ? acc.hash : r->a->dummy, r->pw, r->pw_len) && usable;
-    int rehash = ok && stale && hash_new(r, fresh, r->pw, r->pw_len) == 0;
+    int rehash = ok && stale && accounts__hash_new(r, fresh, r->pw, r->pw_len) == 0;
     sodium_memzero(r->pw, sizeof r->pw);
     if (!ok) {
         accounts__set(&r->res, ACCOUNTS_E_CREDENTIALS);
@@ -126,7 +127,7 @@ static void signin(struct accounts_req *r, struct store_accounts *h)
 }
 
 /* The session of r->digest into r->res: 0, or the status set. */
-static int session_read(struct accounts_req *r, struct store_accounts *h)
+int accounts__session_read(struct accounts_req *r, struct store_accounts *h)
 {
     struct store_session s;
     int rc = store_session_get(h, r->digest, r->now, &s);
@@ -135,7 +136,7 @@ static int session_read(struct accounts_req *r, struct store_accounts *h)
         return -1;
     }
     if (rc != 0) {
-        storage_failed(r, h, "a session's lookup", rc);
+        accounts__storage_failed(r, h, "a session's lookup", rc);
         return -1;
     }
     if (r->phase == 1 && s.account != r->res.account) { /* cannot be: digests are unique */
@@ -155,7 +156,7 @@ static void signout(struct accounts_req *r, struct store_accounts *h)
 {
     int rc = store_session_delete(h, r->digest);
     if (rc != 0 && rc != STORE_E_NOT_FOUND) {
-        storage_failed(r, h, "sign-out", rc);
+        accounts__storage_failed(r, h, "sign-out", rc);
         return;
     }
     accounts__set(&r->res, 0);
@@ -166,12 +167,12 @@ static void signout(struct accounts_req *r, struct store_accounts *h)
  * matches, else the status set and the password wiped. */
 static int recheck(struct accounts_req *r, struct store_accounts *h, struct store_account *acc)
 {
-    int rc = session_read(r, h);
+    int rc = accounts__session_read(r, h);
     if (rc == 0 && (rc = store_account_get(h, r->res.account, acc)) != 0) {
         if (rc == STORE_E_NOT_FOUND)
             accounts__set(&r->res, ACCOUNTS_E_SESSION);
         else
-            storage_failed(r, h, "an account's lookup", rc);
+            accounts__storage_failed(r, h, "an account's lookup", rc);
     }
     if (rc != 0) {
         sodium_memzero(r->pw, sizeof r->pw);
@@ -188,7 +189,7 @@ static void password(struct accounts_req *r, struct store_accounts *h)
 {
     struct store_account acc;
     char hash[ACCOUNT_HASH_SIZE];
-    int ok = recheck(r, h, &acc) == 0 && hash_new(r, hash, r->pw2, r->pw2_len) == 0;
+    int ok = recheck(r, h, &acc) == 0 && accounts__hash_new(r, hash, r->pw2, r->pw2_len) == 0;
     sodium_memzero(r->pw2, sizeof r->pw2);
     sodium_memzero(acc.hash, sizeof acc.hash);
     if (!ok)
@@ -202,7 +203,7 @@ static void password(struct accounts_req *r, struct store_accounts *h)
     if (rc == 0)
         rc = store_accounts_commit(h);
     if (rc != 0) {
-        storage_failed(r, h, "a password change", rc);
+        accounts__storage_failed(r, h, "a password change", rc);
         store_accounts_rollback(h);
         return;
     }
@@ -217,7 +218,7 @@ static void delete (struct accounts_req *r, struct store_accounts *h)
     sodium_memzero(acc.hash, sizeof acc.hash);
     int rc = store_account_delete(h, acc.id);
     if (rc != 0) {
-        storage_failed(r, h, "an account's deletion", rc);
+        accounts__storage_failed(r, h, "an account's deletion", rc);
         return;
     }
     accounts__set(&r->res, 0);
@@ -235,25 +236,25 @@ void accounts__job_run(struct accounts_req *r, struct store_accounts *h)
         signin(r, h);
         break;
     case ACCOUNTS__SESSION:
-        session_read(r, h);
+        accounts__session_read(r, h);
         break;
     case ACCOUNTS__SIGNOUT:
         signout(r, h);
         break;
     case ACCOUNTS__PASSWORD:
         if (r->phase == 0)
-            session_read(r, h);
+            accounts__session_read(r, h);
         else
             password(r, h);
         break;
     case ACCOUNTS__DELETE:
         if (r->phase == 0)
-            session_read(r, h);
+            accounts__session_read(r, h);
         else
             delete (r, h);
         break;
     default:
-        accounts__set(&r->res, ACCOUNTS_E_STORAGE);
+        accounts__admin_job_run(r, h);
         break;
     }
 }

@@ -398,3 +398,27 @@ int store_invite_use(struct store_accounts *a, const char *code, long long accou
         return STORE_E_ARGS;
     return invite_take(a, code, account, now_ms);
 }
+
+int store_invite_count(struct store_accounts *a, long long created_by, long long now_ms,
+                       long *count)
+{
+    *count = 0;
+    if (created_by < 0)
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(created_by), AV_I(now_ms)};
+    struct one_int n = {.a = a};
+    /* In a transaction, the maker's row is locked first: a count and an
+     * insert of the same account elsewhere wait for this transaction. */
+    int rc = 0;
+    if (a->in_tx && created_by > 0)
+        rc =
+            run(a, "UPDATE accounts SET disabled = disabled WHERE id = $1", 1, v, NULL, NULL, NULL);
+    if (rc == 0)
+        rc = run(a,
+                 "SELECT COUNT(*) FROM invites WHERE created_by = $1 AND used_by = 0"
+                 " AND expires_ms > $2",
+                 2, v, one_int_row, &n, NULL);
+    if (rc == 0)
+        *count = (long)n.v;
+    return rc;
+}

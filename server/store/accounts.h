@@ -132,6 +132,13 @@ int store_invite_create(struct store_accounts *a, const char *code, long long cr
  * STORE_E_USED); else STORE_E_NOT_FOUND, STORE_E_USED or STORE_E_EXPIRED. */
 int store_invite_use(struct store_accounts *a, const char *code, long long account,
                      long long now_ms);
+/* How many invites created_by (an account id, or 0 for the admin) made that
+ * are unused and expire after now_ms, into *count (a member's limit). Inside
+ * a transaction (store_accounts_begin) the account's row is locked first, so
+ * that a count then a store_invite_create in that transaction keep a limit
+ * against another handle doing the same. */
+int store_invite_count(struct store_accounts *a, long long created_by, long long now_ms,
+                       long *count);
 
 /* ---- ratings (per account and pool: STORE_POOL_2P, STORE_POOL_MULTI) ---- */
 

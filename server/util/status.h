@@ -44,7 +44,10 @@
     X(ACCOUNTS_E_CREDENTIALS, "wrong name or password")                                            \
     X(ACCOUNTS_E_RATE, "too many failed sign-ins: wait")                                           \
     X(ACCOUNTS_E_SESSION, "not signed in")                                                         \
-    X(ACCOUNTS_E_STORAGE, "the accounts database failed")
+    X(ACCOUNTS_E_STORAGE, "the accounts database failed")                                          \
+    X(ACCOUNTS_E_UNKNOWN, "no account has that name")                                              \
+    X(ACCOUNTS_E_INVITES_OFF, "members cannot make invites on this server")                        \
+    X(ACCOUNTS_E_INVITES_MAX, "too many unused invites")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };
