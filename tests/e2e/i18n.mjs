@@ -64,7 +64,7 @@ export function foreignWords(from, to) {
 }
 
 // Every text of the page a user meets (see the header).
-function pageTexts(page) {
+export function pageTexts(page) {
   return page.evaluate(() => {
     const shown = (el) => !!el && el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
     const out = [document.title];
@@ -82,7 +82,7 @@ function pageTexts(page) {
   });
 }
 
-async function noForeign(page, check, where) {
+export async function noForeign(page, check, where) {
   const texts = await pageTexts(page);
   const bad = check(texts);
   assert(bad.length === 0, `${where}: ${bad.length} foreign strings:\n  ${bad.slice(0, 15).join("\n  ")}`);

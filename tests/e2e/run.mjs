@@ -13,6 +13,7 @@ import { i18nSuite } from "./i18n.mjs";
 import { flowSuite } from "./flow_ux.mjs";
 import { panelSuite } from "./panel.mjs";
 import { a11ySuite } from "./a11y.mjs";
+import { accountsSuite } from "./accounts.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -710,6 +711,8 @@ async function main() {
     // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
     await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
     await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // accounts in the page: sign up, in and out, refusals, two browsers, German, phone, keyboard (issue 27)
+    await accountsSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
     await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 

@@ -1,5 +1,5 @@
 // make screenshots: the lobby, a game, a scoring moment, the end-of-game scoring, the end screen
-// and the replay, and the flow of flow_ux.mjs (the question before leaving, Resume my game, out
+// and the replay, the account's dialog and menu, and the flow of flow_ux.mjs (the question before leaving, Resume my game, out
 // of time, the end screen, Results, the Play again invitation), at 1366x850 and 390x844, into
 // $CARC_BUILD/screenshots/ (NAME-desktop.png, NAME-phone.png). It plays the two-size e2e games
 // (sizes.mjs) and the board's (board_ux.mjs) and fails as they would.
@@ -10,6 +10,7 @@ import { sizeSuite } from "./sizes.mjs";
 import { flowSuite } from "./flow_ux.mjs";
 import { panelSuite } from "./panel.mjs";
 import { boardSuite } from "./board_ux.mjs";
+import { accountShots } from "./accounts.mjs";
 
 const OUT = path.join(BUILD, "screenshots");
 fs.mkdirSync(OUT, { recursive: true });
@@ -59,6 +60,8 @@ try {
   await panelSuite({ browser, url: srv.url, test, errors, shot: bothSizes });
   // the board's fixed items (issue 26): board-NAME-desktop.png, board-NAME-phone.png
   await boardSuite({ browser, url: srv.url, test, errors, shot: bothSizes });
+  // the account's dialog (sign up, an error) and menu (issue 27): account-NAME-desktop, -phone
+  await test("the account dialog and menu", () => accountShots(browser, srv.url, (name, page) => page.screenshot({ path: path.join(OUT, name + ".png") })));
 } finally {
   await browser.close();
   await srv.stop();

@@ -23,6 +23,7 @@ export const app = {
   wantRoom: null, // room of the link, before we are in it
   offset: 0, // server clock - our clock, in ms (from welcome.time)
   botLevel: "random", // the level picked in the lobby's "Add bot" control
+  account: null, // the signed-in account's name (account.js), null for a guest
 };
 
 // conn: the Connection; render(): redraws the room; watch(room, seq), resume(room, token, seq),

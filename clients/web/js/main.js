@@ -17,6 +17,7 @@ import { confirm, fitBoard, hoverFeature, pendingEntry, renderBoard, renderTurn,
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
 import { setupLayout } from "./layout.js";
+import { whoAmI } from "./account.js";
 import { entropyKeep, entropyNew } from "./fair.js";
 import { boardMeeples, scoringClear, scoringPlaying, scoringShow, scoringSkip } from "./scoring.js";
 
@@ -517,7 +518,7 @@ function renderRoomCard() {
   $("start-btn").disabled = taken < 2;
   const canJoin = app.seat === null && d.phase === "lobby" && taken < d.seats.length;
   $("room-join-form").hidden = !canJoin;
-  if (canJoin && !$("room-join-name").value) $("room-join-name").value = localStorage.getItem("carcd.name") || "";
+  if (canJoin && !$("room-join-name").value) $("room-join-name").value = app.account || localStorage.getItem("carcd.name") || "";
   $("turn-card").hidden = d.phase === "lobby";
   $("room-view").classList.toggle("in-lobby", d.phase === "lobby");
 }
@@ -680,7 +681,7 @@ $("home").addEventListener("click", (e) => {
 
 document.addEventListener("keydown", (e) => {
   const t = e.target;
-  if ($("ask") && $("ask").open) return; // the question before leaving has the keys
+  if (document.querySelector("dialog[open]")) return; // the question before leaving, or the account's dialog, has the keys
   if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   if (!$("replay-view").hidden && !e.ctrlKey && !e.metaKey && !e.altKey && t.tagName !== "INPUT") {
     if (e.key === "," || e.key === "PageUp") replay.go(replay.n - 1);
@@ -754,6 +755,7 @@ async function boot() {
   const saved = localStorage.getItem("carcd.name") || "";
   $("create-name").value = saved;
   $("join-name").value = saved;
+  whoAmI(); // signed in: the account's name in the header and in those fields
   try {
     const res = await fetch("/api/tiles");
     app.tiles = (await res.json()).tiles;
