@@ -467,8 +467,8 @@ void config_usage(FILE *out)
                  "  -h, --help               print this help\n"
                  "      --version            print the version\n"
                  "      --backup FILE        copy <data-dir>/carcd.db to FILE and exit\n"
-                 "      --import-db FILE     copy every room and record of the SQLite file FILE\n"
-                 "                           into the configured storage and exit\n"
+                 "      --import-db FILE     copy every room, record and account of the SQLite\n"
+                 "                           file FILE into the configured storage and exit\n"
                  "      --export-db FILE     copy the configured storage into a new SQLite file\n"
                  "                           FILE and exit\n");
     for (int i = 0; i < NKEYS; i++)

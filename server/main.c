@@ -25,6 +25,7 @@
 #include "metrics/metrics.h"
 #include "net/net.h"
 #include "players/accounts.h"
+#include "store/accounts.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -298,8 +299,36 @@ static struct store *copy_open(const struct carcd_config *cfg, char *err, size_t
                             cfg->accept_damaged ? STORE_ACCEPT_DAMAGE : 0, err, errlen);
 }
 
-/* carcd --export-db FILE: every room and record of the configured storage
- * into a new SQLite file; --import-db FILE: those of the SQLite file FILE
+/* The rooms and records (store_copy), then the account tables
+ * (store_accounts_copy, a transaction of its own) of from into to, the
+ * counts printed; 0, or -1 said on stderr. */
+static int copy_both(struct store *from, struct store *to, const char *verb, const char *src,
+                     const char *dst)
+{
+    char err[1024];
+    long rooms = 0, games = 0;
+    if (store_copy(from, to, &rooms, &games, err, sizeof err) != 0) {
+        fprintf(stderr, "carcd: copy: %s\n", err);
+        return -1;
+    }
+    printf("carcd: %s %ld room(s) and %ld record(s) from %s %s %s\n", verb, rooms, games, src,
+           verb[0] == 'i' ? "into" : "to", dst);
+    fflush(stdout);
+    struct store_accounts_counts n;
+    if (store_accounts_copy(from, to, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "carcd: copy: %s (the rooms and records are copied: run the copy again)\n",
+                err);
+        return -1;
+    }
+    printf("carcd: %s %ld account(s), %ld session(s), %ld invite(s), %ld rating(s), %ld rating"
+           " history row(s) and %ld account game(s) from %s %s %s\n",
+           verb, n.accounts, n.sessions, n.invites, n.ratings, n.history, n.games, src,
+           verb[0] == 'i' ? "into" : "to", dst);
+    return 0;
+}
+
+/* carcd --export-db FILE: every room, record and account row of the configured
+ * storage into a new SQLite file; --import-db FILE: those of the SQLite file FILE
  * (also one a carcd serves from) into the configured storage (store.h
  * "copying between backends"). */
 static int copy_run(const struct carcd_config *cfg, const char *file, int import)
@@ -328,18 +357,9 @@ static int copy_run(const struct carcd_config *cfg, const char *file, int import
         store_close(conf);
         return 1;
     }
-    long rooms = 0, games = 0;
-    int rc = import ? store_copy(f, conf, &rooms, &games, err, sizeof err)
-                    : store_copy(conf, f, &rooms, &games, err, sizeof err);
     const char *name = store_backend_name(conf);
-    if (rc != 0)
-        fprintf(stderr, "carcd: copy: %s\n", err);
-    else if (import)
-        printf("carcd: imported %ld room(s) and %ld record(s) from %s into %s\n", rooms, games,
-               file, name);
-    else
-        printf("carcd: exported %ld room(s) and %ld record(s) from %s to %s\n", rooms, games, name,
-               file);
+    int rc = import ? copy_both(f, conf, "imported", file, name)
+                    : copy_both(conf, f, "exported", name, file);
     store_close(f);
     store_close(conf);
     if (rc != 0 && !import)

@@ -45,6 +45,9 @@ Suite *suite_damage(void);      /* tests/test_damage.c: start-up checks of the S
 Suite *suite_accounts_store(void);    /* tests/test_accounts_store.c: accounts, sessions,
                                          invites, ratings in the database (SQLite) */
 Suite *suite_accounts_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_copy(void);     /* tests/test_accounts_copy.c: the account tables copied
+                                         between stores (--import-db, --export-db), SQLite */
+Suite *suite_accounts_copy_pg(void);  /* the same into PostgreSQL, with CARC_PG_URL */
 Suite *suite_accounts(void);    /* tests/test_accounts.c: the accounts service (players/), SQLite */
 Suite *suite_accounts_pg(void); /* its core flow on PostgreSQL, with CARC_PG_URL */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */

@@ -67,8 +67,8 @@ struct store_accounts *store_accounts_open(struct store *st, char *err, size_t e
         return NULL;
     }
     if (strcmp(store_backend_name(st), "postgres") == 0)
-        return store__accounts_pg_open(st, err, errlen);
-    return store__accounts_sqlite_open(st, err, errlen);
+        return store__accounts_pg_open(st, 0, err, errlen);
+    return store__accounts_sqlite_open(st, 0, err, errlen);
 }
 
 void store_accounts_close(struct store_accounts *a)

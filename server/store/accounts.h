@@ -202,4 +202,29 @@ struct store_account_game {
 int store_account_games_read(struct store_accounts *a, long long account, int offset, int max,
                              struct store_account_game *out, int *n);
 
+/* ---- copying between backends (accounts_copy.c: carcd --import-db / --export-db) ---- */
+
+/* The rows copied, per table. */
+struct store_accounts_counts {
+    long accounts, sessions, invites, ratings, history, games;
+};
+
+/* Every row of from's account tables written into to's (created there when
+ * missing, as store_accounts_open does), with its id, so that sessions,
+ * ratings, history and game links name the same accounts; on PostgreSQL the
+ * ids handed out next follow the highest copied. from is read in one read
+ * transaction (a live SQLite file as of one commit; nothing is written to
+ * it), to is written in one transaction (its store's rooms and records are
+ * store_copy's, in another). Rows of to with the same key (an account's id, a
+ * session's digest, an invite's code, a rating's account and pool, a history
+ * row's id, a game link's game and seat) are replaced, and the sessions of
+ * every copied account are those of from alone (a session signed out in from
+ * since an earlier copy goes). A database without account tables (a carcd
+ * before them) copies nothing: 0 with zero counts. An account whose name is
+ * another account's in to (another id) fails the copy. 0 with the counts in
+ * *n, or -1 with a sentence in err (to's account tables then unchanged).
+ * Blocks; neither store may be started. */
+int store_accounts_copy(struct store *from, struct store *to, struct store_accounts_counts *n,
+                        char *err, size_t errlen);
+
 #endif

@@ -50,6 +50,11 @@ struct acc_backend {
     double (*col_real)(const struct acc_row *r, int k);
     const char *(*col_text)(const struct acc_row *r, int k);
     const char *begin_sql; /* the backend's BEGIN (SQLite: take the write lock at once) */
+    const char *read_sql;  /* a read-only transaction on one snapshot (accounts_copy.c) */
+    /* Run after rows were written with their own ids (accounts_copy.c): the
+     * ids handed out next made to follow the highest (NULL: SQLite's
+     * AUTOINCREMENT follows an inserted id by itself). */
+    const char *ids_sql;
     void (*close)(struct store_accounts *a);
 };
 
@@ -57,6 +62,7 @@ struct store_accounts {
     const struct acc_backend *be;
     void *impl;    /* the backend's connection */
     int in_tx;     /* a transaction is open (store_accounts_begin, or a function's own) */
+    int absent;    /* opened to read (ACC_OPEN_READ) on a database without account tables */
     char err[256]; /* the last STORE_E_DB's message */
 };
 
@@ -89,8 +95,14 @@ struct store_accounts {
     "CREATE TABLE accounts_version(version INTEGER NOT NULL);"
 
 /* accounts_sqlite.c, accounts_pg.c: a handle on st's database (st of that
- * backend), its tables created or checked; NULL with err. */
-struct store_accounts *store__accounts_sqlite_open(struct store *st, char *err, size_t errlen);
-struct store_accounts *store__accounts_pg_open(struct store *st, char *err, size_t errlen);
+ * backend), its tables created or checked; NULL with err. With ACC_OPEN_READ
+ * nothing is created (nor is SQLite's write lock taken): a database without
+ * account tables (made by a carcd before them) gives a handle with absent
+ * set, to be closed unused. */
+#define ACC_OPEN_READ 1
+struct store_accounts *store__accounts_sqlite_open(struct store *st, int flags, char *err,
+                                                   size_t errlen);
+struct store_accounts *store__accounts_pg_open(struct store *st, int flags, char *err,
+                                               size_t errlen);
 
 #endif

@@ -157,12 +157,19 @@ static const struct acc_backend pg_accounts = {
     .col_real = pg_col_real,
     .col_text = pg_col_text,
     .begin_sql = "BEGIN",
+    .read_sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    .ids_sql = "SELECT setval(pg_get_serial_sequence('accounts', 'id'),"
+               " COALESCE((SELECT max(id) FROM accounts), 0) + 1, false),"
+               " setval(pg_get_serial_sequence('rating_history', 'id'),"
+               " COALESCE((SELECT max(id) FROM rating_history), 0) + 1, false)",
     .close = pg_close,
 };
 
-/* The tables created when missing, or their version checked. 0, or -1 with err. */
-static int migrate(PGconn *c, char *err, size_t errlen)
+/* The tables created when missing, or their version checked; with
+ * ACC_OPEN_READ only looked for (*absent). 0, or -1 with err. */
+static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
 {
+    int read = (flags & ACC_OPEN_READ) != 0;
     char why[256];
     int version = 0;
     if (pg__run(c, "BEGIN; SELECT pg_advisory_xact_lock(" ACC_LOCK_KEY ")", why, sizeof why))
@@ -188,7 +195,8 @@ static int migrate(PGconn *c, char *err, size_t errlen)
                  version, STORE_ACCOUNTS_SCHEMA);
         return -1;
     }
-    if (version == 0 &&
+    *absent = read && version == 0;
+    if (version == 0 && !read &&
         pg__run(c,
                 ACC_SCHEMA_SQL("BIGSERIAL PRIMARY KEY",
                                "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(1);",
@@ -196,7 +204,7 @@ static int migrate(PGconn *c, char *err, size_t errlen)
         goto fail;
     if (pg__run(c, "COMMIT", why, sizeof why) != 0)
         goto fail;
-    if (version == 0)
+    if (version == 0 && !read)
         log_info("storage: created the PostgreSQL account tables (version %d)",
                  STORE_ACCOUNTS_SCHEMA);
     return 0;
@@ -207,9 +215,11 @@ fail:
     return -1;
 }
 
-struct store_accounts *store__accounts_pg_open(struct store *st, char *err, size_t errlen)
+struct store_accounts *store__accounts_pg_open(struct store *st, int flags, char *err,
+                                               size_t errlen)
 {
     char why[256];
+    int absent = 0;
     PGconn *c = conn_open(PG(st)->url);
     if (PQstatus(c) != CONNECTION_OK) {
         pg__msg(c, why, sizeof why);
@@ -222,7 +232,7 @@ struct store_accounts *store__accounts_pg_open(struct store *st, char *err, size
         PQfinish(c);
         return NULL;
     }
-    if (migrate(c, err, errlen) != 0) {
+    if (migrate(c, flags, &absent, err, errlen) != 0) {
         PQfinish(c);
         return NULL;
     }
@@ -231,5 +241,6 @@ struct store_accounts *store__accounts_pg_open(struct store *st, char *err, size
     struct store_accounts *a = mem_zalloc(1, sizeof *a);
     a->be = &pg_accounts;
     a->impl = p;
+    a->absent = absent;
     return a;
 }

@@ -96,16 +96,19 @@ static const struct acc_backend sq_accounts = {
     .col_real = sq_col_real,
     .col_text = sq_col_text,
     .begin_sql = "BEGIN IMMEDIATE",
+    .read_sql = "BEGIN", /* deferred: the snapshot is taken at the first read */
+    .ids_sql = NULL,
     .close = sq_close,
 };
 
 /* The tables created when missing, in one transaction that holds the write
  * lock (another process opening the same file at once waits, then finds
- * them). 0, or -1 with err. */
-static int migrate(struct store_accounts *a, const char *path, char *err, size_t errlen)
+ * them); with ACC_OPEN_READ only looked for (a->absent). 0, or -1 with err. */
+static int migrate(struct store_accounts *a, const char *path, int flags, char *err, size_t errlen)
 {
     const char *what = "cannot start the account tables' update";
-    if (sqlite3_exec(DB(a), "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    int read = (flags & ACC_OPEN_READ) != 0;
+    if (sqlite3_exec(DB(a), read ? "BEGIN" : "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     int version = 0;
     sqlite3_stmt *s = NULL;
@@ -138,8 +141,9 @@ static int migrate(struct store_accounts *a, const char *path, char *err, size_t
                  path, version, STORE_ACCOUNTS_SCHEMA);
         return -1;
     }
+    a->absent = read && version == 0;
     what = "cannot create the account tables";
-    if (version == 0 &&
+    if (version == 0 && !read &&
         sqlite3_exec(DB(a),
                      ACC_SCHEMA_SQL("INTEGER PRIMARY KEY AUTOINCREMENT",
                                     "REAL") "INSERT INTO accounts_version VALUES(1);",
@@ -147,7 +151,7 @@ static int migrate(struct store_accounts *a, const char *path, char *err, size_t
         goto fail;
     if (sqlite3_exec(DB(a), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
-    if (version == 0)
+    if (version == 0 && !read)
         log_info("storage: created the account tables in %s (version %d)", path,
                  STORE_ACCOUNTS_SCHEMA);
     return 0;
@@ -157,7 +161,8 @@ fail:
     return -1;
 }
 
-struct store_accounts *store__accounts_sqlite_open(struct store *st, char *err, size_t errlen)
+struct store_accounts *store__accounts_sqlite_open(struct store *st, int flags, char *err,
+                                                   size_t errlen)
 {
     const char *path = st->be->file != NULL ? st->be->file(st) : NULL;
     if (path == NULL) {
@@ -182,7 +187,7 @@ struct store_accounts *store__accounts_sqlite_open(struct store *st, char *err, 
         sq_close(a);
         return NULL;
     }
-    if (migrate(a, path, err, errlen) != 0) {
+    if (migrate(a, path, flags, err, errlen) != 0) {
         sq_close(a);
         return NULL;
     }

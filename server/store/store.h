@@ -382,7 +382,9 @@ void store_backup_cancel(struct store_backup *b);
  * thread. from is read in one read transaction, so a live database (a
  * serving carcd's SQLite file) is copied as of one commit. Rooms and records
  * of to with the same ids are replaced; chat lines are appended. Neither store
- * may be started. 0 with the counts, or -1 with err (to is then unchanged). */
+ * may be started. 0 with the counts, or -1 with err (to is then unchanged).
+ * The account tables are not rows of this store: store_accounts_copy
+ * (accounts.h) copies them, and carcd runs both. */
 int store_copy(struct store *from, struct store *to, long *rooms, long *games, char *err,
                size_t errlen);
 

@@ -15,6 +15,7 @@ another path. Node processes are harness.Server objects: kill() (SIGKILL), stop(
 signal(SIGSTOP/SIGCONT), restart() on the same port with the same id.
 """
 
+import json
 import os
 import re
 import shutil
@@ -42,9 +43,11 @@ EXAMPLE_NODES = ["n1", "n2", "n3"]
 # The nodes' settings: the integration suite's limits, with fast clients (a test plays as fast
 # as the server answers) and, since every client comes through HAProxy from 127.0.0.1, room
 # for all of them on one address.
+# Password hashes at the smallest cost carcd accepts (the accounts case signs up once).
 NODE_CONFIG = dict(h.LIMITS, **{
     "rate": 2000, "burst": 2000, "flood-rate": 4000, "flood-burst": 4000,
     "max-conns-per-ip": 20000, "trusted-proxies": "127.0.0.1",
+    "password-hash-ops": 2, "password-hash-mem-kib": 19456,
 })
 
 
@@ -271,6 +274,25 @@ def http_get(url, timeout=5):
         return e.code, e.read().decode(errors="replace")
     except (urllib.error.URLError, OSError) as e:
         return None, str(e)
+
+
+def http_request(method, url, body=None, headers=None, timeout=10):
+    """(status, headers with lower-case names, body text) of one request; body, if given, is
+    sent as JSON. status None when nothing answered."""
+    data = None if body is None else json.dumps(body).encode()
+    hd = dict(headers or {})
+    if data is not None:
+        hd.setdefault("Content-Type", "application/json")
+    req = urllib.request.Request(url, data=data, headers=hd, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, \
+                r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, \
+            e.read().decode(errors="replace")
+    except (urllib.error.URLError, OSError) as e:
+        return None, {}, str(e)
 
 
 # ---------------------------------------------------------------------------------------------

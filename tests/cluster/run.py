@@ -145,6 +145,40 @@ def case_lobby(c):
             p.close()
 
 
+def case_accounts(c):
+    """Every node reads the same accounts and sessions (one PostgreSQL): an account signed up
+    through n1 is signed in on n2 and n3 with the same cookie; signed out through n2, n3 answers
+    401 at once."""
+    name = "clu%06d" % random.randrange(10 ** 6)
+    pw = "cluster-pw-%06d" % random.randrange(10 ** 6)
+    h.secret_add(pw)
+    origin = {"Origin": c.http}  # the request's Host through HAProxy: carcd's own site
+    nodes = list(c.nodes)
+    n1, n2, n3 = nodes[0], nodes[1 % len(nodes)], nodes[2 % len(nodes)]
+    st, hd, body = cl.http_request("POST", "%s/n/%s/api/account" % (c.http, n1),
+                                   {"name": name, "password": pw}, origin)
+    check(st == 201, "POST /n/%s/api/account: %s %s" % (n1, st, body[:200]))
+    cookie = hd.get("set-cookie", "").split(";")[0]
+    check(cookie.startswith("carcd_session=") and len(cookie) > len("carcd_session="),
+          "sign-up through %s: no session cookie (%r)" % (n1, hd.get("set-cookie")))
+    h.secret_add(cookie.split("=", 1)[1])
+    csrf = json.loads(body)["csrf"]
+    for n in (n2, n3):
+        st, _, body = cl.http_request("GET", "%s/n/%s/api/me" % (c.http, n),
+                                      headers={"Cookie": cookie})
+        check(st == 200 and json.loads(body).get("name") == name,
+              "GET /n/%s/api/me with %s's session: %s %s" % (n, n1, st, body[:200]))
+    st, _, body = cl.http_request("DELETE", "%s/n/%s/api/session" % (c.http, n2),
+                                  headers=dict(origin, **{"Cookie": cookie,
+                                                          "X-CSRF-Token": csrf}))
+    check(st == 204, "DELETE /n/%s/api/session: %s %s" % (n2, st, body[:200]))
+    for n in (n3, n1):
+        st, _, body = cl.http_request("GET", "%s/n/%s/api/me" % (c.http, n),
+                                      headers={"Cookie": cookie})
+        check(st == 401, "GET /n/%s/api/me after signing out through %s: %s %s"
+              % (n, n2, st, body[:200]))
+
+
 def _wait_moves(games, n, timeout=60):
     deadline = time.monotonic() + timeout
     while any(g.moves < n and not g.done.is_set() for g in games):
@@ -456,7 +490,8 @@ def case_browser(c):
         say("  " + line)
 
 
-CASES = [("haproxy", case_haproxy_config), ("lobby", case_lobby), ("games", case_games),
+CASES = [("haproxy", case_haproxy_config), ("lobby", case_lobby), ("accounts", case_accounts),
+         ("games", case_games),
          ("sigkill", case_sigkill), ("sigstop", case_sigstop), ("sigterm", case_sigterm),
          ("redis", case_redis), ("browser", case_browser)]
 PLAIN_CASES = ["haproxy", "lobby", "games"]
