@@ -238,6 +238,10 @@ $("acct-form").addEventListener("submit", async (e) => {
 
 // The menu of a signed-in account: a disclosure of three buttons; Escape or a click elsewhere folds it.
 $("acct-open").addEventListener("click", () => open("in"));
+// The first "Sign in" of a guest's page, which loaded this module (main.js accountBoot).
+export function openSignIn() {
+  open("in");
+}
 $("acct-menu-btn").addEventListener("click", () => menu($("acct-menu").hidden));
 $("acct-user").addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !$("acct-menu").hidden) {

@@ -17,7 +17,6 @@ import { confirm, fitBoard, hoverFeature, pendingEntry, renderBoard, renderTurn,
 import { renderSeats, startClocks } from "./seats.js";
 import { startAlerts, updateAlerts } from "./alerts.js";
 import { setupLayout } from "./layout.js";
-import { whoAmI } from "./account.js";
 import { entropyKeep, entropyNew } from "./fair.js";
 import { boardMeeples, scoringClear, scoringPlaying, scoringShow, scoringSkip } from "./scoring.js";
 
@@ -751,11 +750,36 @@ onLanguageChange(() => {
   updateAlerts();
 });
 
+// account.js (the sign-in dialog and menu, 4 KB compressed) is loaded only for a browser that
+// signed in before (it asks GET /api/me) or on the first "Sign in": a guest's page stays light.
+let accountModule = null;
+function loadAccount() {
+  return (accountModule ||= import("./account.js"));
+}
+function accountBoot() {
+  let signedIn = null;
+  try {
+    signedIn = localStorage.getItem("carcd.account");
+  } catch (e) {
+    /* storage off: a guest */
+  }
+  if (signedIn) {
+    loadAccount().then((m) => m.whoAmI());
+    return;
+  }
+  $("acct").hidden = false; // "Sign in"; account.js answers accounts_off by hiding it again
+  $("acct-open").addEventListener(
+    "click",
+    () => loadAccount().then((m) => $("acct-dlg").open || m.openSignIn()),
+    { once: true },
+  );
+}
+
 async function boot() {
   const saved = localStorage.getItem("carcd.name") || "";
   $("create-name").value = saved;
   $("join-name").value = saved;
-  whoAmI(); // signed in: the account's name in the header and in those fields
+  accountBoot(); // signed in: the account's name in the header and in those fields
   try {
     const res = await fetch("/api/tiles");
     app.tiles = (await res.json()).tiles;
