@@ -2,7 +2,8 @@
  * lobby_cmd.c) through the fake clients of room_util.h: a session signed in
  * (its account set as the transport sets it, net/net_account.c) takes a seat
  * that belongs to its account, under the account's name; the lobby reports
- * the seats of accounts when the game starts. */
+ * the seats of accounts when the game starts; `resume` without a token takes
+ * the seat of the connection's account, and a guest's gets bad_token. */
 #include <stdio.h>
 #include <string.h>
 
@@ -89,11 +90,52 @@ START_TEST(seats_belong_to_accounts)
 }
 END_TEST
 
+START_TEST(resume_by_account)
+{
+    struct fake *a, *b, *c;
+    struct room *r = three_seats(&a, &b, &c);
+    say(a, "\"type\":\"start\"");
+    expect(a, "delta");
+    drain(b);
+    drain(c);
+    /* bob on a second device, no token: his seat, taken over from b. */
+    struct fake *b2 = fake_new();
+    sign_in(b2, 8, "bob");
+    say(b2, "\"type\":\"resume\",\"id\":5,\"room\":\"%s\"", a->room);
+    const char *j = expect(b2, "joined");
+    ck_assert(!has(j, "token"));
+    ck_assert_int_eq(jint(j, "seat"), 1);
+    ck_assert_int_eq(jint(j, "ref"), 5);
+    ck_assert_int_eq(jint(expect(b2, "state"), "seq"), r->seq);
+    ck_assert_ptr_eq(r->seats[1].s, &b2->s);
+    ck_assert_int_eq(b->closes, 1);
+    ck_assert_int_eq(b->s.close_code, SESSION_CLOSE_TAKEOVER);
+    ck_assert_ptr_null(b->s.room);
+    /* the token still resumes it too */
+    struct fake *b3 = fake_new();
+    say(b3, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, b->token);
+    ck_assert_int_eq(jint(expect(b3, "joined"), "seat"), 1);
+    /* A guest without a token, an account without a seat here: bad_token. */
+    struct fake *g = fake_new();
+    say(g, "\"type\":\"resume\",\"room\":\"%s\"", a->room);
+    expect_error(g, "bad_token");
+    struct fake *e = fake_new();
+    sign_in(e, 10, "eve");
+    say(e, "\"type\":\"resume\",\"room\":\"%s\"", a->room);
+    expect_error(e, "bad_token");
+    ck_assert_ptr_null(e->s.room);
+    /* The guest's seat is not an account's: a signed-in stranger cannot take it. */
+    ck_assert_int_eq(room_account_seat(r, 0), -1);
+    ck_assert_int_eq(room_account_seat(r, 7), 0);
+}
+END_TEST
+
 Suite *suite_seat_account(void)
 {
     Suite *s = suite_create("seat_account");
     TCase *tc = tcase_with("seats of accounts", setup_default);
     tcase_add_test(tc, seats_belong_to_accounts);
+    tcase_add_test(tc, resume_by_account);
     suite_add_tcase(s, tc);
     return s;
 }

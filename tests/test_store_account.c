@@ -1,7 +1,7 @@
 /* test_store_account.c: seats of accounts in storage (issue 27), part of
  * suites store and store_pg (test_store.c registers them through
  * store_account_tests_add): the seats' account column written with the seat
- * and read back by restore, and the
+ * and read back by restore, a resume by account after the restart, and the
  * migration from schema 4 (before the column) in place, its rooms kept. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +58,18 @@ START_TEST(seat_account_kept)
     world_close();
     world_open();
     restored(room, 7);
+    /* ann on another device after the restart: her seat, without a token */
+    struct fake *f = su_fake_new();
+    sign_in(f, 7, "ann");
+    su_say(f, "\"type\":\"resume\",\"room\":\"%s\"", room);
+    su_commit();
+    su_expect(f, "joined");
+    ck_assert_int_eq(f->s.seat, 0);
+    ck_assert_ptr_eq(lobby_room_find(su_lb, room)->seats[0].s, &f->s);
+    /* a guest without a token: bad_token */
+    struct fake *g = su_fake_new();
+    su_say(g, "\"type\":\"resume\",\"room\":\"%s\"", room);
+    ck_assert_str_eq(su_jstr(su_expect(g, "error"), "code"), "bad_token");
     world_close();
 }
 END_TEST

@@ -232,9 +232,13 @@ static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
     return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
 }
 
+/* resume: the seat of the token; without one, the seat of the connection's
+ * account (PROTOCOL.md "Seats of accounts"). Then the same either way. */
 static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
 {
-    int i = room_token_seat(c->r, c->m->u.resume.token);
+    const char *token = c->m->u.resume.token;
+    int i =
+        token[0] != '\0' ? room_token_seat(c->r, token) : room_account_seat(c->r, c->s->account);
     if (i < 0)
         return carc_error_set(err, CARC_E_TOKEN, NULL);
     struct room *old = c->s->room;
