@@ -102,8 +102,12 @@ class SeatAccounts(unittest.TestCase):
         self.play_one(b, rng)
         b.wait_doc(lambda d: b.seq > seq)  # the game goes on
 
-        # A guest without a token: bad_token.
+        # A guest without a token: bad_token; a cookie of no session is a guest too.
         g = h.Client(srv, name="guest")
+        r = g.request("resume", room=room)
+        self.assertEqual((r["type"], r.get("code")), ("error", "bad_token"), r)
+        g.close()
+        g = h.Client(WithCookie(srv, "A" * len(cookie)), name="stale")
         r = g.request("resume", room=room)
         self.assertEqual((r["type"], r.get("code")), ("error", "bad_token"), r)
         g.close()
