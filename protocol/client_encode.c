@@ -81,7 +81,8 @@ static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
         break;
     case PROTO_T_RESUME:
         put_text(o, "room", m->u.resume.room, ok);
-        put_text(o, "token", m->u.resume.token, ok);
+        if (m->u.resume.token[0] != '\0') /* none: the seat of the connection's account */
+            put_text(o, "token", m->u.resume.token, ok);
         if (m->u.resume.seq >= 0)
             proto__set(o, "seq", json_integer(m->u.resume.seq), ok);
         break;

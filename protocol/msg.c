@@ -373,7 +373,7 @@ static int read_resume(const json_t *root, struct proto_msg *m, struct proto_err
 {
     int rc = get_text(root, "", "room", 1, TEXT_ROOM, m->u.resume.room, PROTO_ROOM_MAX, err);
     if (rc == 0)
-        rc = get_text(root, "", "token", 1, TEXT_TOKEN, m->u.resume.token, PROTO_TOKEN_MAX, err);
+        rc = get_text(root, "", "token", 0, TEXT_TOKEN, m->u.resume.token, PROTO_TOKEN_MAX, err);
     if (rc == 0)
         rc = get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.resume.seq, err);
     return rc;

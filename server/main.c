@@ -512,6 +512,16 @@ static int storage_open(struct server *sv, int cluster)
     return 0;
 }
 
+/* The lobby's account_game hook: a game's seat of an account, recorded by
+ * the accounts service (the service is gone once shutting down). */
+static void account_game(void *arg, const char *room, int seat, long long account,
+                         long long time_ms)
+{
+    struct server *sv = arg;
+    if (sv->api.accounts != NULL)
+        (void)accounts_game_link(sv->api.accounts, room, seat, account, time_ms);
+}
+
 /* The HTTP API and the admin API over the lobby and the store. 0, or -1
  * (logged) out of memory. */
 static int http_open(struct server *sv)
@@ -547,6 +557,8 @@ static int http_open(struct server *sv)
     }
     sv->api.accounts = sv->accounts;
     sv->admin.accounts = sv->accounts;
+    sv->lobby->account_game = account_game;
+    sv->lobby->account_game_arg = sv;
     return 0;
 }
 

@@ -446,6 +446,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, failed_commit_undoes_the_move);
     tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
     store_start_tests_add(tc, 0);
+    store_account_tests_add(tc, 0);
     store_fail_tests_add(tc, 0);
     suite_add_tcase(s, tc);
     return s;
@@ -470,6 +471,7 @@ Suite *suite_store_pg(void)
     tcase_add_test(tc, failed_commit_undoes_the_move);
     tcase_add_test(tc, failed_commit_then_crash_keeps_seqs_apart);
     store_start_tests_add(tc, 1);
+    store_account_tests_add(tc, 1);
     store_fail_tests_add(tc, 1);
     suite_add_tcase(s, tc);
     return s;

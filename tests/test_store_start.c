@@ -47,6 +47,7 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE seats DROP COLUMN forfeited;"
                                         "ALTER TABLE seats DROP COLUMN timeouts;"
                                         "ALTER TABLE seats DROP COLUMN clock_ms;"
+                                        "ALTER TABLE seats DROP COLUMN account;"
                                         "ALTER TABLE rooms DROP COLUMN fair;"
                                         "ALTER TABLE rooms DROP COLUMN fence;"
                                         "DROP TABLE schema_version;"

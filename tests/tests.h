@@ -21,27 +21,28 @@ Suite *suite_bot(void);   /* tests/test_bot.c: the bots' search (common/bot.h) *
 Suite *suite_turn(void);  /* tests/test_turn.c: bot seats, clocks, takeover */
 Suite *suite_bots(void);  /* tests/test_bots.c: the bots' FIFOs on the thread pool */
 Suite *suite_room(void);  /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_resume(void);      /* tests/test_resume.c: resume, sync, takeover, the history ring */
-Suite *suite_session(void);     /* tests/test_session.c: rate, size, queue, idle, address limits */
-Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
-Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
-Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
-Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
-Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
-Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
-Suite *suite_damage(void);      /* tests/test_damage.c: start-up checks of the SQLite files */
-Suite *suite_out_of_time(void); /* tests/test_out_of_time.c: out of time for good, taken back */
-Suite *suite_turn(void);        /* tests/test_turn.c: bot seats, clocks, takeover */
-Suite *suite_room(void);        /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_resume(void);      /* tests/test_resume.c: resume, sync, takeover, the history ring */
-Suite *suite_session(void);     /* tests/test_session.c: rate, size, queue, idle, address limits */
-Suite *suite_api(void);         /* tests/test_api.c: HTTP routes */
-Suite *suite_admin(void);       /* tests/test_admin.c: the admin API's routes and token */
-Suite *suite_config(void);      /* tests/test_config.c: flags and config file */
-Suite *suite_store(void);       /* tests/test_store.c: SQLite storage, recovery, faults */
-Suite *suite_store_pg(void);    /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
-Suite *suite_store_read(void);  /* tests/test_store_read.c: game records, paged and off-loop */
-Suite *suite_damage(void);      /* tests/test_damage.c: start-up checks of the SQLite files */
+Suite *suite_resume(void);       /* tests/test_resume.c: resume, sync, takeover, the history ring */
+Suite *suite_session(void);      /* tests/test_session.c: rate, size, queue, idle, address limits */
+Suite *suite_api(void);          /* tests/test_api.c: HTTP routes */
+Suite *suite_admin(void);        /* tests/test_admin.c: the admin API's routes and token */
+Suite *suite_config(void);       /* tests/test_config.c: flags and config file */
+Suite *suite_store(void);        /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);     /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
+Suite *suite_store_read(void);   /* tests/test_store_read.c: game records, paged and off-loop */
+Suite *suite_damage(void);       /* tests/test_damage.c: start-up checks of the SQLite files */
+Suite *suite_out_of_time(void);  /* tests/test_out_of_time.c: out of time for good, taken back */
+Suite *suite_turn(void);         /* tests/test_turn.c: bot seats, clocks, takeover */
+Suite *suite_room(void);         /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_resume(void);       /* tests/test_resume.c: resume, sync, takeover, the history ring */
+Suite *suite_session(void);      /* tests/test_session.c: rate, size, queue, idle, address limits */
+Suite *suite_api(void);          /* tests/test_api.c: HTTP routes */
+Suite *suite_admin(void);        /* tests/test_admin.c: the admin API's routes and token */
+Suite *suite_config(void);       /* tests/test_config.c: flags and config file */
+Suite *suite_store(void);        /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);     /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
+Suite *suite_store_read(void);   /* tests/test_store_read.c: game records, paged and off-loop */
+Suite *suite_damage(void);       /* tests/test_damage.c: start-up checks of the SQLite files */
+Suite *suite_seat_account(void); /* tests/test_seat_account.c: seats of accounts, resume by one */
 Suite *suite_accounts_store(void);    /* tests/test_accounts_store.c: accounts, sessions,
                                          invites, ratings in the database (SQLite) */
 Suite *suite_accounts_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
@@ -52,6 +53,8 @@ Suite *suite_accounts(void);    /* tests/test_accounts.c: the accounts service (
 Suite *suite_accounts_pg(void); /* its core flow on PostgreSQL, with CARC_PG_URL */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
+/* tests/test_store_account.c: seats of accounts, schema 4 -> 5 (the same two suites) */
+void store_account_tests_add(TCase *tc, int pg);
 /* tests/test_store_fail.c: failing commits, held replies' bounds, health (the same two suites) */
 void store_fail_tests_add(TCase *tc, int pg);
 Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the system */

@@ -141,7 +141,7 @@ CLIENT = {
         "password": {"type": "string", "maxLength": 64, "pattern": NO_CONTROL},
     }, ["room", "name"]),
     "resume": message("client", "resume", {"room": ROOM, "token": TOKEN, "seq": SEQ},
-                      ["room", "token"]),
+                      ["room"]),
     "watch": message("client", "watch", {"room": ROOM, "seq": SEQ}, ["room"]),
     "leave": message("client", "leave", {}),
     "start": message("client", "start", {}),

@@ -34,6 +34,10 @@ enum session_close_code {
     SESSION_CLOSE_MOVED = 4003       /* the room went to another node of the cluster */
 };
 
+/* An account's name with its NUL (players/account.h ACCOUNT_NAME_MAX + 1,
+ * with room to spare: conn/ cannot include players/). */
+#define SESSION_ACCOUNT_NAME 32
+
 struct session;
 struct room;
 
@@ -65,6 +69,13 @@ struct session {
     char peer[64];                     /* peer address as text, "" when unknown */
     int counted;                       /* counted in the lobby's per-address table */
     int open;                          /* known to the lobby (between open and close) */
+
+    /* The account the connection is signed in as (the carcd_session cookie
+     * of its upgrade, looked up before its first message is read: net/),
+     * or 0 and "" for a guest. A seat it takes belongs to the account
+     * (game/room.h). Set by the transport before the lobby reads a message. */
+    long long account;
+    char account_name[SESSION_ACCOUNT_NAME];
 
     /* Room membership; written by room.c only. */
     struct room *room;             /* NULL when in no room */

@@ -52,6 +52,14 @@ struct lobby {
     struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
     struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
 
+    /* Seats of accounts (issue 27): when a game starts, called once for
+     * each seat that belongs to an account (room.h room_seat.account), with
+     * its final index and the wall clock; main.c hands it to the accounts
+     * service (the games of an account). NULL: nobody is told. */
+    void (*account_game)(void *arg, const char *room, int seat, long long account,
+                         long long time_ms);
+    void *account_game_arg;
+
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
     uint64_t seed;

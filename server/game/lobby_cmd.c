@@ -12,6 +12,7 @@
 #include "game/turn.h"
 #include "metrics/metrics.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/rand.h"
 
@@ -231,9 +232,13 @@ static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
     return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
 }
 
+/* resume: the seat of the token; without one, the seat of the connection's
+ * account (PROTOCOL.md "Seats of accounts"). Then the same either way. */
 static int cmd_resume(const struct cmd_ctx *c, struct carc_error *err)
 {
-    int i = room_token_seat(c->r, c->m->u.resume.token);
+    const char *token = c->m->u.resume.token;
+    int i =
+        token[0] != '\0' ? room_token_seat(c->r, token) : room_account_seat(c->r, c->s->account);
     if (i < 0)
         return carc_error_set(err, CARC_E_TOKEN, NULL);
     struct room *old = c->s->room;
@@ -274,9 +279,14 @@ static int cmd_start(const struct cmd_ctx *c, struct carc_error *err)
      * record (JSON), whose readers may hold integers as doubles). */
     uint64_t seed = lb->fixed_seed ? lb->seed : ROOM_SEED_FAIR;
     int rc = room_start(c->r, seed, lb->deck, lb->deck_len, c->now, err);
-    if (rc == 0)
-        lobby__room_recount(lb, c->r); /* its host is there: no longer counted */
-    return rc;
+    if (rc != 0)
+        return rc;
+    lobby__room_recount(lb, c->r); /* its host is there: no longer counted */
+    for (int i = 0; lb->account_game != NULL && i < c->r->nseats; i++)
+        if (c->r->seats[i].taken && !c->r->seats[i].bot && c->r->seats[i].account > 0)
+            lb->account_game(lb->account_game_arg, c->r->id, i, c->r->seats[i].account,
+                             (long long)clock_wall_ms());
+    return 0;
 }
 
 static int cmd_play(const struct cmd_ctx *c, struct carc_error *err)

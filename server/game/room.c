@@ -334,7 +334,7 @@ void room_create_seat(struct room *r, struct session *s, const char *name, const
 {
     struct room_seat *seat = &r->seats[0];
     char token[RAND_TOKEN_LEN + 1];
-    snprintf(seat->name, sizeof seat->name, "%s", name);
+    room__seat_own(r, 0, s, name);
     rand_token(token);
     sha256_hex(token, seat->token_hash);
     seat->taken = 1;
@@ -372,12 +372,13 @@ int room_join(struct room *r, struct session *s, const char *name, const char *p
     int i = room_seat_free(r);
     if (i < 0)
         return carc_error_set(err, CARC_E_ROOM_FULL, NULL);
+    name = room_seat_name(s, name);
     int other = room_name_seat(r, name);
     if (other >= 0)
         return carc_error_set(err, CARC_E_NAME_TAKEN, "seat %d has that name (case aside)", other);
     struct room_seat *seat = &r->seats[i];
     char token[RAND_TOKEN_LEN + 1];
-    snprintf(seat->name, sizeof seat->name, "%s", name);
+    room__seat_own(r, i, s, name);
     rand_token(token);
     sha256_hex(token, seat->token_hash);
     seat->taken = 1;

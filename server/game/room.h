@@ -40,6 +40,7 @@ struct room_seat {
     char name[PROTO_NAME_MAX];
     char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
     int taken;
+    long long account;   /* the account the seat belongs to (taken signed in), 0: a guest's */
     struct session *s;   /* the connected session, or NULL */
     int bot;             /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
     int autoplay;        /* enum proto_autoplay: why a bot plays this person's seat now */
@@ -204,7 +205,10 @@ void room_free(struct room *r);
 int room_settings_check(const struct proto_msg *c, struct carc_error *err);
 
 /* The creator takes seat 0 and is the host: `joined` with the token, then
- * `state` seq 0. No delta (nobody else is there). */
+ * `state` seq 0. No delta (nobody else is there). A seat taken by a signed-in
+ * session (s->account, here and in room_join) belongs to its account: the
+ * seat's name is the account's (name is ignored) and it keeps the account's
+ * id (room_account_seat). */
 void room_create_seat(struct room *r, struct session *s, const char *name, const char *ref);
 
 /* Take the first free seat: everyone else gets a delta; s gets `joined` with
@@ -271,6 +275,13 @@ int room_play(struct room *r, struct session *s, const struct proto_msg *m, uint
 int room_seat_free(const struct room *r);
 /* The taken seat whose name is name to people (proto_name_same), or -1. */
 int room_name_seat(const struct room *r, const char *name);
+/* The name a seat taken by s gets: its account's when s is signed in, else
+ * name. */
+const char *room_seat_name(const struct session *s, const char *name);
+/* The seat of a person (not a bot) that belongs to account (> 0), or -1. */
+int room_account_seat(const struct room *r, long long account);
+/* Seat i becomes s's: its name (room_seat_name) and its account. */
+void room__seat_own(struct room *r, int i, const struct session *s, const char *name);
 /* Seats held by people (not bots). */
 int room_humans(const struct room *r);
 

@@ -6,6 +6,7 @@
  * it off the deck shuffle's own first draws. */
 #include "game/room.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "name.h"
@@ -17,6 +18,26 @@ int room_name_seat(const struct room *r, const char *name)
         if (r->seats[i].taken && proto_name_same(r->seats[i].name, name))
             return i;
     return -1;
+}
+
+const char *room_seat_name(const struct session *s, const char *name)
+{
+    return s->account > 0 && s->account_name[0] != '\0' ? s->account_name : name;
+}
+
+int room_account_seat(const struct room *r, long long account)
+{
+    for (int i = 0; account > 0 && i < r->nseats; i++)
+        if (r->seats[i].taken && !r->seats[i].bot && r->seats[i].account == account)
+            return i;
+    return -1;
+}
+
+void room__seat_own(struct room *r, int i, const struct session *s, const char *name)
+{
+    struct room_seat *seat = &r->seats[i];
+    snprintf(seat->name, sizeof seat->name, "%s", room_seat_name(s, name));
+    seat->account = s->account > 0 ? s->account : 0;
 }
 
 void room_seat_order(uint64_t seed, int n, int *order)

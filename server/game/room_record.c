@@ -171,6 +171,7 @@ static int stored_seats(struct room *r, const struct store_room *e)
         r->seats[i].forfeited = s->forfeited != 0;
         r->seats[i].timeouts = s->timeouts;
         r->seats[i].clock_ms = s->clock_ms;
+        r->seats[i].account = s->bot == 0 && s->account > 0 ? s->account : 0;
     }
     return 0;
 }

@@ -100,6 +100,7 @@ static void snapshot(struct lobby *lb, struct room *r)
             s->forfeited = rs->forfeited;
             s->timeouts = rs->timeouts;
             s->clock_ms = rs->clock_ms;
+            s->account = rs->account;
         }
     e->move_from = r->moves_saved;
     e->move_to = r->nmoves;

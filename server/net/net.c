@@ -138,6 +138,7 @@ static int ws_established(struct net *n, struct lws *wsi, struct conn *c)
                   "connection closed: data before the handshake's answer");
         session_close(&c->s, SESSION_CLOSE_PROTOCOL, "data before the handshake's answer", 0);
     }
+    net__ws_account_start(n, wsi, c);
     return 0;
 }
 
@@ -311,6 +312,7 @@ static void ws_closed(struct net *n, struct conn *c)
     if (c->kind != CONN_WS)
         return;
     lws_sul_cancel(&c->close_sul);
+    net__ws_account_stop(c);
     net_rx_forget(c->fd);
     lobby_session_close(n->lobby, &c->s);
     session_fini(&c->s);

@@ -118,6 +118,8 @@ struct conn {
     int close_started;                /* ws_close_now() has run */
     lws_sorted_usec_list_t close_sul; /* a deferred ws_close_now() */
     struct session s;                 /* CONN_WS */
+    struct accounts_req *acct_req;    /* CONN_WS: its account being looked up, or NULL */
+    lws_sorted_usec_list_t acct_sul;  /* ... and the end of the wait (net_account.c) */
     struct {                          /* CONN_HTTP: the reply being written */
         struct api_reply reply;
         struct lws *wsi;
@@ -171,6 +173,14 @@ const struct rxguard_http_limits *net__rx_limits(void);
 /* The headers every answer carries (net.c: the vhost's; net_http.c writes
  * them itself on the answers it gives before lws). */
 extern const struct lws_protocol_vhost_options *const net__headers;
+
+/* net_account.c: at ESTABLISHED (the Origin check passed), a carcd_session
+ * cookie is looked up while the connection's reading pauses; its account, if
+ * any, goes to c->s (account, account_name) and reading goes on. Nothing for
+ * a guest, nor without the accounts service. */
+void net__ws_account_start(struct net *n, struct lws *wsi, struct conn *c);
+/* The connection is gone: a lookup in flight is cancelled. */
+void net__ws_account_stop(struct conn *c);
 
 /* The HTTP connection is closed or destroyed: its reply is freed (which
  * cancels a read in flight). Nothing for c NULL or not CONN_HTTP. */

@@ -181,6 +181,13 @@ struct accounts_req *accounts_invite_admin(struct accounts *a, accounts_cb cb, v
 struct accounts_req *accounts_invite_member(struct accounts *a, const char *token, accounts_cb cb,
                                             void *arg);
 
+/* Seat `seat` of the game of room `room` is account's, from time_ms (wall
+ * clock): store_account_game_add on the pool (the games of an account).
+ * Fire and forget: nothing is called back; a failure, or a full queue
+ * (returns -1, else 0), is logged. */
+int accounts_game_link(struct accounts *a, const char *room, int seat, long long account,
+                       long long time_ms);
+
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */
 void accounts_cancel(struct accounts_req *req);

@@ -252,6 +252,44 @@ static void invite(struct accounts_req *r, struct store_accounts *h)
     accounts__set(&r->res, 0);
 }
 
+/* ---- the games of an account ---- */
+
+static void link_done(void *arg, const struct accounts_result *res)
+{
+    (void)arg;
+    if (res->status != 0)
+        log_event(LOG_WARN, NULL, "accounts: a game of account %lld was not recorded: %s",
+                  res->account, srv_status_name(res->status));
+}
+
+int accounts_game_link(struct accounts *a, const char *room, int seat, long long account,
+                       long long time_ms)
+{
+    struct accounts_req *r = accounts__req_new(a, ACCOUNTS__GAME, link_done, NULL);
+    if (r == NULL) {
+        log_event(LOG_WARN, NULL,
+                  "accounts: a game of account %lld was not recorded: the queue is full", account);
+        return -1;
+    }
+    snprintf(r->game, sizeof r->game, "%s", room);
+    r->seat = seat;
+    r->account = account;
+    r->time_ms = time_ms;
+    accounts__queue(r);
+    return 0;
+}
+
+static void game_link(struct accounts_req *r, struct store_accounts *h)
+{
+    r->res.account = r->account;
+    int rc = store_account_game_add(h, r->game, r->seat, r->account, r->time_ms);
+    if (rc != 0) {
+        accounts__storage_failed(r, h, "a game's link to its account", rc);
+        return;
+    }
+    accounts__set(&r->res, 0);
+}
+
 void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h)
 {
     switch (r->kind) {
@@ -266,6 +304,9 @@ void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h)
         break;
     case ACCOUNTS__INVITE:
         invite(r, h);
+        break;
+    case ACCOUNTS__GAME:
+        game_link(r, h);
         break;
     default:
         accounts__set(&r->res, ACCOUNTS_E_STORAGE);

@@ -30,6 +30,7 @@ enum accounts__kind {
     ACCOUNTS__DISABLE,
     ACCOUNTS__RESET,
     ACCOUNTS__INVITE, /* the admin's (no digest) or a member's */
+    ACCOUNTS__GAME,   /* a seat of a game is an account's (accounts_game_link) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -48,6 +49,9 @@ struct accounts_req {
     int bad;         /* the name or the password cannot be anyone's: no match possible */
     int offset, max; /* a list's */
     int flag;        /* a disable's: 1 disable, 0 enable */
+    char game[STORE_GAME_ID_MAX + 1]; /* a game link's room id, seat, account and time */
+    int seat;
+    long long account, time_ms;
     struct accounts_entry *list; /* a list's answer (malloc'd; freed with r) */
     char name[ACCOUNT_NAME_MAX + 1];
     char key[ACCOUNT_NAME_MAX + 1]; /* the name's key ("" for a name that is no name) */

@@ -46,7 +46,7 @@ static const char *schema_sql =
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms BIGINT NOT NULL DEFAULT 0,"
-    " PRIMARY KEY(room, idx));"
+    " account BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id BIGSERIAL PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -56,12 +56,14 @@ static const char *schema_sql =
     " scores TEXT NOT NULL, finished BIGINT NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(4);";
+    "INSERT INTO schema_version VALUES(5);";
 
 /* From each schema to the next, applied in order in one transaction; the
  * first PostgreSQL schema is 4 (the SQLite history before it never existed
  * here). */
-static const char *migrations[STORE_SCHEMA + 1] = {NULL};
+static const char *migrations[STORE_SCHEMA + 1] = {
+    [4] = "ALTER TABLE seats ADD COLUMN account BIGINT NOT NULL DEFAULT 0;", /* 4 -> 5 */
+};
 
 static uint64_t now_ms(void)
 {
@@ -470,7 +472,7 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
     /* Every seat in one statement, as a JSON array: the names are the
      * players' own text, which JSON carries as it is. */
     if (e->nseat > 0) {
-        char js[CARC_MAX_PLAYERS * (2 * PROTO_NAME_MAX + SHA256_HEX + 160) + 4];
+        char js[CARC_MAX_PLAYERS * (2 * PROTO_NAME_MAX + SHA256_HEX + 200) + 4];
         size_t m = 0;
         js[m++] = '[';
         for (int k = 0; k < e->nseat; k++) {
@@ -480,17 +482,17 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
             proto_json_str_append(js, sizeof js, &m, t->name);
             m += (size_t)snprintf(js + m, sizeof js - m,
                                   ",\"hash\":\"%s\",\"bot\":%d,\"autoplay\":%d,\"forfeited\":%d,"
-                                  "\"timeouts\":%d,\"clock_ms\":%lld}",
+                                  "\"timeouts\":%d,\"clock_ms\":%lld,\"account\":%lld}",
                                   t->hash, t->bot, t->autoplay, t->forfeited, t->timeouts,
-                                  t->clock_ms);
+                                  t->clock_ms, t->account);
         }
         snprintf(js + m, sizeof js - m, "]");
         const char *sv[] = {e->id, js, f};
         pipe_send(pp,
                   "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited,"
-                  " timeouts, clock_ms) SELECT $1, (s->>'idx')::int, s->>'name', s->>'hash',"
-                  " (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
-                  " (s->>'timeouts')::int, (s->>'clock_ms')::bigint"
+                  " timeouts, clock_ms, account) SELECT $1, (s->>'idx')::int, s->>'name',"
+                  " s->>'hash', (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
+                  " (s->>'timeouts')::int, (s->>'clock_ms')::bigint, (s->>'account')::bigint"
                   " FROM json_array_elements($2::json) AS s WHERE " FENCE_OK("$3"),
                   3, sv);
     }

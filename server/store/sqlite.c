@@ -12,8 +12,9 @@
  *                                         (fair/fair_room.h), "" for none: secret
  *                                         until the game's record reveals them
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
- *           bot, autoplay, forfeited, timeouts, clock_ms)   turn.h; clock_ms: time left
+ *           bot, autoplay, forfeited, timeouts, clock_ms,   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
+ *           account)                      the account the seat belongs to, 0: none
  *   moves  (room, idx, move)                      move = one record move as JSON
  *                                                 (PROTOCOL.md "Game records")
  *   chat   (id, room, seat, name, text, time)
@@ -28,7 +29,7 @@
  *
  * Schema history (PRAGMA user_version, and the table schema_version from 4 on): 1 the tables
  * above without games.status; 2 adds it; 3 adds the clock and bot columns of rooms and seats;
- * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair. */
+ * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ static const char *schema_sql =
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY(room, idx));"
+    " account INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id INTEGER PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -67,8 +68,8 @@ static const char *schema_sql =
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(4);"
-    "PRAGMA user_version = 4;";
+    "INSERT INTO schema_version VALUES(5);"
+    "PRAGMA user_version = 5;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -97,6 +98,10 @@ static const char *migrations[STORE_SCHEMA] = {
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
     "INSERT INTO schema_version VALUES(4);"
     "PRAGMA user_version = 4;",
+    /* 4 -> 5: the account a seat belongs to (0: a guest's or a bot's seat). */
+    "ALTER TABLE seats ADD COLUMN account INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE schema_version SET version = 5;"
+    "PRAGMA user_version = 5;",
 };
 
 int sq__exec(sqlite3 *db, const char *sql)
@@ -159,7 +164,7 @@ static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
         prep(db, "DELETE FROM seats WHERE room = ?", &s->seat_del) ||
         prep(db,
              "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-             " clock_ms) VALUES(?,?,?,?,?,?,?,?,?)",
+             " clock_ms, account) VALUES(?,?,?,?,?,?,?,?,?,?)",
              &s->seat) ||
         prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &s->move) ||
         prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &s->chat) ||
@@ -230,6 +235,7 @@ static int write_seats(const struct batch_stmts *s, const struct store_room *e)
         sqlite3_bind_int(s->seat, 7, e->seats[k].forfeited);
         sqlite3_bind_int(s->seat, 8, e->seats[k].timeouts);
         sqlite3_bind_int64(s->seat, 9, e->seats[k].clock_ms);
+        sqlite3_bind_int64(s->seat, 10, e->seats[k].account);
         if (step_done(s->seat))
             return -1;
     }

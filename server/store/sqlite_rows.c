@@ -166,7 +166,7 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-                           " clock_ms FROM seats WHERE room = ? ORDER BY idx",
+                           " clock_ms, account FROM seats WHERE room = ? ORDER BY idx",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(s, 1, e->id, -1, SQLITE_TRANSIENT);
@@ -180,6 +180,7 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
         t->forfeited = sqlite3_column_int(s, 5);
         t->timeouts = sqlite3_column_int(s, 6);
         t->clock_ms = sqlite3_column_int64(s, 7);
+        t->account = sqlite3_column_int64(s, 8);
     }
     sqlite3_finalize(s);
     if (sqlite3_prepare_v2(db, "SELECT move FROM moves WHERE room = ? ORDER BY idx", -1, &s,

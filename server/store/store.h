@@ -44,7 +44,7 @@
 #include "msg.h"
 #include "sha256.h"
 
-#define STORE_SCHEMA 4
+#define STORE_SCHEMA 5
 /* rooms.fair: the secret, then a comma and an entropy (or nothing) per seat (fair/fair_room.h) */
 #define STORE_FAIR_TEXT (CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 8)
 #define STORE_FILE "carcd.db"
@@ -73,6 +73,7 @@ struct store_seat {
     char hash[SHA256_HEX];
     int bot, autoplay, forfeited, timeouts; /* as in a room's seat (room.h) */
     long long clock_ms;
+    long long account; /* the account the seat belongs to, 0: none (a guest's, a bot's) */
 };
 
 enum store_gone {

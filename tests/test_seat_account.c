@@ -1,0 +1,141 @@
+/* test_seat_account.c: seats of accounts (issue 27; server/game/room_order.c,
+ * lobby_cmd.c) through the fake clients of room_util.h: a session signed in
+ * (its account set as the transport sets it, net/net_account.c) takes a seat
+ * that belongs to its account, under the account's name; the lobby reports
+ * the seats of accounts when the game starts; `resume` without a token takes
+ * the seat of the connection's account, and a guest's gets bad_token. */
+#include <stdio.h>
+#include <string.h>
+
+#include "room_util.h"
+#include "tests.h"
+
+static void sign_in(struct fake *f, long long account, const char *name)
+{
+    f->s.account = account;
+    snprintf(f->s.account_name, sizeof f->s.account_name, "%s", name);
+}
+
+/* The lobby's account_game hook, recorded. */
+static struct {
+    int n;
+    char room[PROTO_ROOM_MAX];
+    int seat[CARC_MAX_PLAYERS];
+    long long account[CARC_MAX_PLAYERS], time_ms[CARC_MAX_PLAYERS];
+} links;
+
+static void on_account_game(void *arg, const char *room, int seat, long long account,
+                            long long time_ms)
+{
+    ck_assert_ptr_eq(arg, &links);
+    snprintf(links.room, sizeof links.room, "%s", room);
+    ck_assert_int_lt(links.n, CARC_MAX_PLAYERS);
+    links.seat[links.n] = seat;
+    links.account[links.n] = account;
+    links.time_ms[links.n++] = time_ms;
+}
+
+/* ann (account 7) hosts, bob (account 8) joins under another name, a guest
+ * joins as "Cy": the seats' names and accounts, in the room and its state. */
+static struct room *three_seats(struct fake **pa, struct fake **pb, struct fake **pc)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new(), *c = fake_new();
+    sign_in(a, 7, "ann");
+    sign_in(b, 8, "bob");
+    struct room *r = create(a, "4"); /* its name "Ann" is ignored */
+    ck_assert_str_eq(r->seats[0].name, "ann");
+    ck_assert_int_eq(r->seats[0].account, 7);
+    join(b, a->room, "Zed");
+    expect(a, "delta");
+    ck_assert_str_eq(r->seats[1].name, "bob");
+    ck_assert_int_eq(r->seats[1].account, 8);
+    join(c, a->room, "Cy");
+    expect(a, "delta");
+    expect(b, "delta");
+    ck_assert_str_eq(r->seats[2].name, "Cy");
+    ck_assert_int_eq(r->seats[2].account, 0);
+    struct proto_client_seat st;
+    ck_assert_int_eq(proto_client_seat_get(c->doc, 1, &st), 0);
+    ck_assert_str_eq(st.name, "bob");
+    *pa = a;
+    *pb = b;
+    *pc = c;
+    return r;
+}
+
+START_TEST(seats_belong_to_accounts)
+{
+    struct fake *a, *b, *c;
+    struct room *r = three_seats(&a, &b, &c);
+    /* A signed-in join whose account's name is a seat's already: name_taken. */
+    struct fake *d = fake_new();
+    sign_in(d, 9, "Cy");
+    say(d, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Dee\"", a->room);
+    expect_error(d, "name_taken");
+    /* The start tells the hook of the two seats of accounts, not the guest's. */
+    memset(&links, 0, sizeof links);
+    lb->account_game = on_account_game;
+    lb->account_game_arg = &links;
+    say(a, "\"type\":\"start\"");
+    expect(a, "delta");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    ck_assert_int_eq(links.n, 2);
+    ck_assert_str_eq(links.room, r->id);
+    ck_assert_int_eq(links.seat[0], 0);
+    ck_assert_int_eq(links.account[0], 7);
+    ck_assert_int_eq(links.seat[1], 1);
+    ck_assert_int_eq(links.account[1], 8);
+    ck_assert_int_gt(links.time_ms[0], 1700000000000LL);
+}
+END_TEST
+
+START_TEST(resume_by_account)
+{
+    struct fake *a, *b, *c;
+    struct room *r = three_seats(&a, &b, &c);
+    say(a, "\"type\":\"start\"");
+    expect(a, "delta");
+    drain(b);
+    drain(c);
+    /* bob on a second device, no token: his seat, taken over from b. */
+    struct fake *b2 = fake_new();
+    sign_in(b2, 8, "bob");
+    say(b2, "\"type\":\"resume\",\"id\":5,\"room\":\"%s\"", a->room);
+    const char *j = expect(b2, "joined");
+    ck_assert(!has(j, "token"));
+    ck_assert_int_eq(jint(j, "seat"), 1);
+    ck_assert_int_eq(jint(j, "ref"), 5);
+    ck_assert_int_eq(jint(expect(b2, "state"), "seq"), r->seq);
+    ck_assert_ptr_eq(r->seats[1].s, &b2->s);
+    ck_assert_int_eq(b->closes, 1);
+    ck_assert_int_eq(b->s.close_code, SESSION_CLOSE_TAKEOVER);
+    ck_assert_ptr_null(b->s.room);
+    /* the token still resumes it too */
+    struct fake *b3 = fake_new();
+    say(b3, "\"type\":\"resume\",\"room\":\"%s\",\"token\":\"%s\"", a->room, b->token);
+    ck_assert_int_eq(jint(expect(b3, "joined"), "seat"), 1);
+    /* A guest without a token, an account without a seat here: bad_token. */
+    struct fake *g = fake_new();
+    say(g, "\"type\":\"resume\",\"room\":\"%s\"", a->room);
+    expect_error(g, "bad_token");
+    struct fake *e = fake_new();
+    sign_in(e, 10, "eve");
+    say(e, "\"type\":\"resume\",\"room\":\"%s\"", a->room);
+    expect_error(e, "bad_token");
+    ck_assert_ptr_null(e->s.room);
+    /* The guest's seat is not an account's: a signed-in stranger cannot take it. */
+    ck_assert_int_eq(room_account_seat(r, 0), -1);
+    ck_assert_int_eq(room_account_seat(r, 7), 0);
+}
+END_TEST
+
+Suite *suite_seat_account(void)
+{
+    Suite *s = suite_create("seat_account");
+    TCase *tc = tcase_with("seats of accounts", setup_default);
+    tcase_add_test(tc, seats_belong_to_accounts);
+    tcase_add_test(tc, resume_by_account);
+    suite_add_tcase(s, tc);
+    return s;
+}
