@@ -522,6 +522,14 @@ static void account_game(void *arg, const char *room, int seat, long long accoun
         (void)accounts_game_link(sv->api.accounts, room, seat, account, time_ms);
 }
 
+/* The lobby's rated_game hook: a rated game's end (PROTOCOL.md "Ratings"). */
+static void rated_game(void *arg, const struct lobby_rated_game *g)
+{
+    struct server *sv = arg;
+    if (sv->api.accounts != NULL)
+        log_info("rated game %s ended with %d players", g->room, g->n);
+}
+
 /* The HTTP API and the admin API over the lobby and the store. 0, or -1
  * (logged) out of memory. */
 static int http_open(struct server *sv)
@@ -559,6 +567,8 @@ static int http_open(struct server *sv)
     sv->admin.accounts = sv->accounts;
     sv->lobby->account_game = account_game;
     sv->lobby->account_game_arg = sv;
+    sv->lobby->rated_game = rated_game;
+    sv->lobby->rated_game_arg = sv;
     return 0;
 }
 
