@@ -526,8 +526,15 @@ static void account_game(void *arg, const char *room, int seat, long long accoun
 static void rated_game(void *arg, const struct lobby_rated_game *g)
 {
     struct server *sv = arg;
+    struct accounts_rated_player p[CARC_MAX_PLAYERS];
+    for (int i = 0; i < g->n && i < CARC_MAX_PLAYERS; i++) {
+        p[i].account = g->p[i].account;
+        p[i].bot = g->p[i].bot;
+        p[i].score = g->p[i].score;
+        p[i].forfeited = g->p[i].forfeited;
+    }
     if (sv->api.accounts != NULL)
-        log_info("rated game %s ended with %d players", g->room, g->n);
+        (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
 }
 
 /* The HTTP API and the admin API over the lobby and the store. 0, or -1
