@@ -552,6 +552,7 @@ static int http_open(struct server *sv)
     admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
     sv->api.admin = &sv->admin;
     sv->api.session_days = sv->cfg.session_days;
+    sv->api.ladder_min_games = sv->cfg.ladder_min_games;
     if (sv->store == NULL) {
         log_info("accounts off: they need storage");
         return 0;
