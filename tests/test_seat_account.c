@@ -216,6 +216,34 @@ START_TEST(rated_rooms)
 }
 END_TEST
 
+/* A rated game closed before its end (the admin's close; abandoned rooms
+ * likewise never reach their last move) rates nobody. */
+START_TEST(rated_game_closed_rates_nobody)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    memset(&rated, 0, sizeof rated);
+    lb->rated_game = on_rated_game;
+    lb->rated_game_arg = &rated;
+    struct fake *a = fake_new(), *b = fake_new();
+    sign_in(a, 7, "ann");
+    sign_in(b, 8, "bob");
+    struct room *r = create(a, "2,\"rated\":true");
+    join(b, a->room, "Bob");
+    say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    drain(a);
+    drain(b);
+    struct fake *p = r->game->current == 0 ? a : b;
+    struct proto_client_legal legal[1];
+    ck_assert_int_gt(proto_client_legal(p->doc, legal, 1), 0);
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+        carc_tiles[proto_client_tile(p->doc)].id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    lobby_room_close(lb, r, "admin", "closed");
+    ck_assert_ptr_null(lobby_room_find(lb, a->room));
+    ck_assert_int_eq(rated.calls, 0);
+}
+END_TEST
+
 Suite *suite_seat_account(void)
 {
     Suite *s = suite_create("seat_account");
@@ -223,6 +251,7 @@ Suite *suite_seat_account(void)
     tcase_add_test(tc, seats_belong_to_accounts);
     tcase_add_test(tc, resume_by_account);
     tcase_add_test(tc, rated_rooms);
+    tcase_add_test(tc, rated_game_closed_rates_nobody);
     suite_add_tcase(s, tc);
     return s;
 }
