@@ -48,7 +48,8 @@
     X(NOT_BOT, "not_a_bot", "that seat holds no bot")                                              \
     X(TIME_OUT, "time_out", "your time for this turn ran out")                                     \
     X(TOO_MANY_ROOMS, "too_many_rooms", "your address holds too many rooms in the lobby")          \
-    X(NAME_TAKEN, "name_taken", "a seat of the room already has that name")
+    X(NAME_TAKEN, "name_taken", "a seat of the room already has that name")                        \
+    X(SIGN_IN, "sign_in_required", "only a signed-in player may take a seat of a rated room")
 
 #define CARC__EPOS(name, wire, text) CARC__EPOS_##name,
 enum { CARC__EPOS_OK = 0, CARC_ERRNO_MAP(CARC__EPOS) CARC__EPOS_COUNT };

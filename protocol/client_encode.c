@@ -55,6 +55,8 @@ static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
                                          m->u.create.seat_random);
         proto__set(o, "options", opt, ok);
         proto__set(o, "private", json_boolean(m->u.create.private_room), ok);
+        if (m->u.create.rated)
+            proto__set(o, "rated", json_true(), ok);
         if (m->u.create.password[0] != '\0')
             put_text(o, "password", m->u.create.password, ok);
         if (m->u.create.clock.initial > 0) {

@@ -345,6 +345,8 @@ static int read_create(const json_t *root, struct proto_msg *m, struct proto_err
     if (rc == 0)
         rc = get_bool(root, "", "private", &m->u.create.private_room, err);
     if (rc == 0)
+        rc = get_bool(root, "", "rated", &m->u.create.rated, err);
+    if (rc == 0)
         rc = get_text(root, "", "password", 0, TEXT_PASSWORD, m->u.create.password,
                       PROTO_PASSWORD_MAX, err);
     if (rc == 0)
@@ -512,8 +514,8 @@ static int read_entropy(const json_t *root, struct proto_msg *m, struct proto_er
 
 static const char *const keys_none[] = {NULL};
 static const char *const keys_entropy[] = {"data", NULL};
-static const char *const keys_create[] = {"name",    "seats",    "sets",  "options",
-                                          "private", "password", "clock", NULL};
+static const char *const keys_create[] = {"name",     "seats", "sets",  "options", "private",
+                                          "password", "clock", "rated", NULL};
 static const char *const keys_add_bot[] = {"level", NULL};
 static const char *const keys_remove_bot[] = {"seat", NULL};
 static const char *const keys_join[] = {"room", "name", "password", NULL};
@@ -753,6 +755,8 @@ static json_t *room_entry_new(const struct proto_room_summary *r, int *ok)
                                   r->seat_random),
                ok);
     proto__set(o, "password", json_boolean(r->password), ok);
+    if (r->rated)
+        proto__set(o, "rated", json_true(), ok);
     proto__set(o, "host", r->host != NULL ? proto__string_or(r->host, "?") : json_null(), ok);
     return o;
 }

@@ -85,6 +85,7 @@ struct proto_msg {
             int small_city;  /* options.small_city == 2 */
             int seat_random; /* options.seat_order == "random" */
             int private_room;
+            int rated;                         /* "rated": true (PROTOCOL.md "Ratings") */
             char password[PROTO_PASSWORD_MAX]; /* "" = none */
             struct proto_clock clock;
         } create;
@@ -174,6 +175,7 @@ struct proto_room_summary {
     const char *host; /* host's name */
     /* options, as in the state document */
     int no_farmers, escape_rule, farm_rule, small_city, seat_random;
+    int rated; /* "rated": true, only when rated */
     /* Not NULL: the entry is this text instead, an object that
      * proto_encode_room_entry wrote (another node's room, from the room
      * directory); an entry whose text is not a JSON object is left out. */

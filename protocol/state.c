@@ -211,6 +211,8 @@ static void put_doc(struct proto__out *b, const struct proto_state *s)
     put_sets(b, s->sets);
     PUT(b, ",\"options\":");
     put_options(b, s);
+    if (s->rated)
+        PUT(b, ",\"rated\":true");
     PUT(b, ",\"host\":");
     put_int(b, s->host);
     PUT(b, ",\"seats\":");

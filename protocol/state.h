@@ -42,6 +42,7 @@ struct proto_room_view {
     int farm_rule;   /* enum carc_farm_rule */
     int small_city;  /* 1: options.small_city 2 */
     int seat_random; /* options.seat_order "random" */
+    int rated;       /* "rated": true (only then in the document) */
     int host;        /* seat index of the host */
     int nseats;
     struct proto_seat seats[CARC_MAX_PLAYERS];

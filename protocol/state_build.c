@@ -230,6 +230,7 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
     s->farm_rule = (uint8_t)v->farm_rule;
     s->small_city = v->small_city != 0;
     s->seat_random = v->seat_random != 0;
+    s->rated = v->rated != 0;
     s->host = v->host;
     s->nseats = (uint8_t)(v->nseats < CARC_MAX_PLAYERS ? v->nseats : CARC_MAX_PLAYERS);
     for (int i = 0; i < s->nseats; i++) {

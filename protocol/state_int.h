@@ -49,6 +49,7 @@ struct proto_state {
     char room[PROTO_ROOM_MAX + 16];
     uint8_t phase, farmers, escape_rule, nseats;
     uint8_t farm_rule, small_city, seat_random; /* the rest of options */
+    uint8_t rated;                              /* "rated": true, only when rated */
     unsigned sets;
     int host, turn, current, tile, tiles_left, herbs_left; /* current, tile: -1 for null */
     struct seat_view seats[CARC_MAX_PLAYERS];

@@ -177,6 +177,8 @@ static const struct key keys[] = {
     {"member-invites", K_ONOFF, OFF(member_invites), 0, 0, 1,
      "on: a signed-in member may make invite codes (POST /api/me/invites), at most 10 unused"
      " at once (off)"},
+    {"ladder-min-games", K_INT, OFF(ladder_min_games), 0, 1, 100000,
+     "rated games a player needs to appear on a ladder (GET /api/ladder) (5)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -201,6 +203,7 @@ void config_defaults(struct carcd_config *c)
     c->hash_mem_kib = 65536; /* ACCOUNT_HASH_MEM */
     c->invite_days = 7;
     c->member_invites = 0;
+    c->ladder_min_games = 5;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;

@@ -42,12 +42,13 @@ struct carcd_config {
     char redis_url[512]; /* redis://[[user]:password@]host[:port][/db]; may hold a password */
     int lease_ttl_ms;    /* how long a room's lease outlives its owner's last renewal */
     /* Accounts (players/accounts.h; server/README.md "Accounts"): */
-    int registration;   /* enum accounts_registration: open, invite, closed */
-    int session_days;   /* a session's life from sign-in */
-    int hash_ops;       /* Argon2id passes of a new password hash */
-    int hash_mem_kib;   /* ... and its memory, in KiB */
-    int invite_days;    /* an invite's life from its making */
-    int member_invites; /* 1: members may make invites (POST /api/me/invites) */
+    int registration;     /* enum accounts_registration: open, invite, closed */
+    int session_days;     /* a session's life from sign-in */
+    int hash_ops;         /* Argon2id passes of a new password hash */
+    int hash_mem_kib;     /* ... and its memory, in KiB */
+    int invite_days;      /* an invite's life from its making */
+    int member_invites;   /* 1: members may make invites (POST /api/me/invites) */
+    int ladder_min_games; /* rated games a player needs to appear on a ladder */
     struct lobby_limits limits;
 };
 

@@ -522,6 +522,21 @@ static void account_game(void *arg, const char *room, int seat, long long accoun
         (void)accounts_game_link(sv->api.accounts, room, seat, account, time_ms);
 }
 
+/* The lobby's rated_game hook: a rated game's end (PROTOCOL.md "Ratings"). */
+static void rated_game(void *arg, const struct lobby_rated_game *g)
+{
+    struct server *sv = arg;
+    struct accounts_rated_player p[CARC_MAX_PLAYERS];
+    for (int i = 0; i < g->n && i < CARC_MAX_PLAYERS; i++) {
+        p[i].account = g->p[i].account;
+        p[i].bot = g->p[i].bot;
+        p[i].score = g->p[i].score;
+        p[i].forfeited = g->p[i].forfeited;
+    }
+    if (sv->api.accounts != NULL)
+        (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
+}
+
 /* The HTTP API and the admin API over the lobby and the store. 0, or -1
  * (logged) out of memory. */
 static int http_open(struct server *sv)
@@ -537,6 +552,7 @@ static int http_open(struct server *sv)
     admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
     sv->api.admin = &sv->admin;
     sv->api.session_days = sv->cfg.session_days;
+    sv->api.ladder_min_games = sv->cfg.ladder_min_games;
     if (sv->store == NULL) {
         log_info("accounts off: they need storage");
         return 0;
@@ -559,6 +575,8 @@ static int http_open(struct server *sv)
     sv->admin.accounts = sv->accounts;
     sv->lobby->account_game = account_game;
     sv->lobby->account_game_arg = sv;
+    sv->lobby->rated_game = rated_game;
+    sv->lobby->rated_game_arg = sv;
     return 0;
 }
 

@@ -37,6 +37,17 @@ START_TEST(http_routes)
     api_route(&api, "GET", "/api/nope", &r);
     ck_assert_int_eq(r.status, 404);
     api_reply_free(&r);
+    /* The rating routes without accounts (no storage): 404 accounts_off; POST: 405. */
+    api_route(&api, "GET", "/api/players/ann", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert_ptr_nonnull(strstr(r.body, "accounts_off"));
+    api_reply_free(&r);
+    api_route(&api, "GET", "/api/ladder", &r);
+    ck_assert_int_eq(r.status, 404);
+    api_reply_free(&r);
+    api_route(&api, "POST", "/api/ladder", &r);
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
     api_route(&api, "GET", "/", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");

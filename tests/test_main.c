@@ -137,6 +137,8 @@ int main(void)
     srunner_add_suite(sr, suite_attempts());
     srunner_add_suite(sr, suite_accounts());
     srunner_add_suite(sr, suite_accounts_pg());
+    srunner_add_suite(sr, suite_ratings());
+    srunner_add_suite(sr, suite_ratings_pg());
     srunner_add_suite(sr, suite_fair());
     srunner_add_suite(sr, suite_cluster());
     srunner_add_suite(sr, suite_lease());

@@ -244,8 +244,8 @@ END_TEST
 START_TEST(encode_server_messages)
 {
     struct proto_room_summary rooms[2] = {
-        {"abc", 4, 2, PROTO_PHASE_LOBBY, 1u << CARC_SET_CATHARS, 1, "Ann", 0, 0, 2, 1, 1, NULL},
-        {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL, 1, 1, 0, 0, 0, NULL},
+        {"abc", 4, 2, PROTO_PHASE_LOBBY, 1u << CARC_SET_CATHARS, 1, "Ann", 0, 0, 2, 1, 1, 0, NULL},
+        {"def", 2, 2, PROTO_PHASE_PLAYING, 0, 0, NULL, 1, 1, 0, 0, 0, 1, NULL},
     };
     char *got[] = {
         proto_encode_welcome("carcd 0.1", 16384, 20, 1764583200000LL),

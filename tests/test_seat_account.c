@@ -5,6 +5,7 @@
  * the seats of accounts when the game starts; `resume` without a token takes
  * the seat of the connection's account, and a guest's gets bad_token. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "room_util.h"
@@ -130,12 +131,127 @@ START_TEST(resume_by_account)
 }
 END_TEST
 
+/* The lobby's rated_game hook, recorded. */
+static struct {
+    int calls;
+    struct lobby_rated_game g;
+} rated;
+
+static void on_rated_game(void *arg, const struct lobby_rated_game *g)
+{
+    ck_assert_ptr_eq(arg, &rated);
+    rated.calls++;
+    rated.g = *g;
+}
+
+/* Rated rooms (PROTOCOL.md "Ratings"): refused without the hook (no
+ * accounts); a guest may neither create one nor join one (sign_in_required);
+ * the state and the list say rated; the game's end hands the hook its
+ * players' accounts and scores, once; an unrated game calls nothing. */
+START_TEST(rated_rooms)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    struct fake *a = fake_new(), *b = fake_new(), *g = fake_new();
+    sign_in(a, 7, "ann");
+    sign_in(b, 8, "bob");
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"rated\":true");
+    expect_error(a, "bad_request");
+    memset(&rated, 0, sizeof rated);
+    lb->rated_game = on_rated_game;
+    lb->rated_game_arg = &rated;
+    say(g, "\"type\":\"create\",\"name\":\"Gus\",\"seats\":2,\"rated\":true");
+    expect_error(g, "sign_in_required");
+    ck_assert_ptr_null(g->s.room);
+    struct room *r = create(a, "2,\"rated\":true");
+    ck_assert_int_eq(r->rated, 1);
+    char *st = proto_state_encode(r->state, r->seq, "");
+    ck_assert_ptr_nonnull(strstr(st, "\"rated\":true"));
+    free(st);
+    say(g, "\"type\":\"list\"");
+    ck_assert_str_eq(jdump(expect(g, "rooms"), "rooms.0.rated"), "true");
+    say(g, "\"type\":\"join\",\"room\":\"%s\",\"name\":\"Gus\"", a->room);
+    expect_error(g, "sign_in_required");
+    join(b, a->room, "Bob");
+    expect(a, "delta");
+    say(a, "\"type\":\"start\"");
+    while (r->phase == PROTO_PHASE_PLAYING) {
+        drain(a);
+        drain(b);
+        struct fake *p = r->game->current == 0 ? a : b;
+        ck_assert_int_eq(rated.calls, 0);
+        struct proto_client_legal legal[1];
+        ck_assert_int_gt(proto_client_legal(p->doc, legal, 1), 0);
+        say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+            carc_tiles[proto_client_tile(p->doc)].id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    }
+    ck_assert_int_eq(rated.calls, 1);
+    ck_assert_str_eq(rated.g.room, r->id);
+    ck_assert_int_eq(rated.g.n, 2);
+    ck_assert_int_eq(rated.g.p[0].account, 7);
+    ck_assert_int_eq(rated.g.p[1].account, 8);
+    ck_assert_int_eq(rated.g.p[0].bot, 0);
+    ck_assert_int_eq(rated.g.p[0].score, r->game->players[0].score);
+    ck_assert_int_eq(rated.g.p[1].score, r->game->players[1].score);
+    ck_assert_int_gt(rated.g.time_ms, 1700000000000LL);
+    /* An unrated game ends without a call. */
+    struct fake *c = fake_new(), *d = fake_new();
+    sign_in(c, 9, "cy");
+    struct room *u = create(c, "2");
+    ck_assert_int_eq(u->rated, 0);
+    st = proto_state_encode(u->state, u->seq, "");
+    ck_assert_ptr_null(strstr(st, "rated"));
+    free(st);
+    join(d, c->room, "Dee");
+    say(c, "\"type\":\"start\"");
+    while (u->phase == PROTO_PHASE_PLAYING) {
+        drain(c);
+        drain(d);
+        struct fake *p = u->game->current == 0 ? c : d;
+        struct proto_client_legal legal[1];
+        ck_assert_int_gt(proto_client_legal(p->doc, legal, 1), 0);
+        say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+            carc_tiles[proto_client_tile(p->doc)].id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    }
+    ck_assert_int_eq(rated.calls, 1);
+}
+END_TEST
+
+/* A rated game closed before its end (the admin's close; abandoned rooms
+ * likewise never reach their last move) rates nobody. */
+START_TEST(rated_game_closed_rates_nobody)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    memset(&rated, 0, sizeof rated);
+    lb->rated_game = on_rated_game;
+    lb->rated_game_arg = &rated;
+    struct fake *a = fake_new(), *b = fake_new();
+    sign_in(a, 7, "ann");
+    sign_in(b, 8, "bob");
+    struct room *r = create(a, "2,\"rated\":true");
+    join(b, a->room, "Bob");
+    say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    drain(a);
+    drain(b);
+    struct fake *p = r->game->current == 0 ? a : b;
+    struct proto_client_legal legal[1];
+    ck_assert_int_gt(proto_client_legal(p->doc, legal, 1), 0);
+    say(p, "\"type\":\"play\",\"tile\":\"%s\",\"x\":%d,\"y\":%d,\"rot\":%d",
+        carc_tiles[proto_client_tile(p->doc)].id, legal[0].x, legal[0].y, legal[0].rot * 90);
+    lobby_room_close(lb, r, "admin", "closed");
+    ck_assert_ptr_null(lobby_room_find(lb, a->room));
+    ck_assert_int_eq(rated.calls, 0);
+}
+END_TEST
+
 Suite *suite_seat_account(void)
 {
     Suite *s = suite_create("seat_account");
     TCase *tc = tcase_with("seats of accounts", setup_default);
     tcase_add_test(tc, seats_belong_to_accounts);
     tcase_add_test(tc, resume_by_account);
+    tcase_add_test(tc, rated_rooms);
+    tcase_add_test(tc, rated_game_closed_rates_nobody);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -160,6 +160,35 @@ START_TEST(tokens_stored_as_hashes)
 }
 END_TEST
 
+static void no_rating(void *arg, const struct lobby_rated_game *g)
+{
+    (void)arg;
+    (void)g;
+}
+
+/* A rated room's flag (rooms.variants bit 4) survives a restart. */
+START_TEST(rated_room_restored)
+{
+    world_open();
+    su_lb->rated_game = no_rating;
+    struct fake *a = su_fake_new();
+    a->s.account = 5;
+    snprintf(a->s.account_name, sizeof a->s.account_name, "ann");
+    struct room *r = su_create(a, "2, \"rated\": true");
+    ck_assert_int_eq(r->rated, 1);
+    char room[PROTO_ROOM_MAX];
+    memcpy(room, a->room, sizeof room);
+    su_commit();
+    world_close();
+    world_open();
+    r = lobby_room_find(su_lb, room);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->rated, 1);
+    ck_assert_int_eq(r->seats[0].account, 5);
+    world_close();
+}
+END_TEST
+
 START_TEST(lobby_room_restored)
 {
     world_open();
@@ -441,6 +470,7 @@ Suite *suite_store(void)
     tcase_add_test(tc, unwritable_dir_refused);
     tcase_add_test(tc, tokens_stored_as_hashes);
     tcase_add_test(tc, lobby_room_restored);
+    tcase_add_test(tc, rated_room_restored);
     tcase_add_test(tc, game_restored_mid_game_and_finished);
     tcase_add_test(tc, replies_keep_request_order);
     tcase_add_test(tc, failed_commit_undoes_the_move);
@@ -466,6 +496,7 @@ Suite *suite_store_pg(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, tokens_stored_as_hashes);
     tcase_add_test(tc, lobby_room_restored);
+    tcase_add_test(tc, rated_room_restored);
     tcase_add_test(tc, game_restored_mid_game_and_finished);
     tcase_add_test(tc, replies_keep_request_order);
     tcase_add_test(tc, failed_commit_undoes_the_move);

@@ -51,6 +51,8 @@ Suite *suite_accounts_copy(void);     /* tests/test_accounts_copy.c: the account
 Suite *suite_accounts_copy_pg(void);  /* the same into PostgreSQL, with CARC_PG_URL */
 Suite *suite_accounts(void);    /* tests/test_accounts.c: the accounts service (players/), SQLite */
 Suite *suite_accounts_pg(void); /* its core flow on PostgreSQL, with CARC_PG_URL */
+Suite *suite_ratings(void);     /* tests/test_ratings.c: ratings in the accounts service, SQLite */
+Suite *suite_ratings_pg(void);  /* the same on PostgreSQL, with CARC_PG_URL */
 /* tests/test_store_start.c: its tests, into suite_store (pg 0) and suite_store_pg (pg 1) */
 void store_start_tests_add(TCase *tc, int pg);
 /* tests/test_store_account.c: seats of accounts, schema 4 -> 5 (the same two suites) */

@@ -131,6 +131,7 @@ CLIENT = {
         "private": {"type": "boolean"},
         "password": {"type": "string", "maxLength": 64, "pattern": NO_CONTROL},
         "clock": {"oneOf": [{"type": "null"}, CLOCK_SETTING]},
+        "rated": {"type": "boolean"},
     }, ["name", "seats"],
         # Six seats need the large-meeple set (the engine's player limit).
         **{"if": {"properties": {"seats": {"const": 6}}, "required": ["seats"]},
@@ -190,6 +191,7 @@ STATE_DOC = obj({
     "sets": {"type": "array", "items": SET, "uniqueItems": True, "minItems": 1,
              "prefixItems": [{"const": "base"}]},
     "options": OPTIONS_DOC,
+    "rated": {"const": True},
     "host": SEAT,
     "seats": {"type": "array", "items": SEAT_DOC, "minItems": 1, "maxItems": 6},
     "clock": {"oneOf": [{"type": "null"}, obj({
@@ -289,6 +291,7 @@ SERVER = {
         "sets": {"type": "array", "items": SET, "uniqueItems": True, "minItems": 1},
         "options": OPTIONS_DOC,
         "password": {"type": "boolean"}, "host": {"type": ["string", "null"]},
+        "rated": {"const": True},
     }, ["room", "seats", "taken", "phase", "sets", "options", "password", "host"])}},
         ["rooms"]),
     "joined": message("server", "joined", {"room": ROOM, "seat": SEAT, "token": TOKEN},

@@ -194,8 +194,30 @@ void lobby_store_set(struct lobby *lb, struct store *st)
     roomdb_attach(lb, st);
 }
 
+/* A room's game ended: a rated one goes to the rated_game hook. */
+static void room_over(void *arg, const struct room *r)
+{
+    struct lobby *lb = arg;
+    if (!r->rated || lb->rated_game == NULL || r->game == NULL)
+        return;
+    struct lobby_rated_game g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.room, sizeof g.room, "%s", r->id);
+    g.time_ms = (long long)clock_wall_ms();
+    g.n = r->nseats < r->game->nplayers ? r->nseats : r->game->nplayers;
+    for (int i = 0; i < g.n; i++) {
+        g.p[i].account = r->seats[i].bot ? 0 : r->seats[i].account;
+        g.p[i].bot = r->seats[i].bot;
+        g.p[i].score = r->game->players[i].score;
+        g.p[i].forfeited = r->seats[i].forfeited;
+    }
+    lb->rated_game(lb->rated_game_arg, &g);
+}
+
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
+    r->over = room_over;
+    r->over_arg = lb;
     r->store = lb->store;
     r->holds = &lb->holds;
     r->bots = lb->bots;

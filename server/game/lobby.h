@@ -24,6 +24,20 @@ struct store;
 struct bots;
 struct roomnode;
 
+/* A rated game that ended: plain data for the rated_game hook. */
+struct lobby_rated_game {
+    char room[PROTO_ROOM_MAX];
+    long long time_ms; /* the end, wall clock */
+    int n;             /* players, in seat order */
+    struct {
+        long long account; /* the seat's account; 0 for a bot the host added */
+        int bot;           /* 0: a person's seat (whoever played it at the end); 1 + enum
+                              carc_bot_level */
+        int score;         /* final score */
+        int forfeited;     /* lost the seat to its clock: ranked after those who did not */
+    } p[CARC_MAX_PLAYERS];
+};
+
 struct lobby {
     struct lobby_limits lim;
     const char *server_name; /* in `welcome` */
@@ -59,6 +73,12 @@ struct lobby {
     void (*account_game)(void *arg, const char *room, int seat, long long account,
                          long long time_ms);
     void *account_game_arg;
+    /* Ratings (PROTOCOL.md "Ratings"): when a rated room's game ends by a
+     * move (not when it is abandoned or closed), called once with its players
+     * in seat order; main.c hands it to the accounts service, which rates
+     * them. NULL: rated rooms cannot be created (bad_request). */
+    void (*rated_game)(void *arg, const struct lobby_rated_game *g);
+    void *rated_game_arg;
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;

@@ -111,6 +111,12 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
     if (lb->nrooms >= lb->lim.max_rooms)
         return carc_error_set(err, CARC_E_LIMIT, "the server has too many rooms; try later");
     int rc = room_settings_check(c->m, err);
+    if (rc == 0 && c->m->u.create.rated && lb->rated_game == NULL)
+        rc = carc_error_set(err, CARC_E_INVAL,
+                            "rated: this server keeps no accounts (rated rooms need storage "
+                            "and accounts)");
+    if (rc == 0 && c->m->u.create.rated && c->s->account <= 0)
+        rc = carc_error_set(err, CARC_E_SIGN_IN, "sign in to create a rated room");
     if (rc == 0)
         rc = create_allowed(c, err);
     if (rc != 0)
@@ -164,6 +170,7 @@ static void rematch_settings(const struct room *old, const struct session *s,
     m->u.create.small_city = old->small_city;
     m->u.create.seat_random = old->seat_random;
     m->u.create.private_room = old->private_room;
+    m->u.create.rated = old->rated;
     m->u.create.clock = old->clock;
 }
 
@@ -229,6 +236,8 @@ static int cmd_rematch(const struct cmd_ctx *c, struct carc_error *err)
 static int cmd_join(const struct cmd_ctx *c, struct carc_error *err)
 {
     const struct proto_msg *m = c->m;
+    if (c->r->rated && c->s->account <= 0)
+        return carc_error_set(err, CARC_E_SIGN_IN, NULL);
     return room_join(c->r, c->s, m->u.join.name, m->u.join.password, m->id, err);
 }
 

@@ -26,6 +26,7 @@ static void room__view(const struct room *r, struct proto_room_view *v)
     v->farm_rule = r->farm_rule;
     v->small_city = r->small_city;
     v->seat_random = r->seat_random;
+    v->rated = r->rated;
     v->host = r->host;
     v->nseats = r->nseats;
     for (int i = 0; i < r->nseats; i++) {
@@ -265,6 +266,7 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
         sha256_hex(pw, r->pw_hash);
     }
     r->private_room = c->u.create.private_room;
+    r->rated = c->u.create.rated;
     r->phase = PROTO_PHASE_LOBBY;
     r->sets = c->u.create.sets | (1u << CARC_SET_BASE);
     r->no_farmers = c->u.create.no_farmers;
@@ -638,6 +640,8 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
         r->phase = PROTO_PHASE_OVER;
         log_event(LOG_INFO, &(struct log_fields){.room = r->id}, "game over after %d moves",
                   r->nmoves);
+        if (r->over != NULL)
+            r->over(r->over_arg, r);
     }
     turn_moved(r, mover, now);
     long long seq = room__publish(r, ex, nex, mv, NULL);
@@ -711,6 +715,7 @@ void room_summary(const struct room *r, struct proto_room_summary *out)
     out->farm_rule = r->farm_rule;
     out->small_city = r->small_city;
     out->seat_random = r->seat_random;
+    out->rated = r->rated;
     out->json = NULL; /* this node's own room: encoded from the fields above */
 }
 

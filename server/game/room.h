@@ -91,6 +91,7 @@ struct room {
     unsigned sets;
     int no_farmers, escape_rule;
     int farm_rule, small_city, seat_random; /* the variants (RULES.md 2.8), as created */
+    int rated; /* a rated game (PROTOCOL.md "Ratings"): signed-in players and bots only */
     int nseats, host;
     struct room_seat seats[CARC_MAX_PLAYERS];
     struct session *spectators; /* doubly linked through session.rnext/rprev */
@@ -141,6 +142,10 @@ struct room {
     struct bots_job *job;     /* the search playing the current turn, or NULL */
     int job_moves;            /* nmoves of the turn the job plays */
     int bot_refused;          /* this turn's bot move was refused: play it at random */
+    /* Called once when its game ends by a move (lobby_room_add: the lobby's
+     * rated game hook); NULL: nobody is told. */
+    void (*over)(void *arg, const struct room *r);
+    void *over_arg;
     /* Bots alone (turn.h): the game pauses once nobody has been connected to
      * it for alone_grace_ms (bots-alone-grace; 0: never). */
     uint64_t alone_grace_ms;

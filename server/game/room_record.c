@@ -147,6 +147,7 @@ static void stored_settings(const struct store_room *e, struct proto_msg *c)
     c->u.create.farm_rule = e->variants & 3;
     c->u.create.small_city = e->variants >> 2 & 1;
     c->u.create.seat_random = e->variants >> 3 & 1;
+    c->u.create.rated = e->variants >> 4 & 1;
 }
 
 /* r's seats, host, password and times from e; -1 when its host is no seat. */

@@ -86,7 +86,7 @@ static void snapshot(struct lobby *lb, struct room *r)
     e->clock_initial = r->clock.initial;
     e->clock_increment = r->clock.increment;
     e->clock_policy = r->clock.on_timeout;
-    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3;
+    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3 | r->rated << 4;
     fair_room_text(r, e->fair);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].taken) {

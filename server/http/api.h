@@ -25,6 +25,9 @@
  *   POST /api/me/password, POST /api/me/delete, POST /api/me/invites
  *                     accounts (account_routes.c, PROTOCOL.md "Accounts"): JSON
  *                     bodies (none for invites), deferred answers
+ *   GET /api/players/NAME, GET /api/ladder?pool=2p|multi&page=N
+ *                     ratings (rating_routes.c, PROTOCOL.md "Ratings"),
+ *                     deferred answers
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing
@@ -64,7 +67,8 @@ struct api {
     /* Accounts and sessions (players/accounts.h; account_routes.c): NULL
      * without storage, and the account routes answer 404 accounts_off. */
     struct accounts *accounts;
-    int session_days; /* a session cookie's Max-Age, in days */
+    int session_days;     /* a session cookie's Max-Age, in days */
+    int ladder_min_games; /* GET /api/ladder: games a player needs to appear (0: 5) */
 };
 
 struct api_reply {
@@ -159,6 +163,10 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
 /* The account routes (account_routes.c): 1 when rq is one of them (out is
  * then answered or deferred), 0 when its path is not theirs. */
 int api_account_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* The rating routes (rating_routes.c; PROTOCOL.md "Ratings"): GET /api/players/NAME
+ * and GET /api/ladder. 1 when rq is one of them (out is then answered or
+ * deferred), 0 when its path is not theirs. */
+int api_rating_route(struct api *a, const struct api_request *rq, struct api_reply *out);
 /* 1 when method and path name an account route that takes a JSON body
  * (the transport reads a body for those only). */
 int api_account_body_route(const char *method, const char *path);

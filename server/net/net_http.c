@@ -408,13 +408,15 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
                   method_name(wsi), refused);
         return http_refuse(wsi, c, refused);
     }
-    /* The only query arguments any route reads: page=N and status=S (GET /api/games). */
-    char query[80] = "", page[24], status[24];
+    /* The only query arguments any route reads: page=N, status=S (GET /api/games) and
+     * pool=P (GET /api/ladder). */
+    char query[112] = "", page[24], status[24], pool[24];
     const char *pg = lws_get_urlarg_by_name(wsi, "page=", page, (int)sizeof page);
     const char *stt = lws_get_urlarg_by_name(wsi, "status=", status, (int)sizeof status);
-    snprintf(query, sizeof query, "%s%s%s%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
-             pg != NULL && stt != NULL ? "&" : "", stt != NULL ? "status=" : "",
-             stt != NULL ? stt : "");
+    const char *pl = lws_get_urlarg_by_name(wsi, "pool=", pool, (int)sizeof pool);
+    snprintf(query, sizeof query, "%s%s&%s%s&%s%s", pg != NULL ? "page=" : "", pg != NULL ? pg : "",
+             stt != NULL ? "status=" : "", stt != NULL ? stt : "", pl != NULL ? "pool=" : "",
+             pl != NULL ? pl : "");
     if (net__from_metrics(n, wsi)) {
         api_route_metrics_port(n->api, method_name(wsi), path, r);
         return http_headers(wsi, c);

@@ -91,6 +91,7 @@ static struct accounts_req *list_pop(struct accounts_list *q)
 static void req_free(struct accounts_req *r)
 {
     free(r->list);
+    free(r->ext);
     sodium_memzero(r, sizeof *r);
     free(r);
 }
@@ -155,6 +156,10 @@ struct accounts *accounts_new(uv_loop_t *loop, struct store *st, const struct ac
             accounts_free(a);
             return NULL;
         }
+    if (accounts__bots_ensure(a, a->db[0], err, errlen) != 0) {
+        accounts_free(a);
+        return NULL;
+    }
     if (dummy_make(a) != 0) {
         snprintf(err, errlen, "accounts: cannot hash with %u passes and %zu bytes", a->cfg.hash_ops,
                  a->cfg.hash_mem);

@@ -76,6 +76,55 @@ struct accounts_entry {
     int disabled, deleted;
 };
 
+/* ---- ratings (ratings_job.c; PROTOCOL.md "Ratings") ---- */
+
+#define ACCOUNTS_HISTORY_MAX 50 /* history points of a pool in a player's answer */
+#define ACCOUNTS_LADDER_PAGE 50 /* players in one page of a ladder */
+#define ACCOUNTS_POOLS 2        /* 0: "2p" (Glicko-2), 1: "multi" (Plackett-Luce) */
+/* The rated identities of the built-in bots, by level (enum carc_bot_level):
+ * accounts with no password, made by accounts_new, that nobody signs in as
+ * (a dot is in no name a person can have). */
+#define ACCOUNTS_BOT_NAMES                                                                         \
+    {                                                                                              \
+        "bot.random", "bot.greedy", "bot.strong"                                                   \
+    }
+#define ACCOUNTS_BOTS 3
+
+/* One player of a rated game. */
+struct accounts_rated_player {
+    long long account; /* a person's account; 0 for a bot */
+    int bot;           /* 0: a person; 1 + enum carc_bot_level: rated as its identity */
+    int score;         /* final score */
+    int forfeited;     /* ranked after every player who did not forfeit */
+};
+
+/* A player's numbers in one pool, as shown (PROTOCOL.md "Ratings"). */
+struct accounts_pool_view {
+    int present; /* 0 before a first rated game in the pool (the rest is 0) */
+    double rating, deviation,
+        volatility; /* multi: the display rating and deviation, no volatility */
+    int games, provisional;
+    int nhistory; /* newest first */
+    struct {
+        char game[65];
+        long long time_ms;
+        double rating;
+    } history[ACCOUNTS_HISTORY_MAX];
+};
+
+struct accounts_player {
+    char name[ACCOUNT_NAME_MAX + 1];
+    long long created_ms;
+    struct accounts_pool_view pool[ACCOUNTS_POOLS];
+};
+
+struct accounts_ladder_row {
+    int rank;
+    char name[ACCOUNT_NAME_MAX + 1];
+    double rating, deviation;
+    int games, provisional;
+};
+
 /* What a request came to. status: 0, or a negative code of util/status.h:
  *   ACCOUNTS_E_NAME       the name is refused (message: account_refusal_text)
  *   ACCOUNTS_E_PASSWORD   the password is refused (idem)
@@ -109,6 +158,9 @@ struct accounts_result {
     char invite[ACCOUNTS_INVITE_LEN + 1]; /* a new invite's code (never logged) */
     const struct accounts_entry *list;    /* a list: nlist accounts, valid during the call */
     int nlist;
+    const struct accounts_player *player;     /* accounts_player: valid during the call */
+    const struct accounts_ladder_row *ladder; /* accounts_ladder: nlist rows, valid during
+                                                 the call */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -187,6 +239,26 @@ struct accounts_req *accounts_invite_member(struct accounts *a, const char *toke
  * (returns -1, else 0), is logged. */
 int accounts_game_link(struct accounts *a, const char *room, int seat, long long account,
                        long long time_ms);
+
+/* The game `game` (a room id), rated and ended at time_ms (wall clock), of n
+ * players (2 .. 6) in seat order, rated on the pool (2 players: "2p", else
+ * "multi") in one transaction: each one's rating read (a newcomer's when
+ * none; a Glicko-2 deviation aged by the days since its last game), updated
+ * from the ranks (final scores; equal scores tie; forfeited seats last),
+ * written with games + 1 and a history row. A game already in the first
+ * player's history is not rated again. Fire and forget, like
+ * accounts_game_link: -1 (logged) when the queue is full or n is bad. */
+int accounts_rate_game(struct accounts *a, const char *game, long long time_ms,
+                       const struct accounts_rated_player *p, int n);
+/* The player named name (any case; a bot's identity too): r->player, or
+ * ACCOUNTS_E_UNKNOWN for a name that is nobody's, or a deleted account's. */
+struct accounts_req *accounts_player(struct accounts *a, const char *name, accounts_cb cb,
+                                     void *arg);
+/* Page `page` (from 0) of pool's ladder (0 "2p", 1 "multi"): the players with
+ * at least min_games games, neither disabled nor deleted, highest first, at
+ * most ACCOUNTS_LADDER_PAGE in r->ladder (r->nlist of them). */
+struct accounts_req *accounts_ladder(struct accounts *a, int pool, int page, int min_games,
+                                     accounts_cb cb, void *arg);
 
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */

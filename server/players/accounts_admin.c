@@ -308,6 +308,11 @@ void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h)
     case ACCOUNTS__GAME:
         game_link(r, h);
         break;
+    case ACCOUNTS__RATE:
+    case ACCOUNTS__PLAYER:
+    case ACCOUNTS__LADDER:
+        accounts__ratings_job_run(r, h);
+        break;
     default:
         accounts__set(&r->res, ACCOUNTS_E_STORAGE);
         break;

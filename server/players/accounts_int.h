@@ -31,6 +31,9 @@ enum accounts__kind {
     ACCOUNTS__RESET,
     ACCOUNTS__INVITE, /* the admin's (no digest) or a member's */
     ACCOUNTS__GAME,   /* a seat of a game is an account's (accounts_game_link) */
+    ACCOUNTS__RATE,   /* ratings_job.c from here on: a rated game's end */
+    ACCOUNTS__PLAYER, /* a player's ratings */
+    ACCOUNTS__LADDER, /* a page of a ladder */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -53,6 +56,7 @@ struct accounts_req {
     int seat;
     long long account, time_ms;
     struct accounts_entry *list; /* a list's answer (malloc'd; freed with r) */
+    void *ext;                   /* a rating kind's input and answer (malloc'd; freed with r) */
     char name[ACCOUNT_NAME_MAX + 1];
     char key[ACCOUNT_NAME_MAX + 1]; /* the name's key ("" for a name that is no name) */
     char peer[ACCOUNTS__PEER_MAX];
@@ -80,7 +84,8 @@ struct accounts {
     uv_idle_t idle;    /* delivers the ready list; runs only while it has some */
     uv_work_t closing; /* closes the handles off the loop */
     struct attempts *by_addr, *by_account;
-    char dummy[ACCOUNT_HASH_SIZE]; /* the hash an unknown name is checked against */
+    char dummy[ACCOUNT_HASH_SIZE];   /* the hash an unknown name is checked against */
+    long long bot_id[ACCOUNTS_BOTS]; /* the bots' rated identities (accounts_new) */
     int closed, close_started;
     void (*done)(void *arg);
     void *done_arg;
@@ -120,5 +125,11 @@ int accounts__name_key(const char *name, char key[ACCOUNT_NAME_MAX + 1]);
 
 /* accounts_admin.c: the pool's side of the kinds from ACCOUNTS__LIST on. */
 void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h);
+
+/* ratings_job.c: the bots' rated identities made when missing, their ids in
+ * a->bot_id (blocks: at start, on h): 0, or -1 with a sentence in err. */
+int accounts__bots_ensure(struct accounts *a, struct store_accounts *h, char *err, size_t errlen);
+/* The pool's side of the kinds from ACCOUNTS__RATE on. */
+void accounts__ratings_job_run(struct accounts_req *r, struct store_accounts *h);
 
 #endif

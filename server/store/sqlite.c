@@ -7,7 +7,8 @@
  *           clock_initial, clock_increment, clock_policy,   the time control, 0: none
  *           fence,                                          0 (the place of a lease's number)
  *           variants,                     options.farms (enum carc_farm_rule) | small_city 2
- *                                         << 2 | seat_order random << 3; 0: the defaults
+ *                                         << 2 | seat_order random << 3 | rated << 4;
+ *                                         0: the defaults
  *           fair)                         the fair draw's secret and entropies
  *                                         (fair/fair_room.h), "" for none: secret
  *                                         until the game's record reveals them

@@ -96,7 +96,7 @@ struct store_room {
     long long seq;
     uint64_t created, updated;
     int clock_initial, clock_increment, clock_policy; /* struct proto_clock */
-    int variants;               /* farm_rule | small_city << 2 | seat_random << 3 (sqlite.c) */
+    int variants; /* farm_rule | small_city << 2 | seat_random << 3 | rated << 4 (sqlite.c) */
     char fair[STORE_FAIR_TEXT]; /* rooms.fair: the fair draw's secret and entropies, or "" */
     int nseat;
     struct store_seat seats[CARC_MAX_PLAYERS];

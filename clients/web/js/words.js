@@ -229,7 +229,8 @@ export const ERRORS = Object.fromEntries([
   "illegal_escape", "bad_player_count", "bad_sets", "bad_deck", "bad_record", "malformed_json", "bad_version",
   "unknown_type", "out_of_memory", "io_error", "no_such_room", "room_full", "wrong_password", "bad_token", "not_host",
   "wrong_phase", "spectator", "not_in_room", "already_in_room", "not_enough_players", "not_a_bot", "time_out",
-  "rate_limited", "message_too_big", "limit_reached", "too_many_rooms", "name_taken", "storage_error", "offline", "closed",
+  "rate_limited", "message_too_big", "limit_reached", "too_many_rooms", "name_taken", "sign_in_required", "storage_error",
+  "offline", "closed",
 ].map((c) => [c, "error." + c]));
 
 // A protocol error code in plain words; the server's own sentence for codes we do not know.
