@@ -91,6 +91,7 @@ static struct accounts_req *list_pop(struct accounts_list *q)
 static void req_free(struct accounts_req *r)
 {
     free(r->list);
+    accounts__games_free(r);
     sodium_memzero(r, sizeof *r);
     free(r);
 }
