@@ -1,6 +1,6 @@
 // account.js: optional accounts over HTTP (PROTOCOL.md "Accounts (HTTP)"): the header's
-// "Sign in" button or, signed in, the account's name with a menu (Sign out, Change password,
-// Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
+// "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, Sign out,
+// Change password, Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
 // cookie; the CSRF token of its answers is kept in this module's memory only (GET /api/me gives
 // it again after a reload). A guest plays as before: no account request is made until the page
 // has seen a sign-in (localStorage `carcd.account`, "1" while this browser is signed in), since
@@ -252,6 +252,11 @@ $("acct-user").addEventListener("keydown", (e) => {
 });
 document.addEventListener("click", (e) => {
   if (!$("acct-menu").hidden && !$("acct-user").contains(e.target)) menu(false);
+});
+// "My games" (mygames.js, loaded on its first open).
+$("acct-games").addEventListener("click", () => {
+  menu(false);
+  import("./mygames.js").then((m) => m.openGames());
 });
 $("acct-password").addEventListener("click", () => {
   menu(false);
