@@ -6,9 +6,9 @@
  * freeing the name and keeping the id, sessions expiring and refused for
  * disabled and deleted accounts, invites used once or expired (and an account
  * not created on a bad invite), a member's unused invites counted, ratings upserted, history newest
- * first, the ladder's minimum of games and order, game links paged, and the migration of a database
- * made by today's store (its rows kept, the store's schema version untouched, reopening idempotent,
- * newer account tables refused). */
+ * first, the ladder's minimum of games and order, game links paged, a game's record summary, and
+ * the migration of a database made by today's store (its rows kept, the store's schema version
+ * untouched, reopening idempotent, newer account tables refused). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +469,32 @@ START_TEST(account_games_newest_first)
 }
 END_TEST
 
+/* A game's record as the account's list shows it: none while it runs, then
+ * its status, end, players and scores. */
+START_TEST(account_game_record_summary)
+{
+    both_open();
+    struct store_game_summary g;
+    ck_assert_int_eq(store_account_game_record(ac, "R1", &g), STORE_E_NOT_FOUND);
+    ck_assert_ptr_null(g.players);
+    ck_assert_int_eq(store_test_exec(st, "INSERT INTO games VALUES('R1', '{}', '[\"Ann\",\"Bot\"]',"
+                                         " '[12,7]', 500, 'finished');"
+                                         "INSERT INTO games VALUES('R2', '{}', '[\"Ann\"]',"
+                                         " '[0]', 600, 'abandoned')"),
+                     0);
+    ck_assert_int_eq(store_account_game_record(ac, "R1", &g), 0);
+    ck_assert_str_eq(g.status, STORE_FINISHED);
+    ck_assert_int_eq(g.finished_ms, 500);
+    ck_assert_str_eq(g.players, "[\"Ann\",\"Bot\"]");
+    ck_assert_str_eq(g.scores, "[12,7]");
+    store_game_summary_free(&g);
+    ck_assert_int_eq(store_account_game_record(ac, "R2", &g), 0);
+    ck_assert_str_eq(g.status, STORE_ABANDONED);
+    store_game_summary_free(&g);
+    ck_assert_int_eq(store_account_game_record(ac, "", &g), STORE_E_ARGS);
+}
+END_TEST
+
 /* ---- migration ---- */
 
 static void no_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
@@ -585,6 +611,7 @@ static void tests_add(TCase *tc)
     tcase_add_test(tc, ladder_minimum_games_and_order);
     tcase_add_test(tc, transaction_all_or_nothing);
     tcase_add_test(tc, account_games_newest_first);
+    tcase_add_test(tc, account_game_record_summary);
     tcase_add_test(tc, migration_keeps_rows_and_is_idempotent);
 }
 

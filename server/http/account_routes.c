@@ -92,6 +92,15 @@ static void set_cookie(struct api *a, struct api_reply *out, const char *token, 
     out->set_cookie = mem_strdup(text);
 }
 
+void api_session_cookie_clear(struct api_reply *out, int https)
+{
+    char text[160];
+    snprintf(text, sizeof text, COOKIE_NAME "=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0%s",
+             https ? "; Secure" : "");
+    free(out->set_cookie);
+    out->set_cookie = mem_strdup(text);
+}
+
 int api_cookie_session(const char *header, char *out)
 {
     static const char name[] = COOKIE_NAME "=";

@@ -185,8 +185,7 @@ static const char *query_arg(const char *q, const char *name, char *out, size_t 
     return NULL;
 }
 
-/* The value of ?page=N (1 when absent or bad). */
-static int query_page(const char *q)
+int api_query_page(const char *q)
 {
     char v[24];
     if (query_arg(q, "page", v, sizeof v) == NULL)
@@ -303,7 +302,7 @@ static int reply_games(struct api *a, const char *path, const char *query, struc
         if (list) {
             char buf[96];
             snprintf(buf, sizeof buf, "{\"page\":%d,\"per_page\":%d,\"total\":0,\"games\":[]}",
-                     query_page(query), STORE_PAGE);
+                     api_query_page(query), STORE_PAGE);
             reply_text(out, 200, "application/json", buf);
             out->cache_control = "no-store";
         } else {
@@ -315,7 +314,7 @@ static int reply_games(struct api *a, const char *path, const char *query, struc
         /* A record never changes once written; a list does with each game. */
         out->cache_control = list ? "no-store" : "max-age=3600";
         if (list) {
-            out->rq = store_games_read(a->store, query_page(query), status, on_read, out);
+            out->rq = store_games_read(a->store, api_query_page(query), status, on_read, out);
         } else if (is_replay) {
             out->owned = mem_strdup(id);
             out->rq = store_game_read(a->store, id, on_read_replay, out);
@@ -548,7 +547,8 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
         admin_route(a->admin, rq, out);
         return;
     }
-    if (api_account_route(a, rq, out) || api_rating_route(a, rq, out))
+    if (api_account_route(a, rq, out) || api_rating_route(a, rq, out) ||
+        api_me_games_route(a, rq, out))
         return;
     /* HEAD is routed as GET; the transport then sends the headers alone. */
     out->head = strcmp(rq->method, "HEAD") == 0;

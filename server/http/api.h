@@ -28,6 +28,8 @@
  *   GET /api/players/NAME, GET /api/ladder?pool=2p|multi&page=N
  *                     ratings (rating_routes.c, PROTOCOL.md "Ratings"),
  *                     deferred answers
+ *   GET /api/me/games?page=N   the signed-in account's games (me_games.c),
+ *                     deferred
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing
@@ -174,6 +176,14 @@ int api_account_body_route(const char *method, const char *path);
  * (TOKEN_LEN + 1 bytes, players/token.h): 1, or 0 (out "") when there is
  * none of a token's form. */
 int api_cookie_session(const char *header, char *out);
+
+/* GET /api/me/games (me_games.c): 1 when rq is it (out is then answered or
+ * deferred), 0 for any other path. */
+int api_me_games_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* A Set-Cookie that clears the session cookie (account_routes.c). */
+void api_session_cookie_clear(struct api_reply *out, int https);
+/* The value of ?page=N in a query string (1 when absent or bad). */
+int api_query_page(const char *query);
 
 /* Content type of a file name by its extension ("application/octet-stream"
  * when unknown). */

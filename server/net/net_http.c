@@ -294,10 +294,12 @@ static int client_https(struct net *n, struct lws *wsi)
 }
 
 /* What an account route reads of the head, into in. */
-static void account_head(struct net *n, struct lws *wsi, const char *path, struct http_in *in)
+static void account_head(struct net *n, struct lws *wsi, const char *path, const char *query,
+                         struct http_in *in)
 {
     snprintf(in->method, sizeof in->method, "%s", method_name(wsi));
     snprintf(in->path, sizeof in->path, "%s", path);
+    snprintf(in->query, sizeof in->query, "%.*s", (int)strcspn(query, "&"), query);
     char cookie[HTTP_HEADER_MAX], token[64];
     header_copy(wsi, WSI_TOKEN_HTTP_COOKIE, cookie, sizeof cookie);
     if (api_cookie_session(cookie, token))
@@ -320,6 +322,7 @@ static void account_route(struct net *n, struct conn *c, struct http_in *in)
 {
     struct api_request rq = {.method = in->method,
                              .path = in->path,
+                             .query = in->query,
                              .peer = in->peer,
                              .cookie = in->cookie[0] != '\0' ? in->cookie : NULL,
                              .csrf = in->csrf[0] != '\0' ? in->csrf : NULL,
@@ -332,17 +335,17 @@ static void account_route(struct net *n, struct conn *c, struct http_in *in)
 
 /* An account route's request: routed now, or once its body is read. */
 static int account_request(struct net *n, struct lws *wsi, struct conn *c, const char *path,
-                           size_t body)
+                           const char *query, size_t body)
 {
     if (body > 0) {
         c->http.in = mem_zalloc(1, sizeof *c->http.in);
-        account_head(n, wsi, path, c->http.in);
+        account_head(n, wsi, path, query, c->http.in);
         c->http.in->want = body;
         return 0; /* LWS_CALLBACK_HTTP_BODY follows */
     }
     struct http_in in;
     memset(&in, 0, sizeof in);
-    account_head(n, wsi, path, &in);
+    account_head(n, wsi, path, query, &in);
     account_route(n, c, &in);
     volatile unsigned char *v = (volatile unsigned char *)&in;
     for (size_t i = 0; i < sizeof in; i++)
@@ -408,8 +411,8 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
                   method_name(wsi), refused);
         return http_refuse(wsi, c, refused);
     }
-    /* The only query arguments any route reads: page=N, status=S (GET /api/games) and
-     * pool=P (GET /api/ladder). */
+    /* The only query arguments any route reads: page=N, status=S (GET /api/games,
+     * GET /api/me/games) and pool=P (GET /api/ladder). */
     char query[112] = "", page[24], status[24], pool[24];
     const char *pg = lws_get_urlarg_by_name(wsi, "page=", page, (int)sizeof page);
     const char *stt = lws_get_urlarg_by_name(wsi, "status=", status, (int)sizeof status);
@@ -430,7 +433,7 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
         return http_headers(wsi, c);
     }
     if (account_path(path))
-        return account_request(n, wsi, c, path, body);
+        return account_request(n, wsi, c, path, query, body);
     char enc[128] = "", inm[128] = "";
     int has_enc = lws_hdr_copy(wsi, enc, sizeof enc, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0;
     int has_inm = lws_hdr_copy(wsi, inm, sizeof inm, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0;

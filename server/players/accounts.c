@@ -92,6 +92,7 @@ static void req_free(struct accounts_req *r)
 {
     free(r->list);
     free(r->ext);
+    accounts__games_free(r);
     sodium_memzero(r, sizeof *r);
     free(r);
 }

@@ -125,6 +125,19 @@ struct accounts_ladder_row {
     int games, provisional;
 };
 
+#define ACCOUNTS_GAMES_PAGE 20 /* games in one page of an account's games */
+#define ACCOUNTS_ROOM_MAX 64   /* bytes of a room id there (store/accounts.h STORE_GAME_ID_MAX) */
+
+/* One game of an account's list (accounts_games): a seat it held. */
+struct accounts_game {
+    char room[ACCOUNTS_ROOM_MAX + 1];
+    int seat;
+    long long time_ms; /* when the seat was linked (the game's start) */
+    char status[16];   /* "finished" or "abandoned" with a record; "" without (running) */
+    long long finished_ms;
+    const char *players, *scores; /* the record's JSON arrays, NULL without one */
+};
+
 /* What a request came to. status: 0, or a negative code of util/status.h:
  *   ACCOUNTS_E_NAME       the name is refused (message: account_refusal_text)
  *   ACCOUNTS_E_PASSWORD   the password is refused (idem)
@@ -161,6 +174,9 @@ struct accounts_result {
     const struct accounts_player *player;     /* accounts_player: valid during the call */
     const struct accounts_ladder_row *ladder; /* accounts_ladder: nlist rows, valid during
                                                  the call */
+    const struct accounts_game *games;        /* an account's games: ngames of them, valid during */
+    int ngames;                               /* the call; more: a further page has some */
+    int more;
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -259,6 +275,12 @@ struct accounts_req *accounts_player(struct accounts *a, const char *name, accou
  * most ACCOUNTS_LADDER_PAGE in r->ladder (r->nlist of them). */
 struct accounts_req *accounts_ladder(struct accounts *a, int pool, int page, int min_games,
                                      accounts_cb cb, void *arg);
+/* The games of the token's account (accounts_games.c): page (from 1) of
+ * ACCOUNTS_GAMES_PAGE, newest first, each with its record's summary when the
+ * store has one; into r->games and r->more. ACCOUNTS_E_SESSION as
+ * accounts_session. */
+struct accounts_req *accounts_games(struct accounts *a, const char *token, int page, accounts_cb cb,
+                                    void *arg);
 
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */

@@ -6,6 +6,7 @@
  *                    statements on the handle it was given
  *   accounts_admin.c both sides of the admin's requests (list, disable,
  *                    reset) and of invites
+ *   accounts_games.c both sides of an account's games (GET /api/me/games)
  *
  * Internal: nothing outside players/accounts*.c includes this. */
 #ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
@@ -34,6 +35,7 @@ enum accounts__kind {
     ACCOUNTS__RATE,   /* ratings_job.c from here on: a rated game's end */
     ACCOUNTS__PLAYER, /* a player's ratings */
     ACCOUNTS__LADDER, /* a page of a ladder */
+    ACCOUNTS__GAMES,  /* an account's games (accounts_games.c) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -57,6 +59,8 @@ struct accounts_req {
     long long account, time_ms;
     struct accounts_entry *list; /* a list's answer (malloc'd; freed with r) */
     void *ext;                   /* a rating kind's input and answer (malloc'd; freed with r) */
+    struct accounts_game *games; /* an account's games (malloc'd; freed with r) */
+    int ngames;
     char name[ACCOUNT_NAME_MAX + 1];
     char key[ACCOUNT_NAME_MAX + 1]; /* the name's key ("" for a name that is no name) */
     char peer[ACCOUNTS__PEER_MAX];
@@ -131,5 +135,8 @@ void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h);
 int accounts__bots_ensure(struct accounts *a, struct store_accounts *h, char *err, size_t errlen);
 /* The pool's side of the kinds from ACCOUNTS__RATE on. */
 void accounts__ratings_job_run(struct accounts_req *r, struct store_accounts *h);
+/* accounts_games.c: the pool's side of ACCOUNTS__GAMES, and r's games freed. */
+void accounts__games_job_run(struct accounts_req *r, struct store_accounts *h);
+void accounts__games_free(struct accounts_req *r);
 
 #endif

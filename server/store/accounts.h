@@ -202,6 +202,21 @@ struct store_account_game {
 int store_account_games_read(struct store_accounts *a, long long account, int offset, int max,
                              struct store_account_game *out, int *n);
 
+/* What the store's games table holds of a game (the record of a game that
+ * ended or was abandoned, store.h), as GET /api/me/games shows it. */
+struct store_game_summary {
+    char status[16];        /* STORE_FINISHED ("finished") or STORE_ABANDONED */
+    long long finished_ms;  /* its end (or the room's closing) */
+    char *players, *scores; /* JSON arrays as the store wrote them (malloc'd) */
+};
+
+/* The summary of game's record into out (free it with
+ * store_game_summary_free); STORE_E_NOT_FOUND while it has none (a game
+ * still running, or one of another database). */
+int store_account_game_record(struct store_accounts *a, const char *game,
+                              struct store_game_summary *out);
+void store_game_summary_free(struct store_game_summary *g);
+
 /* ---- copying between backends (accounts_copy.c: carcd --import-db / --export-db) ---- */
 
 /* The rows copied, per table. */

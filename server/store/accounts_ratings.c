@@ -1,10 +1,12 @@
 /* store/accounts_ratings.c: accounts.h's ratings, their history, the ladder
- * and the games of an account, as SQL both backends run (accounts_int.h).
- * Blocking; one thread at a time per handle. */
+ * and the games of an account (with their records' summaries), as SQL both backends run
+ * (accounts_int.h). Blocking; one thread at a time per handle. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "accounts_int.h"
+#include "util/mem.h"
 #include "util/status.h"
 
 static int pool_ok(const char *pool)
@@ -217,4 +219,47 @@ int store_account_games_read(struct store_accounts *a, long long account, int of
                         3, v, game_row, &g, NULL);
     *n = g.n;
     return rc;
+}
+
+struct summary {
+    struct store_accounts *a;
+    struct store_game_summary *out;
+    int n;
+};
+
+static int summary_row(void *arg, const struct acc_row *r)
+{
+    struct summary *g = arg;
+    const struct acc_backend *be = g->a->be;
+    if (g->n++ > 0) /* the room is the key: never */
+        return 0;
+    snprintf(g->out->status, sizeof g->out->status, "%s", be->col_text(r, 0));
+    g->out->finished_ms = be->col_int(r, 1);
+    g->out->players = mem_strdup(be->col_text(r, 2));
+    g->out->scores = mem_strdup(be->col_text(r, 3));
+    return 0;
+}
+
+int store_account_game_record(struct store_accounts *a, const char *game,
+                              struct store_game_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!game_ok(game))
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_S(game)};
+    struct summary g = {.a = a, .out = out};
+    int rc = a->be->run(a, "SELECT status, finished, players, scores FROM games WHERE room = $1", 1,
+                        v, summary_row, &g, NULL);
+    if (rc == 0 && g.n == 0)
+        rc = STORE_E_NOT_FOUND;
+    if (rc != 0)
+        store_game_summary_free(out);
+    return rc;
+}
+
+void store_game_summary_free(struct store_game_summary *g)
+{
+    free(g->players);
+    free(g->scores);
+    g->players = g->scores = NULL;
 }

@@ -14,6 +14,7 @@ import { flowSuite } from "./flow_ux.mjs";
 import { panelSuite } from "./panel.mjs";
 import { a11ySuite } from "./a11y.mjs";
 import { accountsSuite } from "./accounts.mjs";
+import { mygamesSuite } from "./mygames.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -713,6 +714,8 @@ async function main() {
     await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
     // accounts in the page: sign up, in and out, refusals, two browsers, German, phone, keyboard (issue 27)
     await accountsSuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // My games, and a seat resumed from another device without its token (issue 27)
+    await mygamesSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
     await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 

@@ -1,11 +1,11 @@
 // account.js: optional accounts over HTTP (PROTOCOL.md "Accounts (HTTP)"): the header's
-// "Sign in" button or, signed in, the account's name with a menu (Sign out, Change password,
-// Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
+// "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, Sign out,
+// Change password, Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
 // cookie; the CSRF token of its answers is kept in this module's memory only (GET /api/me gives
 // it again after a reload). A guest plays as before: no account request is made until the page
 // has seen a sign-in (localStorage `carcd.account`, "1" while this browser is signed in), since
 // GET /api/me answers a guest 401, which Chromium logs as a console error on every load.
-import { $, app, showError } from "./app.js";
+import { $, app, hooks, showError } from "./app.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 const HINT = "carcd.account";
@@ -55,6 +55,12 @@ function show(me) {
     const saved = localStorage.getItem("carcd.name") || "";
     for (const id of ["create-name", "join-name", "room-join-name"]) $(id).value = saved;
   }
+}
+
+// The WebSocket is signed in as its upgrade's cookie was (PROTOCOL.md "Seats of accounts"): once
+// the session changes, a new one (main.js re-enters the room: by token, or by the account's seat).
+function redial() {
+  if (hooks.conn) hooks.conn.connect();
 }
 
 function menu(open) {
@@ -202,6 +208,7 @@ $("acct-form").addEventListener("submit", async (e) => {
   }
   if (r.status === 200 || r.status === 201) {
     show({ name: r.data.name, csrf: r.data.csrf });
+    redial();
     return close();
   }
   if (r.status === 204 && mode === "delete") {
@@ -253,6 +260,11 @@ $("acct-user").addEventListener("keydown", (e) => {
 document.addEventListener("click", (e) => {
   if (!$("acct-menu").hidden && !$("acct-user").contains(e.target)) menu(false);
 });
+// "My games" (mygames.js, loaded on its first open).
+$("acct-games").addEventListener("click", () => {
+  menu(false);
+  import("./mygames.js").then((m) => m.openGames());
+});
 $("acct-password").addEventListener("click", () => {
   menu(false);
   open("password");
@@ -266,6 +278,7 @@ async function signOut(again) {
   const r = await call("DELETE", "/api/session", null, true);
   if (r.status === 204 || r.status === 401) {
     show(null);
+    redial();
     $("acct-open").focus();
   } else if (r.data.error === "csrf" && again) {
     await whoAmI(); // our token is stale: ask for the session's, once

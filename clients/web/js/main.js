@@ -53,18 +53,40 @@ async function reenter() {
     return;
   }
   if (app.room === room && app.seat === null) return watch(room, app.doc ? app.seq : undefined);
+  // Signed in, without a token for the room (another device, "My games"): the server may know
+  // the account's seat there (PROTOCOL.md "Seats of accounts"); bad_token falls back to watching.
+  if (signedIn()) {
+    await resume(room, undefined, app.room === room && app.doc ? app.seq : undefined);
+    return;
+  }
   // A link without a seat: show the room as a spectator; the join form takes a seat.
   return watch(room);
 }
 
-// Takes the seat of the token (after a reconnect, a reload, or "Take my seat back"); shows an
-// error in words, and a stale token falls back to watching.
+// This browser has signed in (account.js keeps the hint; the WebSocket carries the cookie).
+function signedIn() {
+  if (app.account) return true;
+  try {
+    return localStorage.getItem("carcd.account") === "1";
+  } catch (e) {
+    return false;
+  }
+}
+
+// Takes the seat of the token (after a reconnect, a reload, or "Take my seat back"), or without
+// a token the seat of the signed-in account; shows an error in words, and a stale token falls
+// back to watching (an account without a seat there watches without an error).
 async function resume(room, token, seq) {
-  const msg = { type: "resume", room, token };
+  const msg = { type: "resume", room };
+  if (token) msg.token = token;
   if (seq !== undefined && seq >= 0) msg.seq = seq;
   const r = await conn.request(msg);
   if (r.type === "error" && retryLater(r, room)) return;
   if (r.type === "error") {
+    if (r.code === "bad_token" && !token) {
+      await watch(room);
+      return;
+    }
     if (r.code === "bad_token") {
       localStorage.removeItem(seatKey(room));
       forgetLeft(room);
