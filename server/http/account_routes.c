@@ -52,22 +52,40 @@ static void call_free(struct call *c)
     free(c);
 }
 
-static void reply_json(struct api_reply *out, int status, char *json)
+void api_reply_json(struct api_reply *out, int status, char *json, const char *cache_control)
 {
     if (json == NULL)
-        mem_oom("account reply");
+        mem_oom("JSON reply");
     free(out->owned);
     out->status = status;
     out->content_type = "application/json";
-    out->cache_control = "no-store";
+    out->cache_control = cache_control != NULL ? cache_control : "no-store";
     out->owned = json;
     out->body = json;
     out->len = strlen(json);
 }
 
+void api_reply_json_error(struct api_reply *out, int status, const char *code, const char *message)
+{
+    api_reply_json(out, status, proto_account_error_encode(code, message), NULL);
+}
+
+void api_reply_ready(struct api_reply *out)
+{
+    out->deferred = 0;
+    out->cancel = NULL;
+    out->cancel_arg = NULL;
+    out->ready(out, out->ready_arg);
+}
+
+static void reply_json(struct api_reply *out, int status, char *json)
+{
+    api_reply_json(out, status, json, NULL);
+}
+
 static void reply_error(struct api_reply *out, int status, const char *code, const char *message)
 {
-    reply_json(out, status, proto_account_error_encode(code, message));
+    api_reply_json_error(out, status, code, message);
 }
 
 static void reply_empty(struct api_reply *out, int status)
@@ -241,11 +259,8 @@ static void on_answer(void *arg, const struct accounts_result *r)
         reply_refusal(c, r);
     }
     wipe(&c->body, sizeof c->body);
-    out->deferred = 0;
-    out->cancel = NULL;
-    out->cancel_arg = NULL;
     call_free(c);
-    out->ready(out, out->ready_arg);
+    api_reply_ready(out);
 }
 
 /* api_reply_free while a request is in flight. */

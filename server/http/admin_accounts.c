@@ -23,7 +23,6 @@
 #include "util/status.h"
 
 #define PER_PAGE 50
-#define PAGE_MAX 1000000
 
 /* One request in flight, owned by the reply (cancel_arg) until answered. */
 struct call {
@@ -39,22 +38,6 @@ static void wipe(void *p, size_t n)
     volatile unsigned char *v = p;
     for (size_t i = 0; i < n; i++)
         v[i] = 0;
-}
-
-/* The value of ?page=N: 1 when absent or not a number from 1 to PAGE_MAX. */
-static int query_page(const char *q)
-{
-    for (const char *p = q; p != NULL && *p != '\0';) {
-        if (strncmp(p, "page=", 5) == 0) {
-            char *end;
-            long n = strtol(p + 5, &end, 10);
-            return (*end == '\0' || *end == '&') && n >= 1 && n <= PAGE_MAX ? (int)n : 1;
-        }
-        p = strchr(p, '&');
-        if (p != NULL)
-            p++;
-    }
-    return 1;
 }
 
 static char *list_json(const struct accounts_result *r, int page)
@@ -128,12 +111,9 @@ static void on_answer(void *arg, const struct accounts_result *r)
     /* The status alone: a 200's or 201's body may hold a password or a code. */
     log_info("admin: %s: %d%s%s", c->what, out->status, r->status != 0 ? " " : "",
              r->status != 0 ? srv_status_name(r->status) : "");
-    out->deferred = 0;
-    out->cancel = NULL;
-    out->cancel_arg = NULL;
     wipe(c, sizeof *c);
     free(c);
-    out->ready(out, out->ready_arg);
+    api_reply_ready(out);
 }
 
 static void on_cancel(void *arg)
@@ -173,7 +153,7 @@ void admin__accounts_route(struct admin *ad, const struct api_request *rq,
     struct call *c = mem_zalloc(1, sizeof *c);
     c->out = out;
     c->kind = ap->kind;
-    c->page = query_page(rq->query);
+    c->page = api_query_page(rq->query);
     snprintf(c->what, sizeof c->what, "%s %s from %s", rq->method, rq->path,
              rq->peer != NULL && rq->peer[0] != '\0' ? rq->peer : "?");
     c->req = ask(ad->accounts, ap, c);

@@ -120,6 +120,13 @@ void api_route_http(struct api *a, const char *method, const char *path, const c
                     const char *accept_encoding, const char *if_none_match, struct api_reply *out,
                     api_ready_cb ready, void *arg);
 void api_reply_free(struct api_reply *r);
+/* A JSON answer: json (malloc'd; NULL aborts as out of memory) becomes out's
+ * body, with cache_control ("no-store" when NULL). account_routes.c. */
+void api_reply_json(struct api_reply *out, int status, char *json, const char *cache_control);
+/* {"error": code, "message": message}, no-store (PROTOCOL.md "Accounts (HTTP)"). */
+void api_reply_json_error(struct api_reply *out, int status, const char *code, const char *message);
+/* A deferred reply is filled: no cancel from now on, and ready(out) called. */
+void api_reply_ready(struct api_reply *out);
 
 /* The text of GET /metrics (metrics_page.c): what metrics/ counted, and the
  * rooms and connections of lb counted now (lb NULL: none); ls as

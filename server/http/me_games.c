@@ -58,24 +58,6 @@ static void text_str(struct text *t, const char *s)
     proto_json_str_append(t->s, t->cap, &t->len, s);
 }
 
-static void reply_body(struct api_reply *out, int status, char *json)
-{
-    if (json == NULL)
-        mem_oom("my games reply");
-    free(out->owned);
-    out->status = status;
-    out->content_type = "application/json";
-    out->cache_control = "no-store";
-    out->owned = json;
-    out->body = json;
-    out->len = strlen(json);
-}
-
-static void reply_error(struct api_reply *out, int status, const char *code, const char *message)
-{
-    reply_body(out, status, proto_account_error_encode(code, message));
-}
-
 /* The score of seat in a record's scores (a JSON array of integers) and its
  * rank (1 + the scores above it): 0, or -1 when the array has no such seat. */
 static int score_rank(const char *scores, int seat, long *score, int *rank)
@@ -174,18 +156,15 @@ static void on_games(void *arg, const struct accounts_result *r)
     struct games_call *c = arg;
     struct api_reply *out = c->out;
     if (r->status == 0) {
-        reply_body(out, 200, games_encode(c->a, r, c->page));
+        api_reply_json(out, 200, games_encode(c->a, r, c->page), NULL);
     } else if (r->status == ACCOUNTS_E_SESSION) {
-        reply_error(out, 401, "not_signed_in", "not signed in");
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
         api_session_cookie_clear(out, c->https);
     } else {
-        reply_error(out, 503, "storage_error", "the accounts database failed; retry");
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
     }
-    out->deferred = 0;
-    out->cancel = NULL;
-    out->cancel_arg = NULL;
     free(c);
-    out->ready(out, out->ready_arg);
+    api_reply_ready(out);
 }
 
 static void on_cancel(void *arg)
@@ -203,11 +182,11 @@ int api_me_games_route(struct api *a, const struct api_request *rq, struct api_r
     out->head = strcmp(rq->method, "HEAD") == 0;
     char token[TOKEN_LEN + 1];
     if (strcmp(rq->method, "GET") != 0 && !out->head)
-        reply_error(out, 405, "method", "method not allowed on this route");
+        api_reply_json_error(out, 405, "method", "method not allowed on this route");
     else if (a->accounts == NULL)
-        reply_error(out, 404, "accounts_off", "this server has no accounts (no storage)");
+        api_reply_json_error(out, 404, "accounts_off", "this server has no accounts (no storage)");
     else if (!api_cookie_session(rq->cookie, token))
-        reply_error(out, 401, "not_signed_in", "not signed in");
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
     else {
         struct games_call *c = mem_zalloc(1, sizeof *c);
         c->a = a;
@@ -219,7 +198,7 @@ int api_me_games_route(struct api *a, const struct api_request *rq, struct api_r
         memset(token, 0, sizeof token);
         if (c->req == NULL) {
             free(c);
-            reply_error(out, 503, "busy", "too many account requests; retry");
+            api_reply_json_error(out, 503, "busy", "too many account requests; retry");
             return 1;
         }
         out->deferred = 1;

@@ -32,23 +32,7 @@ struct rcall {
 
 static void reply(struct api_reply *out, int status, char *json)
 {
-    free(out->owned);
-    out->status = status;
-    out->content_type = "application/json";
-    out->cache_control = status == 200 ? CACHE : "no-store";
-    out->owned = json;
-    out->body = json;
-    out->len = strlen(json);
-}
-
-static void reply_error(struct api_reply *out, int status, const char *code, const char *message)
-{
-    size_t size = strlen(code) + strlen(message) + 64, n = 0;
-    char *j = mem_alloc(size);
-    n = (size_t)snprintf(j, size, "{\"error\":\"%s\",\"message\":", code);
-    proto_json_str_append(j, size, &n, message);
-    snprintf(j + n, size - n, "}");
-    reply(out, status, j);
+    api_reply_json(out, status, json, status == 200 ? CACHE : NULL);
 }
 
 /* printf into the growing text j (size bytes, *n used); it always fits: the
@@ -132,18 +116,15 @@ static void on_answer(void *arg, const struct accounts_result *r)
     struct rcall *c = arg;
     struct api_reply *out = c->out;
     if (r->status == ACCOUNTS_E_UNKNOWN)
-        reply_error(out, 404, "no_such_player", "no player has that name");
+        api_reply_json_error(out, 404, "no_such_player", "no player has that name");
     else if (r->status != 0)
-        reply_error(out, 503, "storage_error", "the accounts database failed; retry");
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
     else if (c->ladder > 0)
         reply(out, 200, ladder_json(c->pool, c->ladder, r->ladder, r->nlist));
     else
         reply(out, 200, player_json(r->player));
-    out->deferred = 0;
-    out->cancel = NULL;
-    out->cancel_arg = NULL;
     free(c);
-    out->ready(out, out->ready_arg);
+    api_reply_ready(out);
 }
 
 static void on_cancel(void *arg)
@@ -189,11 +170,11 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
         return 0;
     out->head = strcmp(rq->method, "HEAD") == 0;
     if (strcmp(rq->method, "GET") != 0 && !out->head) {
-        reply_error(out, 405, "method", "method not allowed on this route");
+        api_reply_json_error(out, 405, "method", "method not allowed on this route");
         return 1;
     }
     if (a->accounts == NULL) {
-        reply_error(out, 404, "accounts_off", "this server has no accounts (no storage)");
+        api_reply_json_error(out, 404, "accounts_off", "this server has no accounts (no storage)");
         return 1;
     }
     struct rcall *c = mem_zalloc(1, sizeof *c);
@@ -204,7 +185,7 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
         ladder_args(rq->query, &c->pool, &page);
         if (c->pool < 0) {
             free(c);
-            reply_error(out, 400, "bad_pool", "pool must be 2p or multi");
+            api_reply_json_error(out, 400, "bad_pool", "pool must be 2p or multi");
             return 1;
         }
         if (out->ready != NULL)
@@ -213,7 +194,7 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
         const char *name = rq->path + strlen(PLAYERS_PREFIX);
         if (!name_ok(name)) {
             free(c);
-            reply_error(out, 404, "no_such_player", "no player has that name");
+            api_reply_json_error(out, 404, "no_such_player", "no player has that name");
             return 1;
         }
         if (out->ready != NULL)
@@ -221,7 +202,7 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
     }
     if (c->req == NULL) {
         free(c);
-        reply_error(out, 503, "busy", "too many account requests; retry");
+        api_reply_json_error(out, 503, "busy", "too many account requests; retry");
         return 1;
     }
     out->deferred = 1;
