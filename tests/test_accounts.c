@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "accounts_util.h"
+#include "metrics/metrics.h"
 #include "players/accounts.h"
 #include "store/accounts.h"
 #include "store/store.h"
@@ -458,6 +459,37 @@ START_TEST(limit_per_account)
 }
 END_TEST
 
+static double signins(const char *result)
+{
+    return metrics_value("carcd_account_signins_total", result);
+}
+
+/* Each answered sign-in and sign-up counts once, by its result (metrics.h). */
+START_TEST(metrics_count_results)
+{
+    struct accounts_config c;
+    cheap(&c);
+    c.fail_per_account = 2;
+    svc_reopen(&c);
+    double ok = signins("ok"), refused = signins("refused"), limited = signins("limited");
+    double up_ok = metrics_value("carcd_account_signups_total", "ok");
+    double up_refused = metrics_value("carcd_account_signups_total", "refused");
+    ck_status(signup("Nora", PW), 0);
+    ck_status(signup("NORA", PW), ACCOUNTS_E_TAKEN);
+    ck_status(signin("Nora", PW), 0);
+    ck_status(signin("Nora", "wrong one"), ACCOUNTS_E_CREDENTIALS);
+    ck_status(signin("Nora", "wrong two"), ACCOUNTS_E_CREDENTIALS);
+    ck_status(signin("Nora", PW), ACCOUNTS_E_RATE);
+    ck_assert(metrics_value("carcd_account_signups_total", "ok") == up_ok + 1);
+    ck_assert(metrics_value("carcd_account_signups_total", "refused") == up_refused + 1);
+    ck_assert(signins("ok") == ok + 1);
+    ck_assert(signins("refused") == refused + 2);
+    ck_assert(signins("limited") == limited + 1);
+    ck_assert(signins("failed") >= 0);
+    ck_assert(metrics_value("carcd_account_jobs_waiting", NULL) == 0); /* all answered */
+}
+END_TEST
+
 START_TEST(limit_per_address)
 {
     struct accounts_config c;
@@ -544,6 +576,7 @@ START_TEST(queue_bounded)
 {
     struct accounts_result s = signup("Pia", PW);
     ck_status(s, 0);
+    double refused = metrics_value("carcd_account_jobs_refused_total", NULL);
     static struct got g[ALL + 1];
     static struct accounts_req *req[ALL + 1];
     memset(g, 0, sizeof g);
@@ -551,6 +584,7 @@ START_TEST(queue_bounded)
     while (n <= ALL && (req[n] = accounts_session(svc, s.session, on_result, &g[n])) != NULL)
         n++;
     ck_assert_int_eq(n, ALL); /* ACCOUNTS_RUNNING run, ACCOUNTS_QUEUE wait */
+    ck_assert(metrics_value("carcd_account_jobs_waiting", NULL) == ACCOUNTS_QUEUE);
     struct got extra = {0};
     /* Full for answers known on the loop as well; nothing happens. */
     ck_assert_ptr_null(accounts_session(svc, "bad", on_result, &extra));
@@ -559,7 +593,9 @@ START_TEST(queue_bounded)
     req[ALL - 1] = accounts_signup(svc, "x.y", PW, strlen(PW), NULL, NULL, on_result, &g[ALL - 1]);
     ck_assert_ptr_nonnull(req[ALL - 1]);
     ck_assert_ptr_null(accounts_session(svc, s.session, on_result, &extra));
+    ck_assert(metrics_value("carcd_account_jobs_refused_total", NULL) == refused + 4);
     uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert(metrics_value("carcd_account_jobs_waiting", NULL) == 0);
     for (int i = 0; i < ALL - 1; i++) {
         ck_assert_int_eq(g[i].n, 1);
         ck_status(g[i].r, 0);
@@ -672,6 +708,7 @@ static void more_tests_add(TCase *tc)
     tcase_add_test(tc, names_and_passwords_refused);
     tcase_add_test(tc, registration_closed_and_by_invite);
     tcase_add_test(tc, limit_per_account);
+    tcase_add_test(tc, metrics_count_results);
     tcase_add_test(tc, limit_per_address);
     tcase_add_test(tc, stale_hash_redone);
     tcase_add_test(tc, shipped_parameters);

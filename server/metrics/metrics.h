@@ -160,6 +160,25 @@ void metrics_commit_observe(uint64_t ns, int ok);
  * seconds; 0 while healthy). Both stay 1 and 0 with storage off. */
 void metrics_store_health_set(int healthy, uint64_t failing_since_ms);
 
+/* The accounts service (players/accounts.c) answered a request. Sign-ins and
+ * sign-ups count by result: carcd_account_signins_total{result} and
+ * carcd_account_signups_total{result}; a rated game's rating that failed
+ * counts carcd_rating_failures_total. Requests refused because its queue was
+ * full count carcd_account_jobs_refused_total; metrics_account_waiting_set
+ * gives the queue's length now (carcd_account_jobs_waiting). */
+enum metrics_account_kind { METRICS_ACCOUNT_SIGNIN = 0, METRICS_ACCOUNT_SIGNUP };
+enum metrics_account_result {
+    METRICS_ACCOUNT_OK = 0,  /* signed in, signed up */
+    METRICS_ACCOUNT_WRONG,   /* wrong name or password; a sign-up refused (name, invite...) */
+    METRICS_ACCOUNT_LIMITED, /* too many failures: 429 */
+    METRICS_ACCOUNT_FAILED,  /* the database failed */
+    METRICS_ACCOUNT_RESULTS
+};
+void metrics_account_count(int kind, int result);
+void metrics_rating_failure_count(void);
+void metrics_account_refused_count(void);
+void metrics_account_waiting_set(int n);
+
 /* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
 uint64_t metrics_now_ns(void);
 

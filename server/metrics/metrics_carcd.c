@@ -85,6 +85,10 @@ static double v_loop_busy, v_loop_turns, v_loop_longest;
 static double v_rss, v_vsize, v_fds, v_max_fds, v_cpu, v_start;
 /* Healthy until a commit fails (and with storage off, which has no commits). */
 static double v_store_healthy = 1, v_store_failing_since;
+static double v_signins[METRICS_ACCOUNT_RESULTS], v_signups[METRICS_ACCOUNT_RESULTS], v_rating_fail,
+    v_acct_refused, v_acct_waiting;
+static const char *const account_results[METRICS_ACCOUNT_RESULTS] = {"ok", "refused", "limited",
+                                                                     "failed"};
 
 #define COUNTER(n, h, var)                                                                         \
     {                                                                                              \
@@ -160,6 +164,27 @@ static struct metrics_family f_store_failing_since =
           "When the commits now failing began to fail, since unix epoch in seconds; 0 while they"
           " work.",
           v_store_failing_since);
+static struct metrics_family f_signins = LABELLED(
+    "carcd_account_signins_total",
+    "Sign-ins answered, by result (refused: wrong name or password; limited: too many failures;"
+    " failed: the database).",
+    METRICS_COUNTER, "result", account_results, v_signins);
+static struct metrics_family f_signups = LABELLED(
+    "carcd_account_signups_total",
+    "Sign-ups answered, by result (refused: the name, password or invite; limited: too many"
+    " attempts; failed: the database).",
+    METRICS_COUNTER, "result", account_results, v_signups);
+static struct metrics_family f_rating_fail = COUNTER(
+    "carcd_rating_failures_total",
+    "Rated games whose rating could not be written (retried from the database).", v_rating_fail);
+static struct metrics_family f_acct_refused =
+    COUNTER("carcd_account_jobs_refused_total",
+            "Account requests refused because the accounts service's queue was full (503 busy).",
+            v_acct_refused);
+static struct metrics_family f_acct_waiting =
+    GAUGE("carcd_account_jobs_waiting",
+          "Account requests (password hashes, database reads) waiting for the thread pool.",
+          v_acct_waiting);
 static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
                                                 METRICS_GAUGE, "phase", phase_names, v_rooms);
 static struct metrics_family f_conns =
@@ -203,6 +228,9 @@ static struct metrics_family *const families[] = {
     &f_given_up,      &f_refused,
     &f_store_healthy, &f_store_failing_since,
     &f_conns_refused, &f_accept_pauses,
+    &f_signins,       &f_signups,
+    &f_rating_fail,   &f_acct_refused,
+    &f_acct_waiting,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -299,6 +327,26 @@ void metrics_store_health_set(int healthy, uint64_t failing_since_ms)
 {
     v_store_healthy = healthy ? 1 : 0;
     v_store_failing_since = healthy ? 0 : (double)failing_since_ms / 1e3;
+}
+
+void metrics_account_count(int kind, int result)
+{
+    metrics_family_add(kind == METRICS_ACCOUNT_SIGNIN ? &f_signins : &f_signups, result, 1);
+}
+
+void metrics_rating_failure_count(void)
+{
+    v_rating_fail += 1;
+}
+
+void metrics_account_refused_count(void)
+{
+    v_acct_refused += 1;
+}
+
+void metrics_account_waiting_set(int n)
+{
+    v_acct_waiting = n;
 }
 
 /* ---- read when scraped ---- */

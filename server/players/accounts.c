@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "accounts_int.h"
+#include "metrics/metrics.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
@@ -97,8 +98,25 @@ static void req_free(struct accounts_req *r)
     free(r);
 }
 
+/* carcd_account_signins_total and the like (metrics.h). */
+static void count(const struct accounts_req *r)
+{
+    int st = r->res.status;
+    if (r->kind == ACCOUNTS__RATE && st != 0)
+        metrics_rating_failure_count();
+    if (r->kind != ACCOUNTS__SIGNIN && r->kind != ACCOUNTS__SIGNUP)
+        return;
+    int result = st == 0                    ? METRICS_ACCOUNT_OK
+                 : st == ACCOUNTS_E_RATE    ? METRICS_ACCOUNT_LIMITED
+                 : st == ACCOUNTS_E_STORAGE ? METRICS_ACCOUNT_FAILED
+                                            : METRICS_ACCOUNT_WRONG;
+    metrics_account_count(
+        r->kind == ACCOUNTS__SIGNIN ? METRICS_ACCOUNT_SIGNIN : METRICS_ACCOUNT_SIGNUP, result);
+}
+
 static void deliver(struct accounts_req *r)
 {
+    count(r);
     if (r->cb != NULL)
         r->cb(r->arg, &r->res);
     req_free(r);
@@ -285,6 +303,7 @@ static void pump(struct accounts *a)
         a->busy[i] = 1;
         a->nrunning++;
     }
+    metrics_account_waiting_set(a->wait.n);
 }
 
 static int64_t max64(int64_t x, int64_t y)
@@ -400,8 +419,12 @@ static void on_after_work(uv_work_t *w, int status)
  * a closed. */
 struct accounts_req *accounts__req_new(struct accounts *a, int kind, accounts_cb cb, void *arg)
 {
-    if (a == NULL || a->closed || a->wait.n + a->ready.n >= ACCOUNTS_QUEUE)
+    if (a == NULL || a->closed)
         return NULL;
+    if (a->wait.n + a->ready.n >= ACCOUNTS_QUEUE) {
+        metrics_account_refused_count();
+        return NULL;
+    }
     struct accounts_req *r = mem_zalloc(1, sizeof *r);
     r->a = a;
     r->kind = kind;
