@@ -15,11 +15,12 @@ Run through deploy/check-layers.sh [BUILD]. Rules:
   libpq-fe.h only under server/store/ (the PostgreSQL backend).
   hiredis    only under server/cluster/ (the Redis client).
   sodium.h   only under server/players/ (password hashes, tokens).
+  openssl/   only under server/notify/ (Web Push's cryptography) and tests/ (which check it).
   server/store/ never names a room_ or lobby_ function (not even in a comment).
 
-  server/ is in folders that are layers, lowest first (a floor may hold two folders):
+  server/ is in folders that are layers, lowest first (a floor may hold several folders):
 
-      util < conn, metrics < store, cluster < game, players < http < net < main
+      util < conn, metrics < store, cluster < game, players, notify < http < net < main
 
   ("main": the files directly under server/). Every #include "..." in server/ is resolved as
   the compiler does (beside the file, then -Icommon -Iprotocol -Iserver; a name found under
@@ -48,7 +49,7 @@ import subprocess
 import sys
 
 # Floors of server/, lowest first; folders on one floor may not include each other.
-FLOORS = [["util"], ["conn", "metrics"], ["store", "cluster"], ["game", "players"], ["http"], ["net"],
+FLOORS = [["util"], ["conn", "metrics"], ["store", "cluster"], ["game", "players", "notify"], ["http"], ["net"],
           ["main"]]
 FLOOR_OF = {folder: i for i, names in enumerate(FLOORS) for folder in names}
 MAX_FLOORS = 7
@@ -199,6 +200,9 @@ def check_library(path, lineno, area, name, base):
     if (base == "sodium.h" or name.startswith("sodium/")) \
             and not path.startswith("server/players/"):
         fail(path, lineno, f"only server/players/ may include {name}")
+    if name.startswith("openssl/") \
+            and not path.startswith(("server/notify/", "tests/")):
+        fail(path, lineno, f"only server/notify/ (and tests/) may include {name}")
     if (base == "libwebsockets.h" or name.startswith("libwebsockets/")) \
             and not path.startswith("server/net/"):
         fail(path, lineno, f"only server/net/ (the network adapter) may include {name}")

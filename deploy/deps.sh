@@ -27,6 +27,7 @@ run_packages=(
     libpq-dev                           # server/store/postgres.c (storage = postgres), linked
     libhiredis-dev                      # server/cluster/redis.c: leases and the room directory
     libsodium-dev                       # server/players/: Argon2id password hashes, tokens
+    libssl-dev                          # server/notify/: Web Push encryption and VAPID (libcrypto)
 )
 
 test_packages=(

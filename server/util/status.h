@@ -47,7 +47,11 @@
     X(ACCOUNTS_E_STORAGE, "the accounts database failed")                                          \
     X(ACCOUNTS_E_UNKNOWN, "no account has that name")                                              \
     X(ACCOUNTS_E_INVITES_OFF, "members cannot make invites on this server")                        \
-    X(ACCOUNTS_E_INVITES_MAX, "too many unused invites")
+    X(ACCOUNTS_E_INVITES_MAX, "too many unused invites")                                           \
+    /* Web Push (notify/webpush.h) */                                                              \
+    X(WEBPUSH_E_KEY, "not a P-256 public key, or a bad auth secret")                               \
+    X(WEBPUSH_E_SIZE, "the payload is too long or the output too short")                           \
+    X(WEBPUSH_E_CRYPTO, "the cryptography library failed")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };
