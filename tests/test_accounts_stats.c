@@ -6,11 +6,15 @@
  * and 3-player games, an abandoned game and a running one (a link without a
  * record) not counted, a record without "sets" counted as the base game,
  * sets ordered by count then name, the bound on the newest links, and an
- * account without games. */
+ * account without games. Then the accounts service's side
+ * (players/accounts_stats.c) on a real loop and thread pool: the totals, a
+ * name in any case, a bot's identity (zeros), an unknown or deleted name. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
+#include "players/accounts.h"
 #include "store/accounts.h"
 #include "store/accounts_stats.h"
 #include "store/store.h"
@@ -160,12 +164,98 @@ START_TEST(stats_of_finished_games)
 }
 END_TEST
 
+/* ---- the service ---- */
+
+struct got {
+    int n;
+    struct accounts_result r;
+    struct accounts_stats stats;
+};
+
+static void on_result(void *arg, const struct accounts_result *r)
+{
+    struct got *g = arg;
+    g->n++;
+    g->r = *r;
+    if (r->stats != NULL)
+        g->stats = *r->stats;
+}
+
+static void on_closed(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+/* accounts_stats(name) answered on the loop, into g. */
+static void ask(struct accounts *svc, uv_loop_t *loop, const char *name, struct got *g)
+{
+    memset(g, 0, sizeof *g);
+    ck_assert_ptr_nonnull(accounts_stats(svc, name, on_result, g));
+    ck_assert_int_eq(g->n, 0); /* never from inside the call */
+    uv_run(loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(g->n, 1);
+}
+
+START_TEST(service_answers)
+{
+    both_open();
+    long long ann = account_new("Ann"), del = account_new("Gone");
+    game_put("G1", "[\"base\"]", "[30,20]", STORE_FINISHED);
+    game_put("G2", "[\"base\",\"cathars\"]", "[7,9,9]", STORE_FINISHED);
+    link_add("G1", 0, ann, 100);
+    link_add("G2", 2, ann, 200);
+    link_add("G2", 0, del, 200);
+    ck_assert_int_eq(store_account_delete(ac, del), 0);
+
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    struct accounts_config c;
+    accounts_config_defaults(&c);
+    c.hash_ops = 1; /* the dummy hash made at start: cheap here */
+    c.hash_mem = 8192;
+    char err[512];
+    struct accounts *svc = accounts_new(&loop, st, &c, NULL, err, sizeof err);
+    ck_assert_msg(svc != NULL, "%s", err);
+    struct got g;
+    ask(svc, &loop, "ANN", &g);
+    ck_assert_int_eq(g.r.status, 0);
+    ck_assert_int_eq(g.stats.played, 2);
+    ck_assert_int_eq(g.stats.won, 2); /* a win and a shared first place */
+    ck_assert_int_eq(g.stats.nby, 2);
+    ck_assert_int_eq(g.stats.by[0].players, 2);
+    ck_assert_int_eq(g.stats.by[1].players, 3);
+    ck_assert_msg(g.stats.by[1].average_score == 9.0, "%g", g.stats.by[1].average_score);
+    ck_assert_int_eq(g.stats.nsets, 2);
+    ck_assert_str_eq(g.stats.sets[0].set, "base");
+    ck_assert_int_eq(g.stats.sets[0].played, 2);
+    ck_assert_str_eq(g.stats.sets[1].set, "cathars");
+    ask(svc, &loop, "bot.random", &g); /* made by accounts_new, never linked */
+    ck_assert_int_eq(g.r.status, 0);
+    ck_assert_int_eq(g.stats.played, 0);
+    ck_assert_int_eq(g.stats.nby + g.stats.nsets, 0);
+    ask(svc, &loop, "nobody", &g);
+    ck_assert_int_eq(g.r.status, ACCOUNTS_E_UNKNOWN);
+    ask(svc, &loop, "Gone", &g); /* deleted: nobody's name any more */
+    ck_assert_int_eq(g.r.status, ACCOUNTS_E_UNKNOWN);
+    ask(svc, &loop, "", &g);
+    ck_assert_int_eq(g.r.status, ACCOUNTS_E_UNKNOWN);
+
+    int done = 0;
+    accounts_close(svc, on_closed, &done);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(done, 1);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *suite_accounts_stats(void)
 {
     Suite *s = suite_create("accounts_stats");
     TCase *tc = tcase_create("accounts_stats");
     tcase_add_checked_fixture(tc, dir_setup, sq_teardown);
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, stats_of_finished_games);
+    tcase_add_test(tc, service_answers);
     suite_add_tcase(s, tc);
     return s;
 }
@@ -180,6 +270,7 @@ Suite *suite_accounts_stats_pg(void)
     tcase_add_checked_fixture(tc, pg_setup, pgs_teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, stats_of_finished_games);
+    tcase_add_test(tc, service_answers);
     suite_add_tcase(s, tc);
     return s;
 }
