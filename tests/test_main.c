@@ -117,6 +117,8 @@ int main(void)
     srunner_add_suite(sr, suite_store_pg());
     srunner_add_suite(sr, suite_accounts_store());
     srunner_add_suite(sr, suite_accounts_store_pg());
+    srunner_add_suite(sr, suite_accounts_stats());
+    srunner_add_suite(sr, suite_accounts_stats_pg());
     srunner_add_suite(sr, suite_accounts_copy());
     srunner_add_suite(sr, suite_accounts_copy_pg());
     srunner_add_suite(sr, suite_store_read());

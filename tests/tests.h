@@ -46,6 +46,9 @@ Suite *suite_seat_account(void); /* tests/test_seat_account.c: seats of accounts
 Suite *suite_accounts_store(void);    /* tests/test_accounts_store.c: accounts, sessions,
                                          invites, ratings in the database (SQLite) */
 Suite *suite_accounts_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_stats(void);    /* tests/test_accounts_stats.c: an account's games'
+                                         statistics aggregated in the database (SQLite) */
+Suite *suite_accounts_stats_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
 Suite *suite_accounts_copy(void);     /* tests/test_accounts_copy.c: the account tables copied
                                          between stores (--import-db, --export-db), SQLite */
 Suite *suite_accounts_copy_pg(void);  /* the same into PostgreSQL, with CARC_PG_URL */

@@ -1,12 +1,16 @@
 /* rating_routes.c: the rating routes (issue 27; PROTOCOL.md "Ratings"):
  *   GET /api/players/NAME   a player's ratings per pool and their newest
- *                           points (a bot's rated identity too); 404
+ *                           points, and the statistics of its finished games
+ *                           (a bot's rated identity too); 404
  *                           no_such_player for a name that is nobody's
  *   GET /api/ladder?pool=2p|multi&page=N
  *                           a page of 50 of a pool's ladder, players with at
  *                           least ladder-min-games games; 400 bad_pool
  * Both are read by the accounts service on its thread pool (players/
- * accounts.h): the reply is deferred, and api_reply_free cancels it. JSON
+ * accounts.h): the reply is deferred, and api_reply_free cancels it. A
+ * player's answer takes two requests, one after the other: its ratings
+ * (accounts_player), then its statistics (accounts_stats, under the name the
+ * first found); the JSON of the first waits in the call meanwhile. JSON
  * written by hand, names through protocol/json_str.h. Public: no cookie is
  * read, and the answers may be cached for a little while. */
 #include <stdarg.h>
@@ -25,9 +29,11 @@
 
 struct rcall {
     struct api_reply *out;
-    struct accounts_req *req;
-    int ladder; /* a ladder's: its min games (> 0); 0: a player's */
+    struct accounts *accounts;
+    struct accounts_req *req; /* the request in flight */
+    int ladder;               /* a ladder's: its min games (> 0); 0: a player's */
     int pool;
+    char *player; /* a player's ratings as JSON without its closing brace, once read */
 };
 
 static void reply(struct api_reply *out, int status, char *json)
@@ -84,7 +90,33 @@ static char *player_json(const struct accounts_player *p)
             pool_json(j, size, &n, &p->pool[i], i);
             first = 0;
         }
-    put(j, size, &n, "}}");
+    put(j, size, &n, "}"); /* the closing brace comes after the statistics */
+    return j;
+}
+
+/* The player's JSON (player_json's) with ",\"stats\":{...}}" after it; frees
+ * player. The averages have one decimal. */
+static char *stats_json(char *player, const struct accounts_stats *st)
+{
+    size_t size = strlen(player) + 256 + ACCOUNTS_STATS_PLAYERS * 160 +
+                  ACCOUNTS_STATS_SETS * (PROTO_JSON_ESCAPE_MAX(sizeof st->sets[0].set) + 64);
+    size_t n = 0;
+    char *j = mem_alloc(size);
+    j[0] = '\0';
+    put(j, size, &n, "%s,\"stats\":{\"played\":%lld,\"won\":%lld,\"by_players\":[", player,
+        st->played, st->won);
+    free(player);
+    for (int i = 0; i < st->nby; i++)
+        put(j, size, &n, "%s{\"players\":%d,\"played\":%lld,\"won\":%lld,\"average_score\":%.1f}",
+            i ? "," : "", st->by[i].players, st->by[i].played, st->by[i].won,
+            st->by[i].average_score);
+    put(j, size, &n, "],\"sets\":[");
+    for (int i = 0; i < st->nsets; i++) {
+        put(j, size, &n, "%s{\"set\":", i ? "," : "");
+        proto_json_str_append(j, size, &n, st->sets[i].set);
+        put(j, size, &n, ",\"played\":%lld}", st->sets[i].played);
+    }
+    put(j, size, &n, "]}}");
     return j;
 }
 
@@ -115,14 +147,25 @@ static void on_answer(void *arg, const struct accounts_result *r)
 {
     struct rcall *c = arg;
     struct api_reply *out = c->out;
-    if (r->status == ACCOUNTS_E_UNKNOWN)
+    c->req = NULL; /* answered: the service frees it */
+    if (r->status == 0 && c->ladder == 0 && c->player == NULL) {
+        /* The ratings are read: now the statistics, under the name found. */
+        c->player = player_json(r->player);
+        c->req = accounts_stats(c->accounts, r->player->name, on_answer, c);
+        if (c->req != NULL)
+            return;
+        api_reply_json_error(out, 503, "busy", "too many account requests; retry");
+    } else if (r->status == ACCOUNTS_E_UNKNOWN) /* or deleted since its ratings were read */
         api_reply_json_error(out, 404, "no_such_player", "no player has that name");
     else if (r->status != 0)
         api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
     else if (c->ladder > 0)
         reply(out, 200, ladder_json(c->pool, c->ladder, r->ladder, r->nlist));
-    else
-        reply(out, 200, player_json(r->player));
+    else {
+        reply(out, 200, stats_json(c->player, r->stats));
+        c->player = NULL;
+    }
+    free(c->player);
     free(c);
     api_reply_ready(out);
 }
@@ -132,6 +175,7 @@ static void on_cancel(void *arg)
     struct rcall *c = arg;
     if (c->req != NULL)
         accounts_cancel(c->req);
+    free(c->player);
     free(c);
 }
 
@@ -179,6 +223,7 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
     }
     struct rcall *c = mem_zalloc(1, sizeof *c);
     c->out = out;
+    c->accounts = a->accounts;
     c->ladder = ladder ? min_games_of(a) : 0;
     if (ladder) {
         int page;

@@ -177,6 +177,7 @@ struct accounts_result {
     const struct accounts_game *games;        /* an account's games: ngames of them, valid during */
     int ngames;                               /* the call; more: a further page has some */
     int more;
+    const struct accounts_stats *stats; /* accounts_stats: valid during the call */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -280,6 +281,37 @@ struct accounts_req *accounts_ladder(struct accounts *a, int pool, int page, int
  * store has one; into r->games and r->more. ACCOUNTS_E_SESSION as
  * accounts_session. */
 struct accounts_req *accounts_games(struct accounts *a, const char *token, int page, accounts_cb cb,
+                                    void *arg);
+
+/* ---- a player's statistics (accounts_stats.c; PROTOCOL.md "Ratings") ---- */
+
+#define ACCOUNTS_STATS_GAMES 5000 /* an account's newest game links counted */
+#define ACCOUNTS_STATS_PLAYERS 6  /* player counts (seats of a game) */
+#define ACCOUNTS_STATS_SETS 16    /* sets told apart */
+
+/* The statistics of a player's finished games (store/accounts_stats.h says
+ * what counts): totals, then per player count (ascending, counts > 0 only)
+ * and per set (most played first, then by name). */
+struct accounts_stats {
+    long long played, won;
+    int nby;
+    struct {
+        int players;
+        long long played, won;
+        double average_score; /* unrounded */
+    } by[ACCOUNTS_STATS_PLAYERS];
+    int nsets;
+    struct {
+        char set[32];
+        long long played;
+    } sets[ACCOUNTS_STATS_SETS];
+};
+
+/* The statistics of the player named name (any case; a bot's identity too,
+ * whose games are never linked: zeros) over its newest ACCOUNTS_STATS_GAMES
+ * game links: r->stats, or ACCOUNTS_E_UNKNOWN for a name that is nobody's, or
+ * a deleted account's. */
+struct accounts_req *accounts_stats(struct accounts *a, const char *name, accounts_cb cb,
                                     void *arg);
 
 /* The callback of req will not be called (a request still running finishes

@@ -55,6 +55,9 @@ struct acc_backend {
      * ids handed out next made to follow the highest (NULL: SQLite's
      * AUTOINCREMENT follows an inserted id by itself). */
     const char *ids_sql;
+    /* 1: PostgreSQL's SQL dialect where the two differ (the JSON functions of
+     * accounts_stats.c); 0: SQLite's. */
+    int postgres;
     void (*close)(struct store_accounts *a);
 };
 

@@ -162,6 +162,7 @@ static const struct acc_backend pg_accounts = {
                " COALESCE((SELECT max(id) FROM accounts), 0) + 1, false),"
                " setval(pg_get_serial_sequence('rating_history', 'id'),"
                " COALESCE((SELECT max(id) FROM rating_history), 0) + 1, false)",
+    .postgres = 1,
     .close = pg_close,
 };
 
