@@ -28,6 +28,7 @@ run_packages=(
     libhiredis-dev                      # server/cluster/redis.c: leases and the room directory
     libsodium-dev                       # server/players/: Argon2id password hashes, tokens
     libssl-dev                          # server/notify/: Web Push encryption and VAPID (libcrypto)
+    libcurl4-openssl-dev                # server/notify/outbound.c: outbound HTTPS off the loop
 )
 
 test_packages=(

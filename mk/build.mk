@@ -55,11 +55,11 @@ LIBSERVER := $(if $(SERVER_CORE_SRC),$(BUILD)/libcarcd.a)
 CARCD     := $(if $(SERVER_PROC_SRC),$(BUILD)/carcd)
 # deploy/deps.sh's run list installs the -dev package of each of these modules
 # (tests/deps/check_run_list.sh checks it).
-SERVER_PC_MODULES := libuv libwebsockets sqlite3 zlib libpq hiredis libsodium libcrypto
+SERVER_PC_MODULES := libuv libwebsockets sqlite3 zlib libpq hiredis libsodium libcrypto libssl libcurl
 SERVER_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(SERVER_PC_MODULES))
 SERVER_LIBS   = $(shell $(PKG_CONFIG) --libs $(SERVER_PC_MODULES))
 # The test runner links libcarcd.a, whose storage (server/store.c) needs these.
-CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq hiredis libsodium libcrypto)
+CORE_LIBS     = $(shell $(PKG_CONFIG) --libs libuv sqlite3 zlib libpq hiredis libsodium libcrypto libssl libcurl)
 
 # Clients (clients/bot/)
 #   clients/bot/carc_NAME.c -> $(BUILD)/carc-NAME (carc-bot, carc-load); any other .c file in

@@ -51,7 +51,15 @@
     /* Web Push (notify/webpush.h) */                                                              \
     X(WEBPUSH_E_KEY, "not a P-256 public key, or a bad auth secret")                               \
     X(WEBPUSH_E_SIZE, "the payload is too long or the output too short")                           \
-    X(WEBPUSH_E_CRYPTO, "the cryptography library failed")
+    X(WEBPUSH_E_CRYPTO, "the cryptography library failed")                                         \
+    /* outbound HTTPS (notify/outbound.h) */                                                       \
+    X(OUTBOUND_E_FULL, "too many outbound requests under way")                                     \
+    X(OUTBOUND_E_URL, "not an https:// URL, or too long")                                          \
+    X(OUTBOUND_E_CLOSED, "the outbound client is closing")                                         \
+    X(OUTBOUND_E_TIMEOUT, "the request timed out")                                                 \
+    X(OUTBOUND_E_CONNECT, "could not resolve or connect to the host")                              \
+    X(OUTBOUND_E_TLS, "the TLS handshake or the certificate failed")                               \
+    X(OUTBOUND_E_FAILED, "the request failed")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };

@@ -1,0 +1,308 @@
+/* test_outbound.c: notify/outbound.h against a real HTTPS endpoint
+ * (tests/outbound_server.py, Python's http.server behind ssl, with a
+ * certificate made here by `openssl req`): a POST and its answer, the extra CA
+ * (untrusted without it), Retry-After, a long answer cut at response_max,
+ * timeouts, a refused connection, the bounded queue, URLs refused, and a close
+ * with requests under way (each answered once, OUTBOUND_E_CLOSED). The
+ * caller's loop here is a real libuv loop; answers must come through it. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "notify/outbound.h"
+#include "tests.h"
+#include "util/status.h"
+
+static char dir[] = "/tmp/carc-outbound-XXXXXX";
+static char cert[128], key[128];
+static pid_t server_pid;
+static int server_out = -1; /* kept open until teardown: the server writes to it once */
+static int port;
+static uv_loop_t loop;
+
+static void server_start(void)
+{
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cert, sizeof cert, "%s/cert.pem", dir);
+    snprintf(key, sizeof key, "%s/key.pem", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+             " -keyout %s -out %s -days 1 -subj /CN=localhost"
+             " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null",
+             key, cert);
+    ck_assert_int_eq(system(cmd), 0);
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    server_pid = fork();
+    ck_assert_int_ge(server_pid, 0);
+    if (server_pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        execl("/usr/bin/python3", "python3", "tests/outbound_server.py", cert, key, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    server_out = fds[0];
+    char line[32] = "";
+    size_t len = 0;
+    while (len < sizeof line - 1 && strchr(line, '\n') == NULL) {
+        ssize_t n = read(server_out, line + len, sizeof line - 1 - len);
+        ck_assert_msg(n > 0, "tests/outbound_server.py did not start");
+        len += (size_t)n;
+        line[len] = '\0';
+    }
+    port = atoi(line);
+    ck_assert_int_gt(port, 0);
+}
+
+static void setup(void)
+{
+    server_start();
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+}
+
+static void teardown(void)
+{
+    kill(server_pid, SIGKILL);
+    waitpid(server_pid, NULL, 0);
+    close(server_out);
+    uv_loop_close(&loop);
+    unlink(cert);
+    unlink(key);
+    rmdir(dir);
+}
+
+struct got {
+    int n;
+    int error;
+    long status, retry;
+    char body[8192];
+    size_t len;
+};
+
+static void on_answer(void *arg, const struct outbound_result *res)
+{
+    struct got *g = arg;
+    g->n++;
+    g->error = res->error;
+    g->status = res->status;
+    g->retry = res->retry_after_s;
+    g->len = res->body_len;
+    ck_assert_uint_lt(res->body_len, sizeof g->body);
+    memcpy(g->body, res->body, res->body_len);
+    g->body[res->body_len] = '\0';
+    ck_assert(res->error == 0 || res->message != NULL);
+    if (res->error != 0)
+        fprintf(stderr, "outbound: %s: %s\n", srv_status_name(res->error), res->message);
+}
+
+static struct outbound *client(int with_ca, int timeout_ms, int queue_max)
+{
+    struct outbound_config c;
+    outbound_config_defaults(&c);
+    c.ca_file = with_ca ? cert : NULL;
+    c.timeout_ms = timeout_ms;
+    c.queue_max = queue_max;
+    c.response_max = 100;
+    char err[256];
+    struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    return o;
+}
+
+static void url(char *out, size_t size, const char *path)
+{
+    snprintf(out, size, "https://127.0.0.1:%d%s", port, path);
+}
+
+static int closed;
+static void on_closed(void *arg)
+{
+    (void)arg;
+    closed++;
+}
+
+/* Run the loop until o's requests are answered, then close it. */
+static void finish(struct outbound *o)
+{
+    while (outbound_pending(o) > 0)
+        uv_run(&loop, UV_RUN_ONCE);
+    closed = 0;
+    outbound_close(o, on_closed, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(closed, 1);
+}
+
+START_TEST(post_and_answer)
+{
+    struct outbound *o = client(1, 10000, 8);
+    char u[128];
+    url(u, sizeof u, "/status/201");
+    const char *h[] = {"TTL: 60", "Content-Encoding: aes128gcm"};
+    struct got g = {0};
+    ck_assert_int_eq(outbound_post(o, u, h, 2, "\x01\x02hello", 7, on_answer, &g), 0);
+    ck_assert_int_eq(g.n, 0); /* never from inside the call */
+    ck_assert_int_eq(outbound_pending(o), 1);
+    finish(o);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_int_eq(g.error, 0);
+    ck_assert_int_eq(g.status, 201);
+    ck_assert_int_eq(g.retry, -1);
+    /* cut at response_max (100): the start of the echo */
+    ck_assert_uint_eq(g.len, 100);
+    ck_assert_ptr_nonnull(strstr(g.body, "\"length\": 7"));
+}
+END_TEST
+
+START_TEST(headers_reach_the_endpoint)
+{
+    struct outbound_config c;
+    outbound_config_defaults(&c);
+    c.ca_file = cert;
+    char err[256];
+    struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    char u[128];
+    url(u, sizeof u, "/status/200");
+    const char *h[] = {"TTL: 60", "Authorization: vapid t=abc, k=def"};
+    struct got g = {0};
+    ck_assert_int_eq(outbound_post(o, u, h, 2, "hello", 5, on_answer, &g), 0);
+    finish(o);
+    ck_assert_int_eq(g.status, 200);
+    ck_assert_ptr_nonnull(strstr(g.body, "\"ttl\": \"60\""));
+    ck_assert_ptr_nonnull(strstr(g.body, "\"authorization\": \"vapid t=abc, k=def\""));
+    ck_assert_ptr_nonnull(strstr(g.body, "\"body\": \"hello\""));
+    ck_assert_ptr_null(strstr(g.body, "\"expect\""));
+    ck_assert_ptr_nonnull(strstr(g.body, "\"user-agent\": \"carcd\""));
+}
+END_TEST
+
+START_TEST(untrusted_without_the_ca)
+{
+    struct outbound *o = client(0, 10000, 8);
+    char u[128];
+    url(u, sizeof u, "/status/201");
+    struct got g = {0};
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "x", 1, on_answer, &g), 0);
+    finish(o);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_int_eq(g.error, OUTBOUND_E_TLS);
+    ck_assert_int_eq(g.status, 0);
+}
+END_TEST
+
+START_TEST(retry_after_and_status)
+{
+    struct outbound *o = client(1, 10000, 8);
+    char u[128], v[128];
+    url(u, sizeof u, "/retry");
+    url(v, sizeof v, "/status/410");
+    struct got a = {0}, b = {0};
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "x", 1, on_answer, &a), 0);
+    ck_assert_int_eq(outbound_post(o, v, NULL, 0, "", 0, on_answer, &b), 0);
+    finish(o);
+    ck_assert_int_eq(a.status, 429);
+    ck_assert_int_eq(a.retry, 7);
+    ck_assert_str_eq(a.body, "slow down");
+    ck_assert_int_eq(b.status, 410);
+    ck_assert_int_eq(b.retry, -1);
+}
+END_TEST
+
+START_TEST(timeouts_and_refusals)
+{
+    struct outbound *o = client(1, 400, 8);
+    char slow[128], dead[128];
+    url(slow, sizeof slow, "/slow");
+    snprintf(dead, sizeof dead, "https://127.0.0.1:1/");
+    struct got a = {0}, b = {0};
+    ck_assert_int_eq(outbound_post(o, slow, NULL, 0, "x", 1, on_answer, &a), 0);
+    ck_assert_int_eq(outbound_post(o, dead, NULL, 0, "x", 1, on_answer, &b), 0);
+    finish(o);
+    ck_assert_int_eq(a.error, OUTBOUND_E_TIMEOUT);
+    ck_assert_int_eq(b.error, OUTBOUND_E_CONNECT);
+}
+END_TEST
+
+START_TEST(bounded_queue_and_bad_urls)
+{
+    struct outbound *o = client(1, 10000, 2);
+    char u[128];
+    url(u, sizeof u, "/status/204");
+    struct got g[3] = {{0}};
+    ck_assert_int_eq(outbound_post(o, "http://localhost/", NULL, 0, "", 0, on_answer, &g[2]),
+                     OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_post(o, "https://", NULL, 0, "", 0, on_answer, &g[2]),
+                     OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_post(o, "file:///etc/passwd", NULL, 0, "", 0, on_answer, &g[2]),
+                     OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "", 0, on_answer, &g[0]), 0);
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "", 0, on_answer, &g[1]), 0);
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "", 0, on_answer, &g[2]), OUTBOUND_E_FULL);
+    finish(o);
+    ck_assert_int_eq(g[0].status, 204);
+    ck_assert_int_eq(g[1].status, 204);
+    ck_assert_int_eq(g[2].n, 0);
+}
+END_TEST
+
+START_TEST(close_answers_everything_once)
+{
+    struct outbound *o = client(1, 60000, 8);
+    char slow[128];
+    url(slow, sizeof slow, "/slow");
+    struct got g[4] = {{0}};
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(outbound_post(o, slow, NULL, 0, "x", 1, on_answer, &g[i]), 0);
+    /* let them start, then close while they wait on the endpoint */
+    for (int i = 0; i < 20; i++)
+        uv_run(&loop, UV_RUN_NOWAIT), uv_sleep(10);
+    closed = 0;
+    outbound_close(o, on_closed, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(closed, 1);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(g[i].n, 1);
+        ck_assert_int_eq(g[i].error, OUTBOUND_E_CLOSED);
+    }
+}
+END_TEST
+
+START_TEST(bad_ca_file)
+{
+    struct outbound_config c;
+    outbound_config_defaults(&c);
+    char err[256];
+    c.ca_file = "/nonexistent/ca.pem";
+    ck_assert_ptr_null(outbound_new(&loop, &c, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/ca.pem"));
+    c.ca_file = key; /* a key, no certificate */
+    ck_assert_ptr_null(outbound_new(&loop, &c, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "no PEM certificate"));
+    uv_run(&loop, UV_RUN_DEFAULT);
+}
+END_TEST
+
+Suite *suite_outbound(void)
+{
+    Suite *s = suite_create("outbound");
+    TCase *tc = tcase_create("outbound");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, post_and_answer);
+    tcase_add_test(tc, headers_reach_the_endpoint);
+    tcase_add_test(tc, untrusted_without_the_ca);
+    tcase_add_test(tc, retry_after_and_status);
+    tcase_add_test(tc, timeouts_and_refusals);
+    tcase_add_test(tc, bounded_queue_and_bad_urls);
+    tcase_add_test(tc, close_answers_everything_once);
+    tcase_add_test(tc, bad_ca_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
