@@ -274,6 +274,42 @@ START_TEST(close_answers_everything_once)
 }
 END_TEST
 
+static uv_thread_t prep_thread;
+
+static int prep(void *parg, struct outbound_prep *p)
+{
+    const char *word = parg;
+    if (strcmp(word, "refuse") == 0)
+        return WEBPUSH_E_KEY; /* any status: it answers the request */
+    p->body = strdup(word);
+    p->len = strlen(word);
+    p->headers[p->nheaders++] = strdup("X-Made: on the client's thread");
+    prep_thread = uv_thread_self();
+    return 0;
+}
+
+START_TEST(prepared_off_the_loop)
+{
+    struct outbound *o = client(1, 10000, 8);
+    char u[128];
+    url(u, sizeof u, "/status/202");
+    struct got a = {0}, b = {0};
+    ck_assert_int_eq(outbound_post_prepared(o, u, prep, "prepared body", on_answer, &a), 0);
+    ck_assert_int_eq(outbound_post_prepared(o, u, prep, "refuse", on_answer, &b), 0);
+    ck_assert_int_eq(outbound_post_prepared(o, "http://x/", prep, "no", on_answer, &b),
+                     OUTBOUND_E_URL);
+    finish(o);
+    ck_assert_int_eq(a.n, 1);
+    ck_assert_int_eq(a.status, 202);
+    ck_assert_ptr_nonnull(strstr(a.body, "\"length\": 13"));
+    uv_thread_t self = uv_thread_self();
+    ck_assert(!uv_thread_equal(&prep_thread, &self)); /* not on the caller's loop */
+    ck_assert_int_eq(b.n, 1);
+    ck_assert_int_eq(b.error, WEBPUSH_E_KEY);
+    ck_assert_int_eq(b.status, 0);
+}
+END_TEST
+
 START_TEST(bad_ca_file)
 {
     struct outbound_config c;
@@ -302,6 +338,7 @@ Suite *suite_outbound(void)
     tcase_add_test(tc, timeouts_and_refusals);
     tcase_add_test(tc, bounded_queue_and_bad_urls);
     tcase_add_test(tc, close_answers_everything_once);
+    tcase_add_test(tc, prepared_off_the_loop);
     tcase_add_test(tc, bad_ca_file);
     suite_add_tcase(s, tc);
     return s;

@@ -30,6 +30,8 @@ struct req {
     size_t len;
     outbound_cb cb;
     void *arg;
+    outbound_prepare prepare; /* NULL: body and headers given */
+    void *parg;
     CURL *easy;
     char errbuf[CURL_ERROR_SIZE];
     char *resp;
@@ -280,6 +282,28 @@ static CURLcode on_ssl_ctx(CURL *e, void *ctx, void *arg)
     return CURLE_OK;
 }
 
+/* The caller's prepare, on this thread: body and headers into r. 0, or the
+ * status that answers r. */
+static int prepare(struct req *r)
+{
+    struct outbound_prep p;
+    memset(&p, 0, sizeof p);
+    int rc = r->prepare(r->parg, &p);
+    struct curl_slist *l = curl_slist_append(NULL, "Expect:");
+    for (int i = 0; i < p.nheaders && i < OUTBOUND_HEADERS_MAX; i++) {
+        struct curl_slist *n = l != NULL && rc == 0 ? curl_slist_append(l, p.headers[i]) : NULL;
+        if (n == NULL && rc == 0)
+            rc = OUTBOUND_E_FAILED;
+        if (n != NULL)
+            l = n;
+        free(p.headers[i]);
+    }
+    r->headers = l;
+    r->body = p.body != NULL ? p.body : mem_strdup("");
+    r->len = p.body != NULL ? p.len : 0;
+    return l == NULL && rc == 0 ? OUTBOUND_E_FAILED : rc;
+}
+
 static int start(struct outbound *o, struct req *r)
 {
     CURL *e = curl_easy_init();
@@ -364,8 +388,11 @@ static void on_wake(uv_async_t *h)
     uv_mutex_unlock(&o->mu);
     while (r != NULL) {
         struct req *next = r->next;
+        int rc = stopping || r->prepare == NULL ? 0 : prepare(r);
         if (stopping)
             closed_answer(o, r, OUTBOUND_E_CLOSED, "the outbound client closed");
+        else if (rc != 0)
+            closed_answer(o, r, rc, "the request could not be made");
         else if (start(o, r) != 0)
             closed_answer(o, r, OUTBOUND_E_FAILED, "libcurl refused the request");
         r = next;
@@ -499,8 +526,7 @@ struct outbound *outbound_new(uv_loop_t *loop, const struct outbound_config *cfg
     return o;
 }
 
-int outbound_post(struct outbound *o, const char *url, const char *const *headers, int nheaders,
-                  const void *body, size_t len, outbound_cb cb, void *arg)
+static int refusal(const struct outbound *o, const char *url)
 {
     if (o->closing)
         return OUTBOUND_E_CLOSED;
@@ -508,6 +534,40 @@ int outbound_post(struct outbound *o, const char *url, const char *const *header
         return OUTBOUND_E_URL;
     if (o->pending >= o->cfg.queue_max)
         return OUTBOUND_E_FULL;
+    return 0;
+}
+
+static void enqueue(struct outbound *o, struct req *r)
+{
+    uv_mutex_lock(&o->mu);
+    push(&o->in_head, &o->in_tail, r);
+    uv_mutex_unlock(&o->mu);
+    o->pending++;
+    uv_async_send(&o->wake);
+}
+
+int outbound_post_prepared(struct outbound *o, const char *url, outbound_prepare prep, void *parg,
+                           outbound_cb cb, void *arg)
+{
+    int rc = refusal(o, url);
+    if (rc != 0)
+        return rc;
+    struct req *r = mem_zalloc(1, sizeof *r);
+    r->url = mem_strdup(url);
+    r->prepare = prep;
+    r->parg = parg;
+    r->cb = cb;
+    r->arg = arg;
+    enqueue(o, r);
+    return 0;
+}
+
+int outbound_post(struct outbound *o, const char *url, const char *const *headers, int nheaders,
+                  const void *body, size_t len, outbound_cb cb, void *arg)
+{
+    int rc = refusal(o, url);
+    if (rc != 0)
+        return rc;
     struct req *r = mem_zalloc(1, sizeof *r);
     r->url = mem_strdup(url);
     /* No "Expect: 100-continue": a push service need not answer it. */
@@ -530,11 +590,7 @@ int outbound_post(struct outbound *o, const char *url, const char *const *header
     r->len = len;
     r->cb = cb;
     r->arg = arg;
-    uv_mutex_lock(&o->mu);
-    push(&o->in_head, &o->in_tail, r);
-    uv_mutex_unlock(&o->mu);
-    o->pending++;
-    uv_async_send(&o->wake);
+    enqueue(o, r);
     return 0;
 }
 

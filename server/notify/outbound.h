@@ -59,6 +59,25 @@ struct outbound *outbound_new(uv_loop_t *loop, const struct outbound_config *cfg
 int outbound_post(struct outbound *o, const char *url, const char *const *headers, int nheaders,
                   const void *body, size_t len, outbound_cb cb, void *arg);
 
+/* A request whose body and headers are made on the client's thread, for work
+ * that must stay off the loop (Web Push's encryption and signature):
+ * prepare(parg, p) runs there once, before the request starts, and fills p
+ * (a malloc'd body, which the client frees; up to OUTBOUND_HEADERS_MAX
+ * malloc'd header lines). It returns 0, or a status that answers the request
+ * at once (res.error) without sending anything. parg stays the caller's: it
+ * must live, untouched by the loop, until cb is called. Returns as
+ * outbound_post. */
+#define OUTBOUND_HEADERS_MAX 8
+struct outbound_prep {
+    char *body;
+    size_t len;
+    char *headers[OUTBOUND_HEADERS_MAX];
+    int nheaders;
+};
+typedef int (*outbound_prepare)(void *parg, struct outbound_prep *p);
+int outbound_post_prepared(struct outbound *o, const char *url, outbound_prepare prepare,
+                           void *parg, outbound_cb cb, void *arg);
+
 /* Requests queued or running now. */
 int outbound_pending(const struct outbound *o);
 
