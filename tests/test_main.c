@@ -137,6 +137,7 @@ int main(void)
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_webpush());
     srunner_add_suite(sr, suite_outbound());
+    srunner_add_suite(sr, suite_push());
     srunner_add_suite(sr, suite_account());
     srunner_add_suite(sr, suite_attempts());
     srunner_add_suite(sr, suite_accounts());

@@ -6,76 +6,30 @@
  * with requests under way (each answered once, OUTBOUND_E_CLOSED). The
  * caller's loop here is a real libuv loop; answers must come through it. */
 #include <check.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include "https_util.h"
 #include "notify/outbound.h"
 #include "tests.h"
 #include "util/status.h"
 
-static char dir[] = "/tmp/carc-outbound-XXXXXX";
-static char cert[128], key[128];
-static pid_t server_pid;
-static int server_out = -1; /* kept open until teardown: the server writes to it once */
-static int port;
+static struct hu_server srv;
 static uv_loop_t loop;
-
-static void server_start(void)
-{
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cert, sizeof cert, "%s/cert.pem", dir);
-    snprintf(key, sizeof key, "%s/key.pem", dir);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
-             " -keyout %s -out %s -days 1 -subj /CN=localhost"
-             " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null",
-             key, cert);
-    ck_assert_int_eq(system(cmd), 0);
-    int fds[2];
-    ck_assert_int_eq(pipe(fds), 0);
-    server_pid = fork();
-    ck_assert_int_ge(server_pid, 0);
-    if (server_pid == 0) {
-        dup2(fds[1], 1);
-        close(fds[0]);
-        execl("/usr/bin/python3", "python3", "tests/outbound_server.py", cert, key, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[1]);
-    server_out = fds[0];
-    char line[32] = "";
-    size_t len = 0;
-    while (len < sizeof line - 1 && strchr(line, '\n') == NULL) {
-        ssize_t n = read(server_out, line + len, sizeof line - 1 - len);
-        ck_assert_msg(n > 0, "tests/outbound_server.py did not start");
-        len += (size_t)n;
-        line[len] = '\0';
-    }
-    port = atoi(line);
-    ck_assert_int_gt(port, 0);
-}
 
 static void setup(void)
 {
-    server_start();
+    hu_start(&srv, "tests/outbound_server.py", NULL);
     ck_assert_int_eq(uv_loop_init(&loop), 0);
 }
 
 static void teardown(void)
 {
-    kill(server_pid, SIGKILL);
-    waitpid(server_pid, NULL, 0);
-    close(server_out);
+    hu_stop(&srv);
     uv_loop_close(&loop);
-    unlink(cert);
-    unlink(key);
-    rmdir(dir);
 }
 
 struct got {
@@ -106,7 +60,7 @@ static struct outbound *client(int with_ca, int timeout_ms, int queue_max)
 {
     struct outbound_config c;
     outbound_config_defaults(&c);
-    c.ca_file = with_ca ? cert : NULL;
+    c.ca_file = with_ca ? srv.cert : NULL;
     c.timeout_ms = timeout_ms;
     c.queue_max = queue_max;
     c.response_max = 100;
@@ -118,7 +72,7 @@ static struct outbound *client(int with_ca, int timeout_ms, int queue_max)
 
 static void url(char *out, size_t size, const char *path)
 {
-    snprintf(out, size, "https://127.0.0.1:%d%s", port, path);
+    snprintf(out, size, "https://127.0.0.1:%d%s", srv.port, path);
 }
 
 static int closed;
@@ -164,7 +118,7 @@ START_TEST(headers_reach_the_endpoint)
 {
     struct outbound_config c;
     outbound_config_defaults(&c);
-    c.ca_file = cert;
+    c.ca_file = srv.cert;
     char err[256];
     struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
@@ -318,7 +272,7 @@ START_TEST(bad_ca_file)
     c.ca_file = "/nonexistent/ca.pem";
     ck_assert_ptr_null(outbound_new(&loop, &c, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/ca.pem"));
-    c.ca_file = key; /* a key, no certificate */
+    c.ca_file = srv.key; /* a key, no certificate */
     ck_assert_ptr_null(outbound_new(&loop, &c, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "no PEM certificate"));
     uv_run(&loop, UV_RUN_DEFAULT);

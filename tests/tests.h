@@ -76,6 +76,7 @@ Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition,
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
 Suite *suite_outbound(void); /* tests/test_outbound.c: outbound HTTPS off the loop (notify/) */
+Suite *suite_push(void);     /* tests/test_push.c: Web Push to a local push service (notify/) */
 Suite *suite_webpush(void);  /* tests/test_webpush.c: Web Push encryption and VAPID (notify/) */
 Suite *suite_rating(void);   /* tests/test_rating.c: Glicko-2 and Plackett-Luce (players/) */
 Suite *suite_fair(void);     /* tests/test_fair.c: the fair draw: commitment, seed, verification */
