@@ -7,6 +7,7 @@
  *   accounts_admin.c both sides of the admin's requests (list, disable,
  *                    reset) and of invites
  *   accounts_games.c both sides of an account's games (GET /api/me/games)
+ *   accounts_claim.c both sides of a claim of stored seats (POST /api/me/claim)
  *
  * Internal: nothing outside players/accounts*.c includes this. */
 #ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
@@ -36,6 +37,7 @@ enum accounts__kind {
     ACCOUNTS__PLAYER, /* a player's ratings */
     ACCOUNTS__LADDER, /* a page of a ladder */
     ACCOUNTS__GAMES,  /* an account's games (accounts_games.c) */
+    ACCOUNTS__CLAIM,  /* a guest's stored seats claimed (accounts_claim.c) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -138,5 +140,7 @@ void accounts__ratings_job_run(struct accounts_req *r, struct store_accounts *h)
 /* accounts_games.c: the pool's side of ACCOUNTS__GAMES, and r's games freed. */
 void accounts__games_job_run(struct accounts_req *r, struct store_accounts *h);
 void accounts__games_free(struct accounts_req *r);
+/* accounts_claim.c: the pool's side of ACCOUNTS__CLAIM (its seats in r->ext). */
+void accounts__claim_job_run(struct accounts_req *r, struct store_accounts *h);
 
 #endif
