@@ -11,6 +11,7 @@
 
 #include "accounts_int.h"
 #include "store/accounts_claim.h"
+#include "util/log.h"
 #include "util/mem.h"
 #include "util/status.h"
 
@@ -55,6 +56,9 @@ void accounts__claim_job_run(struct accounts_req *r, struct store_accounts *h)
             accounts__storage_failed(r, h, "a claim of a guest's seat", rc);
             return;
         }
+        if (s->outcome == STORE_CLAIM_DONE)
+            log_event(LOG_INFO, &(struct log_fields){.room = s->room, LOG_SEAT(s->seat)},
+                      "a guest's stored seat claimed by account %lld", r->res.account);
     }
     accounts__set(&r->res, 0);
 }

@@ -130,6 +130,11 @@ class Claim(unittest.TestCase):
         self.assertEqual(doc["error"], "csrf")
         doc = self.claim(srv, cookie, "x" * 43, seats, status=403)
         self.assertEqual(doc["error"], "csrf")
+        s, _, doc = call(srv, "GET", "/api/me/claim", cookie=cookie)
+        self.assertEqual((s, doc["error"]), (405, "method"))
+        s, _, _ = call(srv, "POST", "/api/me/claim", raw=b" " * 16385, cookie=cookie,
+                       headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"})
+        self.assertEqual(s, 413)
         bad = [
             (None, b"[1, 2]"),
             (None, b"{\"rooms\": []}"),
