@@ -572,6 +572,7 @@ static int http_open(struct server *sv)
         return -1;
     }
     sv->api.accounts = sv->accounts;
+    sv->api.claim_lobby = sv->lobby; /* POST /api/me/claim */
     sv->admin.accounts = sv->accounts;
     sv->lobby->account_game = account_game;
     sv->lobby->account_game_arg = sv;

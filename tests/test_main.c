@@ -133,6 +133,8 @@ int main(void)
     srunner_add_suite(sr, suite_log());
     srunner_add_suite(sr, suite_json_str());
     srunner_add_suite(sr, suite_account_json());
+    srunner_add_suite(sr, suite_claim());
+    srunner_add_suite(sr, suite_claim_pg());
     srunner_add_suite(sr, suite_metrics());
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_webpush());

@@ -72,6 +72,8 @@ Suite *suite_origin(void);   /* tests/test_origin.c: allowed-origins, the upgrad
 Suite *suite_log(void);      /* tests/test_log.c: log lines as text and JSON, fields, escaping */
 Suite *suite_json_str(void); /* tests/test_json_str.c: the one JSON string writer (protocol/) */
 Suite *suite_account_json(void); /* tests/test_account_json.c: account bodies */
+Suite *suite_claim(void);        /* tests/test_claim.c: a guest's seats claimed */
+Suite *suite_claim_pg(void);     /* the same, on PostgreSQL (CARC_PG_URL) */
 Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "account_json.h"
+#include "claim_json.h"
 #include "http/api.h"
 #include "players/accounts.h"
 #include "players/token.h"
@@ -298,11 +299,15 @@ static int route_of(const char *method, const char *path, int *want_method)
     return 0;
 }
 
-int api_account_body_route(const char *method, const char *path)
+size_t api_account_body_route(const char *method, const char *path)
 {
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/claim") == 0)
+        return PROTO_CLAIM_BODY_MAX; /* claim_route.c: up to 100 seats */
     int known;
     int r = route_of(method, path, &known);
-    return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE;
+    return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE
+               ? PROTO_ACCOUNT_BODY_MAX
+               : 0;
 }
 
 static const int body_kind[] = {

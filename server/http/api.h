@@ -30,6 +30,8 @@
  *                     deferred answers
  *   GET /api/me/games?page=N   the signed-in account's games (me_games.c),
  *                     deferred
+ *   POST /api/me/claim  a guest's seats made the account's (claim_route.c),
+ *                     deferred
  *   GET /ws           426: websocket upgrades only
  *   GET /...          a static file of the web root, from memory (webroot.h;
  *                     "/" and directories serve index.html); 404 when missing
@@ -71,6 +73,10 @@ struct api {
     struct accounts *accounts;
     int session_days;     /* a session cookie's Max-Age, in days */
     int ladder_min_games; /* GET /api/ladder: games a player needs to appear (0: 5) */
+    /* The lobby (the same as lobby) whose rooms POST /api/me/claim changes
+     * (claim_route.c, game/claim.h); NULL: every room counts as not held
+     * here, and its seats are claimed in the store only. */
+    struct lobby *claim_lobby;
 };
 
 struct api_reply {
@@ -176,9 +182,11 @@ int api_account_route(struct api *a, const struct api_request *rq, struct api_re
  * and GET /api/ladder. 1 when rq is one of them (out is then answered or
  * deferred), 0 when its path is not theirs. */
 int api_rating_route(struct api *a, const struct api_request *rq, struct api_reply *out);
-/* 1 when method and path name an account route that takes a JSON body
- * (the transport reads a body for those only). */
-int api_account_body_route(const char *method, const char *path);
+/* The most bytes of JSON body the account route that method and path name
+ * takes (the transport reads a body for those only): PROTO_ACCOUNT_BODY_MAX
+ * (4096), PROTO_CLAIM_BODY_MAX (16384) for POST /api/me/claim; 0 for a
+ * route without a body. */
+size_t api_account_body_route(const char *method, const char *path);
 /* The carcd_session cookie of a Cookie header (NULL: none) into out
  * (TOKEN_LEN + 1 bytes, players/token.h): 1, or 0 (out "") when there is
  * none of a token's form. */
@@ -187,6 +195,9 @@ int api_cookie_session(const char *header, char *out);
 /* GET /api/me/games (me_games.c): 1 when rq is it (out is then answered or
  * deferred), 0 for any other path. */
 int api_me_games_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* POST /api/me/claim (claim_route.c): 1 when rq's path is it (out is then
+ * answered or deferred), 0 for any other path. */
+int api_claim_route(struct api *a, const struct api_request *rq, struct api_reply *out);
 /* A Set-Cookie that clears the session cookie (account_routes.c). */
 void api_session_cookie_clear(struct api_reply *out, int https);
 /* The value of ?page=N in a query string (1 when absent or bad). */

@@ -172,8 +172,8 @@ static int json_type(const char *v)
 
 /* An account route's body (api_account_body_route): application/json (else
  * 415), a Content-Length (cl; NULL when absent: 411) of plain digits (400)
- * and at most HTTP_BODY_MAX bytes (413). 0 with *body its length. */
-static int body_refusal(struct lws *wsi, const char *cl, size_t *body)
+ * and at most max bytes, the route's limit (413). 0 with *body its length. */
+static int body_refusal(struct lws *wsi, const char *cl, size_t max, size_t *body)
 {
     char type[128];
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) >= (int)sizeof type ||
@@ -183,7 +183,7 @@ static int body_refusal(struct lws *wsi, const char *cl, size_t *body)
         return 411;
     if (cl[0] == '\0' || strspn(cl, "0123456789") != strlen(cl))
         return 400;
-    if (strlen(cl) > 6 || strtoul(cl, NULL, 10) > HTTP_BODY_MAX)
+    if (strlen(cl) > 6 || strtoul(cl, NULL, 10) > max || max > HTTP_BODY_MAX)
         return 413;
     *body = strtoul(cl, NULL, 10);
     return 0;
@@ -226,9 +226,10 @@ static int http_refusal(struct lws *wsi, const char *path, size_t len, size_t *b
     if (n > 0 && (n >= (int)sizeof cl ||
                   lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0))
         return 400;
-    if (!api_account_body_route(method_name(wsi), path))
+    size_t max = api_account_body_route(method_name(wsi), path);
+    if (max == 0)
         return n > 0 && strcmp(cl, "0") != 0 ? 400 : 0;
-    return body_refusal(wsi, n > 0 ? cl : NULL, body);
+    return body_refusal(wsi, n > 0 ? cl : NULL, max, body);
 }
 
 static int http_headers(struct lws *wsi, struct conn *c);

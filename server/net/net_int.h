@@ -32,10 +32,11 @@
 #define HTTP_FIELDS_MAX 40
 #define HTTP_HEAD_MAX 7168 /* net.c checks that lws' buffer holds any head below it */
 /* Request bodies: only the account routes take one (api_account_body_route),
- * application/json of at most HTTP_BODY_MAX bytes, read whole within
+ * application/json of at most the route's limit (4096 bytes; POST
+ * /api/me/claim 16384, HTTP_BODY_MAX, the buffer of one), read whole within
  * HTTP_BODY_MS of the head (lws drops a body that stalls for 5 s, its
  * timeout_secs, on its own; this bounds one that trickles). */
-#define HTTP_BODY_MAX 4096
+#define HTTP_BODY_MAX 16384
 #define HTTP_BODY_MS 10000
 
 /* One listening socket of carcd's own (net_listen.c): connections accepted

@@ -178,6 +178,8 @@ struct accounts_result {
     int ngames;                               /* the call; more: a further page has some */
     int more;
     const struct accounts_stats *stats; /* accounts_stats: valid during the call */
+    const struct accounts_claim *claim; /* accounts_claim: its seats with their outcomes, valid
+                                     during the call */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -313,6 +315,31 @@ struct accounts_stats {
  * a deleted account's. */
 struct accounts_req *accounts_stats(struct accounts *a, const char *name, accounts_cb cb,
                                     void *arg);
+/* ---- a guest's stored seats claimed (accounts_claim.c) ---- */
+
+#define ACCOUNTS_CLAIM_MAX 100 /* seats of one claim */
+
+/* One seat to claim in the store, and what came of it. */
+struct accounts_claim_seat {
+    char room[ACCOUNTS_ROOM_MAX + 1];
+    char token_hash[65]; /* SHA-256 hex of the seat's token */
+    int outcome;         /* out: enum store_claim (store/accounts_claim.h) */
+    int seat;            /* out: the seat's index, or -1 */
+};
+
+struct accounts_claim {
+    int n;
+    struct accounts_claim_seat seats[ACCOUNTS_CLAIM_MAX];
+};
+
+/* The stored seats of c (copied; n 1 .. ACCOUNTS_CLAIM_MAX) claimed for the
+ * token's account, each on its own (store_seat_claim: one transaction per
+ * seat; a storage failure stops the claim, the seats done so far stay done):
+ * r->claim holds each seat's outcome. ACCOUNTS_E_SESSION as accounts_session;
+ * ACCOUNTS_E_STORAGE when the store failed. For the seats of rooms this node
+ * does not hold (game/claim.h does the others on the loop). */
+struct accounts_req *accounts_claim(struct accounts *a, const char *token,
+                                    const struct accounts_claim *c, accounts_cb cb, void *arg);
 
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */

@@ -4,8 +4,10 @@
 // (another device: no token) the same account signs in, opens My games (the running game listed,
 // axe on the dialog), presses Resume and plays a move in the same seat; on a 390x844 phone
 // (context C, the same account) the dialog is audited too, and opening the room's link resumes
-// the seat without a token. mygamesSuite({browser, url, test, errors}) adds its tests to run.mjs
-// (E2E_ONLY='my games').
+// the seat without a token. A guest who played a few moves signs up with the box "Add this
+// browser's 1 guest game to my account" checked (POST /api/me/claim): the dialog says it was
+// added, My games lists the game and the seat plays on. mygamesSuite({browser, url, test,
+// errors}) adds its tests to run.mjs (E2E_ONLY='my games').
 import { createRequire } from "node:module";
 import { clickMove } from "./play.mjs";
 import { DESKTOP, PHONE, assert } from "./harness.mjs";
@@ -117,5 +119,44 @@ export async function mygamesSuite({ browser, url, test, errors }) {
     await c.waitForFunction(async (rm) => (await import("/js/app.js")).app.room === rm, room, { timeout: 10000 });
     assert((await seatOf(c)) === seat, "the link's seat " + (await seatOf(c)));
     await c.context().close();
+  });
+
+  await test("[my games] a guest plays a few moves, signs up with its guest game claimed; My games lists it and the seat plays on", async () => {
+    const g = await context(browser, "mygames-guest", errors);
+    await g.goto(url + "/");
+    await g.waitForSelector("#conn.online");
+    await g.fill("#create-name", "Guesty");
+    await g.click("#create-btn");
+    await g.waitForSelector('#scoreboard tbody tr[data-seat="1"] button.add-bot');
+    await g.click('#scoreboard tbody tr[data-seat="1"] button.add-bot');
+    await g.waitForSelector('.bot-mark[data-bot-seat="1"]');
+    await g.click("#start-btn");
+    await g.waitForFunction(async () => (await import("/js/app.js")).app.doc?.phase === "playing");
+    const groom = await g.evaluate(async () => (await import("/js/app.js")).app.room);
+    for (let i = 1; i <= 2; i++) {
+      await g.waitForSelector("#world .legal", { timeout: 20000 });
+      await clickMove(g, i);
+    }
+    await g.click("#acct-open");
+    await g.waitForSelector("#acct-dlg[open]");
+    await g.click("#acct-tab-up");
+    await g.waitForSelector("#acct-claim-row:not([hidden])");
+    const box = await g.$eval("#acct-claim-row", (l) => [l.textContent.trim(), l.querySelector("input").checked]);
+    assert(box[0] === "Add this browser's 1 guest game to my account" && box[1], "the box: " + JSON.stringify(box));
+    await g.fill("#acct-name-in", name + "g");
+    await g.fill("#acct-pw", password);
+    await g.click("#acct-submit");
+    await g.waitForFunction(() => document.getElementById("acct-done").textContent.length > 0, null, { timeout: 10000 });
+    const said = await g.textContent("#acct-done");
+    assert(said === "1 guest game added to your account.", "the claim: " + said);
+    await g.click("#acct-cancel");
+    await g.waitForFunction(() => !document.getElementById("acct-dlg").open);
+    await g.waitForSelector("#conn.online"); // the WebSocket again, with the cookie
+    await openMyGames(g, groom);
+    await g.keyboard.press("Escape");
+    await g.waitForFunction(() => !document.getElementById("games-dlg").open);
+    await g.waitForSelector("#world .legal", { timeout: 20000 });
+    await clickMove(g, 3);
+    await g.context().close();
   });
 }

@@ -5,6 +5,9 @@
 // it again after a reload). A guest plays as before: no account request is made until the page
 // has seen a sign-in (localStorage `carcd.account`, "1" while this browser is signed in), since
 // GET /api/me answers a guest 401, which Chromium logs as a console error on every load.
+// At sign-up, the guest seats whose tokens this browser keeps (main.js: `carcd.seat.ROOM`) may be
+// claimed by the new account (a box, checked by default; POST /api/me/claim), the result said in
+// the dialog.
 import { $, app, hooks, showError } from "./app.js";
 import { onLanguageChange, t } from "./i18n.js";
 
@@ -13,6 +16,26 @@ let csrf = null; // in memory only
 let mode = "in"; // the dialog's: in, up (create), password, delete
 let said = null; // the dialog's last error or notice [element id, key, params], said again on a language change
 let back = null; // where the focus goes when the dialog closes
+let claimable = 0; // the guest seats the sign-up's box offers
+
+// This browser's guest seats, as POST /api/me/claim takes them (at most 100).
+function guestSeats() {
+  const out = [];
+  try {
+    for (let i = 0; i < localStorage.length && out.length < 100; i++) {
+      const k = localStorage.key(i);
+      const v = k.startsWith("carcd.seat.") ? JSON.parse(localStorage.getItem(k) || "null") : null;
+      const room = k.slice(11);
+      if (v && /^[0-9a-f]{32}$/.test(v.token) && /^[A-Za-z0-9]{1,16}$/.test(room)) out.push({ room, token: v.token });
+    }
+  } catch (e) {
+    /* storage off: nothing to claim */
+  }
+  return out;
+}
+function claimText() {
+  $("acct-claim-text").textContent = claimable ? t("acct.claim.box", { count: claimable }) : "";
+}
 
 function hint(on) {
   try {
@@ -68,12 +91,14 @@ function menu(open) {
   $("acct-menu-btn").setAttribute("aria-expanded", String(open));
 }
 
-// i18n-keys: acct.err.* acct.password.* acct.delete.* acct.close
+// i18n-keys: acct.err.* acct.password.* acct.delete.* acct.close acct.claim.*
+// key may be a list of [key, params]: their sentences one after the other.
 function say(id, key, params) {
   if (id) said = [id, key, params];
   const [el, k, p] = said || [];
-  $("acct-err").textContent = el === "acct-err" ? t(k, p) : "";
-  $("acct-done").textContent = el === "acct-done" ? t(k, p) : "";
+  const text = Array.isArray(k) ? k.map(([a, b]) => t(a, b)).join(" ") : el ? t(k, p) : "";
+  $("acct-err").textContent = el === "acct-err" ? text : "";
+  $("acct-done").textContent = el === "acct-done" ? text : "";
 }
 function unsay() {
   said = null;
@@ -150,7 +175,28 @@ function setMode(m) {
   $("acct-intro").dataset.i18n = "acct.delete.text";
   $("acct-intro").textContent = t("acct.delete.text");
   $("acct-pw-row").hidden = false;
+  claimable = m === "up" ? guestSeats().length : 0;
+  $("acct-claim-row").hidden = !claimable;
+  claimText();
   unsay();
+}
+
+// The dialog done: its fields gone, Close its only button, a sentence in #acct-done.
+function done(key, params) {
+  for (const id of ["acct-tabs", "acct-name-row", "acct-name-hint", "acct-pw-row", "acct-new-row", "acct-pw-hint", "acct-invite-row", "acct-claim-row", "acct-submit"]) $(id).hidden = true;
+  $("acct-cancel").dataset.i18n = "acct.close";
+  $("acct-cancel").textContent = t("acct.close");
+  say("acct-done", key, params);
+  $("acct-cancel").focus();
+}
+
+// The new account takes this browser's guest seats (POST /api/me/claim): said in the dialog.
+async function claim() {
+  const r = await call("POST", "/api/me/claim", { seats: guestSeats() }, true);
+  if (r.status !== 200) return done("acct.claim.failed");
+  const said = [["acct.claim.done", { count: r.data.claimed.length }]];
+  if (r.data.skipped.length) said.push(["acct.claim.skipped", { count: r.data.skipped.length }]);
+  done(said);
 }
 
 function open(m) {
@@ -208,8 +254,9 @@ $("acct-form").addEventListener("submit", async (e) => {
   }
   if (r.status === 200 || r.status === 201) {
     show({ name: r.data.name, csrf: r.data.csrf });
-    redial();
-    return close();
+    if (mode === "up" && claimable && $("acct-claim").checked) await claim();
+    else close();
+    return redial(); // after the claim: the room's seat is the account's when the page re-enters it
   }
   if (r.status === 204 && mode === "delete") {
     show(null);
@@ -219,14 +266,7 @@ $("acct-form").addEventListener("submit", async (e) => {
   if (r.status === 204) {
     // the password changed: said in the dialog, whose only button is now Close
     $("acct-form").reset();
-    $("acct-pw-row").hidden = $("acct-new-row").hidden = true;
-    $("acct-pw-hint").hidden = true;
-    btn.hidden = true;
-    $("acct-cancel").dataset.i18n = "acct.close";
-    $("acct-cancel").textContent = t("acct.close");
-    say("acct-done", "acct.password.done");
-    $("acct-cancel").focus();
-    return;
+    return done("acct.password.done");
   }
   if (r.data.error === "accounts_off") {
     show(false);
@@ -290,7 +330,10 @@ async function signOut(again) {
 }
 $("acct-signout").addEventListener("click", () => signOut(true));
 
-onLanguageChange(() => say());
+onLanguageChange(() => {
+  say();
+  claimText();
+});
 
 // Who is signed in: GET /api/me once this browser has signed in (see the header).
 export async function whoAmI() {
