@@ -315,6 +315,7 @@ struct accounts_stats {
  * a deleted account's. */
 struct accounts_req *accounts_stats(struct accounts *a, const char *name, accounts_cb cb,
                                     void *arg);
+
 /* ---- a guest's stored seats claimed (accounts_claim.c) ---- */
 
 #define ACCOUNTS_CLAIM_MAX 100 /* seats of one claim */
