@@ -39,6 +39,7 @@ test_packages=(
     postgresql                          # tests/pg.sh, tests/integration/pg_util.py: a real PostgreSQL
     python3-websocket python3-jsonschema python3-jsonpatch   # tests/integration/ (/usr/bin/python3)
     python3-cryptography                # tests/push_service.py: a local Web Push service
+    python3-aiosmtpd                    # tests/smtp_sink.py: a local SMTP relay for e-mail
     nginx openssl                       # tests/integration/test_proxy.py, test_deploy.py: TLS proxy
     prometheus                          # tests/integration/test_metrics.py: a real scraper, promtool
     chromium nodejs                     # tests/e2e/: headless browser, node + npm for playwright-core

@@ -279,6 +279,90 @@ START_TEST(bad_ca_file)
 }
 END_TEST
 
+/* ---- e-mail, to a local SMTP sink (tests/smtp_sink.py) ---- */
+
+static struct hu_server sink;
+static char maildir[64];
+
+static void mail_setup(void)
+{
+    snprintf(maildir, sizeof maildir, "/tmp/carc-mail-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(maildir));
+    const char *args[] = {maildir, NULL};
+    hu_start(&sink, "tests/smtp_sink.py", args);
+    srv = sink; /* client() trusts srv.cert */
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+}
+
+static void mail_teardown(void)
+{
+    hu_stop(&sink);
+    uv_loop_close(&loop);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", maildir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void file_read(const char *name, char *out, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", maildir, name);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s is missing", path);
+    size_t n = fread(out, 1, size - 1, f);
+    out[n] = '\0';
+    fclose(f);
+}
+
+START_TEST(mail_sent_over_starttls)
+{
+    struct outbound *o = client(1, 10000, 8);
+    char u[64];
+    snprintf(u, sizeof u, "smtp://127.0.0.1:%d", sink.port);
+    const char msg[] = "From: carcd <carcd@example.org>\r\nTo: ann@example.org\r\n"
+                       "Subject: Your turn in 2 games\r\n\r\nRoom AB12: your turn.\r\n";
+    struct got g = {0}, bad = {0};
+    ck_assert_int_eq(outbound_mail(o, u, "carcd@example.org", "ann@example.org", msg,
+                                   sizeof msg - 1, on_answer, &g),
+                     0);
+    ck_assert_int_eq(outbound_mail(o, u, "carcd@example.org", "refuse@example.org", msg,
+                                   sizeof msg - 1, on_answer, &bad),
+                     0);
+    finish(o);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_int_eq(g.error, 0);
+    ck_assert_int_eq(g.status, 250);
+    char text[2048];
+    file_read("1.eml", text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "Subject: Your turn in 2 games"));
+    ck_assert_ptr_nonnull(strstr(text, "Room AB12: your turn."));
+    file_read("1.env", text, sizeof text);
+    ck_assert_str_eq(text, "carcd@example.org ann@example.org tls\n"); /* STARTTLS taken */
+    ck_assert_int_eq(bad.n, 1);
+    ck_assert_int_ne(bad.error, 0); /* 550: refused by the relay */
+    ck_assert_int_eq(bad.status, 550);
+}
+END_TEST
+
+START_TEST(mail_refusals)
+{
+    struct outbound *o = client(1, 10000, 8);
+    char u[64];
+    snprintf(u, sizeof u, "smtp://127.0.0.1:%d", sink.port);
+    struct got g = {0};
+    ck_assert_int_eq(outbound_mail(o, "https://x/", "a@b", "c@d", "x", 1, on_answer, &g),
+                     OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_mail(o, u, "a@b", "c d@e", "x", 1, on_answer, &g), OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_mail(o, u, "a@b>\r\nRCPT TO:<x@y", "c@d", "x", 1, on_answer, &g),
+                     OUTBOUND_E_URL);
+    ck_assert_int_eq(outbound_mail(o, u, "", "c@d", "x", 1, on_answer, &g), OUTBOUND_E_URL);
+    /* https requests may not reach a relay, nor mails a web server */
+    ck_assert_int_eq(outbound_post(o, u, NULL, 0, "x", 1, on_answer, &g), OUTBOUND_E_URL);
+    finish(o);
+    ck_assert_int_eq(g.n, 0);
+}
+END_TEST
+
 Suite *suite_outbound(void)
 {
     Suite *s = suite_create("outbound");
@@ -295,5 +379,11 @@ Suite *suite_outbound(void)
     tcase_add_test(tc, prepared_off_the_loop);
     tcase_add_test(tc, bad_ca_file);
     suite_add_tcase(s, tc);
+    TCase *mail = tcase_create("mail");
+    tcase_add_checked_fixture(mail, mail_setup, mail_teardown);
+    tcase_set_timeout(mail, 30);
+    tcase_add_test(mail, mail_sent_over_starttls);
+    tcase_add_test(mail, mail_refusals);
+    suite_add_tcase(s, mail);
     return s;
 }

@@ -31,6 +31,9 @@ struct req {
     outbound_cb cb;
     void *arg;
     outbound_prepare prepare; /* NULL: body and headers given */
+    char *mail_from;          /* an e-mail (outbound_mail): the envelope; else NULL */
+    struct curl_slist *rcpt;
+    size_t sent; /* bytes of body read by libcurl (an e-mail's upload) */
     void *parg;
     CURL *easy;
     char errbuf[CURL_ERROR_SIZE];
@@ -81,6 +84,8 @@ void outbound_config_defaults(struct outbound_config *c)
 
 static void req_free(struct req *r)
 {
+    free(r->mail_from);
+    curl_slist_free_all(r->rcpt);
     free(r->url);
     curl_slist_free_all(r->headers);
     free(r->body);
@@ -163,8 +168,9 @@ static void done_one(struct outbound *o, CURL *e, CURLcode c)
     struct req *r = NULL;
     curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
     r->res.retry_after_s = -1;
+    /* the last reply's code, also of a failed exchange (an SMTP 550) */
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->res.status);
     if (c == CURLE_OK) {
-        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->res.status);
         r->res.retry_after_s = retry_after(e);
     } else {
         r->res.error = error_of(c);
@@ -304,6 +310,29 @@ static int prepare(struct req *r)
     return l == NULL && rc == 0 ? OUTBOUND_E_FAILED : rc;
 }
 
+/* CURLOPT_READFUNCTION of an e-mail: its message, in pieces. */
+static size_t on_read(char *p, size_t size, size_t n, void *arg)
+{
+    struct req *r = arg;
+    size_t left = r->len - r->sent;
+    size_t k = size * n < left ? size * n : left;
+    memcpy(p, r->body + r->sent, k);
+    r->sent += k;
+    return k;
+}
+
+static void mail_options(CURL *e, struct req *r)
+{
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    curl_easy_setopt(e, CURLOPT_USE_SSL, (long)CURLUSESSL_TRY);
+    curl_easy_setopt(e, CURLOPT_MAIL_FROM, r->mail_from);
+    curl_easy_setopt(e, CURLOPT_MAIL_RCPT, r->rcpt);
+    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+    curl_easy_setopt(e, CURLOPT_READDATA, r);
+    curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->len);
+}
+
 static int start(struct outbound *o, struct req *r)
 {
     CURL *e = curl_easy_init();
@@ -315,19 +344,23 @@ static int start(struct outbound *o, struct req *r)
     r->res.body_len = o->cfg.response_max; /* on_data's limit until the answer */
     curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)r);
     curl_easy_setopt(e, CURLOPT_URL, r->url);
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
-    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->cfg.timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)o->cfg.connect_timeout_ms);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, o->ua);
-    curl_easy_setopt(e, CURLOPT_POST, 1L);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    if (r->mail_from != NULL) {
+        mail_options(e, r);
+    } else {
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(e, CURLOPT_USERAGENT, o->ua);
+        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+    }
     if (o->nca > 0) {
         curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
         curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, o);
@@ -526,11 +559,18 @@ struct outbound *outbound_new(uv_loop_t *loop, const struct outbound_config *cfg
     return o;
 }
 
+/* Whether url starts with scheme (e.g. "https://") and has more after it. */
+static int scheme_is(const char *url, const char *scheme)
+{
+    size_t n = strlen(scheme);
+    return strncasecmp(url, scheme, n) == 0 && url[n] != '\0' && strlen(url) <= URL_MAX;
+}
+
 static int refusal(const struct outbound *o, const char *url)
 {
     if (o->closing)
         return OUTBOUND_E_CLOSED;
-    if (strncasecmp(url, "https://", 8) != 0 || url[8] == '\0' || strlen(url) > URL_MAX)
+    if (!scheme_is(url, "https://"))
         return OUTBOUND_E_URL;
     if (o->pending >= o->cfg.queue_max)
         return OUTBOUND_E_FULL;
@@ -587,6 +627,42 @@ int outbound_post(struct outbound *o, const char *url, const char *const *header
     r->body = mem_alloc(len + 1);
     if (len > 0)
         memcpy(r->body, body, len);
+    r->len = len;
+    r->cb = cb;
+    r->arg = arg;
+    enqueue(o, r);
+    return 0;
+}
+
+/* An address for the envelope: printable ASCII, no spaces or angle brackets. */
+static int address_ok(const char *a)
+{
+    if (a == NULL || a[0] == '\0' || strlen(a) > 254)
+        return 0;
+    for (; *a != '\0'; a++)
+        if (*a <= ' ' || *a >= 0x7f || *a == '<' || *a == '>')
+            return 0;
+    return 1;
+}
+
+int outbound_mail(struct outbound *o, const char *smtp_url, const char *from, const char *to,
+                  const char *message, size_t len, outbound_cb cb, void *arg)
+{
+    if (o->closing)
+        return OUTBOUND_E_CLOSED;
+    if ((!scheme_is(smtp_url, "smtp://") && !scheme_is(smtp_url, "smtps://")) ||
+        !address_ok(from) || !address_ok(to))
+        return OUTBOUND_E_URL;
+    if (o->pending >= o->cfg.queue_max)
+        return OUTBOUND_E_FULL;
+    struct req *r = mem_zalloc(1, sizeof *r);
+    r->url = mem_strdup(smtp_url);
+    r->mail_from = mem_strdup(from);
+    r->rcpt = curl_slist_append(NULL, to);
+    if (r->rcpt == NULL)
+        mem_oom("outbound_mail");
+    r->body = mem_alloc(len + 1);
+    memcpy(r->body, message, len);
     r->len = len;
     r->cb = cb;
     r->arg = arg;

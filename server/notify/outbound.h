@@ -78,6 +78,17 @@ typedef int (*outbound_prepare)(void *parg, struct outbound_prep *p);
 int outbound_post_prepared(struct outbound *o, const char *url, outbound_prepare prepare,
                            void *parg, outbound_cb cb, void *arg);
 
+/* One e-mail through the relay at smtp_url ("smtp://host[:port]" with STARTTLS
+ * when the relay offers it, or "smtps://..."; "user:password@" in it when the
+ * relay wants a login), envelope from `from` to `to`, message the whole RFC
+ * 5322 text (headers, a blank line, the body; CRLF line ends), all copied.
+ * The result's status is the relay's last reply code (250). Returns as
+ * outbound_post; OUTBOUND_E_URL for a URL that is neither smtp:// nor
+ * smtps:// or an address with a character outside the printable ASCII,
+ * spaces, '<' or '>'. */
+int outbound_mail(struct outbound *o, const char *smtp_url, const char *from, const char *to,
+                  const char *message, size_t len, outbound_cb cb, void *arg);
+
 /* Requests queued or running now. */
 int outbound_pending(const struct outbound *o);
 
