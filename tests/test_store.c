@@ -174,7 +174,9 @@ START_TEST(rated_room_restored)
     struct fake *a = su_fake_new();
     a->s.account = 5;
     snprintf(a->s.account_name, sizeof a->s.account_name, "ann");
-    struct room *r = su_create(a, "2, \"rated\": true");
+    struct room *r =
+        su_create(a, "2, \"rated\": true, \"clock\": {\"initial\": 600, \"increment\": 0,"
+                     " \"on_timeout\": \"bot\"}");
     ck_assert_int_eq(r->rated, 1);
     char room[PROTO_ROOM_MAX];
     memcpy(room, a->room, sizeof room);
