@@ -667,7 +667,9 @@ START_TEST(rated_games_claimed_once_and_pending)
     ck_assert_int_eq(n, 1);
     /* Claimed once, inside a transaction; rolled back, it is not. */
     int claimed = -1;
+    ck_assert_int_eq(store_ratings_lock(ac), STORE_E_ARGS); /* outside a transaction */
     ck_assert_int_eq(store_accounts_begin(ac), 0);
+    ck_assert_int_eq(store_ratings_lock(ac), 0);
     ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
     ck_assert_int_eq(claimed, 1);
     ck_assert_int_eq(store_accounts_rollback(ac), 0);

@@ -227,6 +227,8 @@ static void rate(struct accounts_req *r, struct store_accounts *h)
     const char *pool = in->n == 2 ? STORE_POOL_2P : STORE_POOL_MULTI;
     int claimed = 0, rc = store_accounts_begin(h);
     if (rc == 0)
+        rc = store_ratings_lock(h);
+    if (rc == 0)
         rc = store_rated_game_claim(h, r->game, r->time_ms, &claimed);
     int dup = rc == 0 && !claimed;
     struct store_rating s[RATING_PL_MAX_PLAYERS];

@@ -222,6 +222,15 @@ void store_game_summary_free(struct store_game_summary *g);
 
 #define STORE_RATED_SEATS 6 /* seats of a game (CARC_MAX_PLAYERS) */
 
+/* First in the transaction of a game's ratings (store_accounts_begin): wait
+ * until no other handle (another thread, another node) is inside one, so that
+ * two games with a player in common do not both read that player's rating
+ * before either writes it (PostgreSQL's read committed would lose one
+ * update; its advisory lock 'carc' + 2, held to the transaction's end;
+ * SQLite's BEGIN IMMEDIATE orders them already). STORE_E_ARGS outside a
+ * transaction. */
+int store_ratings_lock(struct store_accounts *a);
+
 /* Inside the transaction of a game's ratings (store_accounts_begin): game
  * marked rated at time_ms. *claimed 1 when this call marked it, 0 when it was
  * already (rated before, here or by another node: write nothing then, and

@@ -51,6 +51,9 @@ struct acc_backend {
     const char *(*col_text)(const struct acc_row *r, int k);
     const char *begin_sql; /* the backend's BEGIN (SQLite: take the write lock at once) */
     const char *read_sql;  /* a read-only transaction on one snapshot (accounts_copy.c) */
+    /* Inside a transaction: wait for every other rating transaction of the
+     * database to end (store_ratings_lock; NULL: begin_sql orders them). */
+    const char *ratings_lock_sql;
     /* Run after rows were written with their own ids (accounts_copy.c): the
      * ids handed out next made to follow the highest (NULL: SQLite's
      * AUTOINCREMENT follows an inserted id by itself). */

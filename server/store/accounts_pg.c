@@ -25,6 +25,8 @@
 /* 'carc' + 1: the lock of the account tables' creation (the store's writer
  * holds PG_LOCK_KEY for its session). */
 #define ACC_LOCK_KEY "1668440676"
+/* The ratings' transactions (store_ratings_lock): 'carc' + 2. */
+#define ACC_RATINGS_LOCK_KEY "1668440677"
 
 struct acc_pg {
     PGconn *c;
@@ -158,6 +160,7 @@ static const struct acc_backend pg_accounts = {
     .col_text = pg_col_text,
     .begin_sql = "BEGIN",
     .read_sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    .ratings_lock_sql = "SELECT pg_advisory_xact_lock(" ACC_RATINGS_LOCK_KEY ")",
     .ids_sql = "SELECT setval(pg_get_serial_sequence('accounts', 'id'),"
                " COALESCE((SELECT max(id) FROM accounts), 0) + 1, false),"
                " setval(pg_get_serial_sequence('rating_history', 'id'),"

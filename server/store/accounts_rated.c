@@ -11,6 +11,15 @@
 #include "accounts_int.h"
 #include "util/status.h"
 
+int store_ratings_lock(struct store_accounts *a)
+{
+    if (!a->in_tx)
+        return STORE_E_ARGS;
+    if (a->be->ratings_lock_sql == NULL)
+        return 0;
+    return a->be->run(a, a->be->ratings_lock_sql, 0, NULL, NULL, NULL, NULL);
+}
+
 int store_rated_game_claim(struct store_accounts *a, const char *game, long long time_ms,
                            int *claimed)
 {

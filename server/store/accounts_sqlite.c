@@ -96,7 +96,8 @@ static const struct acc_backend sq_accounts = {
     .col_real = sq_col_real,
     .col_text = sq_col_text,
     .begin_sql = "BEGIN IMMEDIATE",
-    .read_sql = "BEGIN", /* deferred: the snapshot is taken at the first read */
+    .read_sql = "BEGIN",      /* deferred: the snapshot is taken at the first read */
+    .ratings_lock_sql = NULL, /* BEGIN IMMEDIATE: one writer at a time already */
     .ids_sql = NULL,
     .close = sq_close,
 };
