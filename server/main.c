@@ -142,7 +142,7 @@ static void on_tick(uv_timer_t *t)
     uint64_t now = stall_now(&sv->stall);
     lobby_tick(sv->lobby, now);
     if (sv->api.accounts != NULL && sv->ticks++ % RATE_PENDING_EVERY == 0)
-        (void)accounts_rate_pending(sv->api.accounts);
+        (void)accounts_rate_pending(sv->api.accounts, sv->ticks == 1);
     log_repeat_flush(0); /* counts of lines held back (log.h) */
     int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
     if (memtrim_due(&sv->trim, live, now)) {

@@ -648,7 +648,7 @@ START_TEST(rated_games_claimed_once_and_pending)
     ck_assert_int_eq(store_test_exec(st, "UPDATE games SET finished = 100 WHERE room = 'G3'"), 0);
     struct store_rated_game g[4];
     int n = -1;
-    ck_assert_int_eq(store_rated_games_pending(ac, 4, g, &n), 0);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
     ck_assert_int_eq(n, 2);
     ck_assert_str_eq(g[0].room, "G3"); /* the older end first */
     ck_assert_int_eq(g[0].time_ms, 100);
@@ -663,8 +663,11 @@ START_TEST(rated_games_claimed_once_and_pending)
     ck_assert_int_eq(g[0].seat[0].forfeited, 0);
     ck_assert_str_eq(g[1].room, "G2");
     ck_assert_int_eq(g[1].n, 2);
-    ck_assert_int_eq(store_rated_games_pending(ac, 1, g, &n), 0); /* bounded */
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 1, g, &n), 0); /* bounded */
     ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_rated_games_pending(ac, 101, 4, g, &n), 0); /* a window */
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(g[0].room, "G2");
     /* Claimed once, inside a transaction; rolled back, it is not. */
     int claimed = -1;
     ck_assert_int_eq(store_ratings_lock(ac), STORE_E_ARGS); /* outside a transaction */
@@ -673,7 +676,7 @@ START_TEST(rated_games_claimed_once_and_pending)
     ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
     ck_assert_int_eq(claimed, 1);
     ck_assert_int_eq(store_accounts_rollback(ac), 0);
-    ck_assert_int_eq(store_rated_games_pending(ac, 4, g, &n), 0);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
     ck_assert_int_eq(n, 2);
     ck_assert_int_eq(store_accounts_begin(ac), 0);
     ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
@@ -690,7 +693,7 @@ START_TEST(rated_games_claimed_once_and_pending)
     ck_assert_int_eq(claimed, 0);
     ck_assert_int_eq(store_accounts_commit(other), 0);
     store_accounts_close(other);
-    ck_assert_int_eq(store_rated_games_pending(ac, 4, g, &n), 0);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
     ck_assert_int_eq(n, 1);
     ck_assert_str_eq(g[0].room, "G2");
     ck_assert_int_eq(store_rated_game_claim(ac, "", 1, &claimed), STORE_E_ARGS);
@@ -722,7 +725,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     ck_assert_msg(test_log_count("to version 2") == 1, "log: %s", test_log_text());
     struct store_rated_game g[4];
     int n = -1, claimed = -1;
-    ck_assert_int_eq(store_rated_games_pending(ac, 4, g, &n), 0);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
     ck_assert_int_eq(n, 1);
     ck_assert_str_eq(g[0].room, "LOST"); /* finished, never rated: a crash's */
     ck_assert_int_eq(store_accounts_begin(ac), 0);

@@ -332,7 +332,9 @@ static void finished_write(const char *id, long long a, long long b, const char 
     e->scores = mem_strdup(scores);
     e->status = STORE_FINISHED;
     ck_assert_int_eq(store_flush(st), 0);
-    ck_assert_int_eq(store_test_exec(st, "UPDATE games SET finished = 1700000000000"), 0);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE games SET finished = %lld WHERE room = '%s'", T0, id);
+    ck_assert_int_eq(store_test_exec(st, sql), 0);
 }
 
 /* The catch-up: a finished rated game whose rating was lost (carcd died
@@ -344,7 +346,7 @@ START_TEST(lost_rating_caught_up_once)
     long long ann = account("ann"), bob = account("bob");
     finished_write("lost", ann, bob, "[30,12]");
     finished_write("guest", ann, 0, "[1,2]");
-    ck_assert_int_eq(accounts_rate_pending(svc), 0);
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
     struct rating_g2 fresh;
     rating_g2_init(&fresh);
@@ -358,14 +360,41 @@ START_TEST(lost_rating_caught_up_once)
     ck_assert_str_eq(pts[0].game, "lost");
     ck_assert_int_eq(pts[0].time_ms, T0);
     struct store_rated_game g[4];
-    ck_assert_int_eq(store_rated_games_pending(h, 4, g, &n), 0);
+    ck_assert_int_eq(store_rated_games_pending(h, 0, 4, g, &n), 0);
     ck_assert_int_eq(n, 0); /* the guest's game marked too */
-    ck_assert_int_eq(accounts_rate_pending(svc), 0);
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0);
     uv_run(&loop, UV_RUN_DEFAULT);
     struct accounts_rated_player p[2] = {{ann, 0, 30, 0}, {bob, 0, 12, 0}};
     rate("lost", T0, p, 2);
     g2_is(ann, &a1, 1);
     g2_is(bob, &b1, 1);
+}
+END_TEST
+
+/* More lost games than one run rates (32): the runs follow one another
+ * until every one is rated; a run that is not the first after start looks
+ * back a day only. */
+START_TEST(lost_ratings_in_batches_and_window)
+{
+    long long ann = account("ann"), bob = account("bob");
+    finished_write("old", ann, bob, "[30,12]");
+    ck_assert_int_eq(store_test_exec(st, "UPDATE games SET finished = 1699000000000"), 0);
+    ck_assert_int_eq(accounts_rate_pending(svc, 0), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    struct store_rating r;
+    ck_assert_int_eq(store_rating_get(h, ann, STORE_POOL_2P, &r), STORE_E_NOT_FOUND);
+    for (int i = 0; i < 40; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "g%02d", i);
+        finished_write(id, ann, bob, "[30,12]");
+    }
+    ck_assert_int_eq(accounts_rate_pending(svc, 0), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(rating(ann, STORE_POOL_2P).games, 40);
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0); /* the first run: every game */
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(rating(ann, STORE_POOL_2P).games, 41);
+    ck_assert_int_eq(rating(bob, STORE_POOL_2P).games, 41);
 }
 END_TEST
 
@@ -377,6 +406,7 @@ static void tests_add(TCase *tc)
     tcase_add_test(tc, four_players_with_a_tie);
     tcase_add_test(tc, player_and_ladder);
     tcase_add_test(tc, lost_rating_caught_up_once);
+    tcase_add_test(tc, lost_ratings_in_batches_and_window);
 }
 
 Suite *suite_ratings(void)

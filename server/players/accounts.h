@@ -268,14 +268,17 @@ int accounts_game_link(struct accounts *a, const char *room, int seat, long long
  * full or n is bad. */
 int accounts_rate_game(struct accounts *a, const char *game, long long time_ms,
                        const struct accounts_rated_player *p, int n);
-/* The catch-up (PROTOCOL.md "Ratings"): up to 32 finished rated games the
- * store holds and no rated_games row marks (their end stored, their rating
- * lost in a crash or a failure) rated as accounts_rate_game would, oldest
- * first, the players rebuilt from the store (seats.account, seats.bot,
- * games.scores, seats.forfeited). main.c calls it at start and each minute;
- * two runs at once (two handles, two nodes) rate each game once. Fire and
- * forget: -1 (logged) when the queue is full. */
-int accounts_rate_pending(struct accounts *a);
+/* The catch-up (PROTOCOL.md "Ratings"): the finished rated games the store
+ * holds and no rated_games row marks (their end stored, their rating lost in
+ * a crash or a failure) rated as accounts_rate_game would, oldest first, the
+ * players rebuilt from the store (seats.account, seats.bot, games.scores,
+ * seats.forfeited); with all, every such game, else those that ended in the
+ * last 24 hours (a cheap read along the games' index). One job rates at most
+ * 32, each in its own transaction; a job that found 32 queues the next. main.c
+ * calls it with all at start, then each minute without; two runs at once (two
+ * handles, two nodes) rate each game once. Fire and forget: -1 (logged) when
+ * the queue is full or the service closing. */
+int accounts_rate_pending(struct accounts *a, int all);
 /* The player named name (any case; a bot's identity too): r->player, or
  * ACCOUNTS_E_UNKNOWN for a name that is nobody's, or a deleted account's. */
 struct accounts_req *accounts_player(struct accounts *a, const char *name, accounts_cb cb,

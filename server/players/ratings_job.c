@@ -53,8 +53,11 @@ struct rate_in {
     struct accounts_rated_player p[RATING_PL_MAX_PLAYERS];
 };
 
-/* Finished rated games looked for per catch-up run (accounts_rate_pending). */
+/* Finished rated games looked for per catch-up run (accounts_rate_pending),
+ * and how far back a run that is not the first looks (a day of games: the
+ * first run after start looks at every game). */
 #define PENDING_BATCH 32
+#define PENDING_WINDOW_MS (24LL * 3600 * 1000)
 
 static void rate_done(void *arg, const struct accounts_result *res)
 {
@@ -258,22 +261,38 @@ static void rate(struct accounts_req *r, struct store_accounts *h)
 
 /* ---- the catch-up: finished rated games the store has and rated_games not ---- */
 
-static void rate_pending_done(void *arg, const struct accounts_result *res)
+/* A run that found a whole batch is followed by another (the same window),
+ * from the loop: one bounded batch per job, runs back to back until done. */
+static void rate_pending_done(void *arg, const struct accounts_result *res, int all)
 {
-    (void)arg;
     if (res->status != 0)
         log_event(LOG_WARN, NULL, "accounts: the rated games' catch-up failed: %s",
                   srv_status_name(res->status));
+    else if (res->more)
+        (void)accounts_rate_pending(arg, all);
 }
 
-int accounts_rate_pending(struct accounts *a)
+static void rate_pending_all_done(void *arg, const struct accounts_result *res)
 {
-    struct accounts_req *r = accounts__req_new(a, ACCOUNTS__RATE, rate_pending_done, NULL);
+    rate_pending_done(arg, res, 1);
+}
+
+static void rate_pending_recent_done(void *arg, const struct accounts_result *res)
+{
+    rate_pending_done(arg, res, 0);
+}
+
+int accounts_rate_pending(struct accounts *a, int all)
+{
+    struct accounts_req *r = accounts__req_new(
+        a, ACCOUNTS__RATE, all ? rate_pending_all_done : rate_pending_recent_done, a);
     if (r == NULL) {
-        log_event(LOG_WARN, NULL, "accounts: no catch-up of rated games: the queue is full");
+        log_event(LOG_WARN, NULL,
+                  "accounts: no catch-up of rated games: the queue is full, or closing");
         return -1;
     }
     r->flag = 1; /* the catch-up, not one game */
+    r->offset = all; /* (a list's field; the catch-up has no list) */
     accounts__queue(r);
     return 0;
 }
@@ -283,7 +302,8 @@ int accounts_rate_pending(struct accounts *a)
 static void rate_pending(struct accounts_req *r, struct store_accounts *h)
 {
     struct store_rated_game *g = mem_zalloc(PENDING_BATCH, sizeof *g);
-    int n = 0, rc = store_rated_games_pending(h, PENDING_BATCH, g, &n);
+    long long since = r->offset ? 0 : r->now - PENDING_WINDOW_MS;
+    int n = 0, rc = store_rated_games_pending(h, since, PENDING_BATCH, g, &n);
     if (rc != 0) {
         free(g);
         accounts__storage_failed(r, h, "the rated games' catch-up", rc);
@@ -310,6 +330,7 @@ static void rate_pending(struct accounts_req *r, struct store_accounts *h)
     }
     free(g);
     accounts__set(&r->res, failed == 0 ? 0 : ACCOUNTS_E_STORAGE);
+    r->res.more = failed == 0 && n == PENDING_BATCH;
 }
 
 /* ---- a player, a ladder ---- */

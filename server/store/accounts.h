@@ -254,11 +254,13 @@ struct store_rated_game {
 };
 
 /* Up to max finished rated games (games.status "finished", rooms.variants
- * bit 4) not in rated_games, oldest end first, into out; their number in *n.
- * A game whose seats or scores cannot be read comes with n 0 (to be marked
- * unratable). */
-int store_rated_games_pending(struct store_accounts *a, int max, struct store_rated_game *out,
-                              int *n);
+ * bit 4) that ended at or after since_ms (0: any) and are not in
+ * rated_games, oldest end first, into out; their number in *n. A game whose
+ * seats or scores cannot be read comes with n 0 (to be marked unratable).
+ * The scan runs along games_status (status, finished) from since_ms: a recent
+ * window reads only the games of that window. */
+int store_rated_games_pending(struct store_accounts *a, long long since_ms, int max,
+                              struct store_rated_game *out, int *n);
 
 /* ---- copying between backends (accounts_copy.c: carcd --import-db / --export-db) ---- */
 

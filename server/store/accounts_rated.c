@@ -111,22 +111,23 @@ static int seat_row(void *arg, const struct acc_row *r)
     return 0;
 }
 
-int store_rated_games_pending(struct store_accounts *a, int max, struct store_rated_game *out,
-                              int *n)
+int store_rated_games_pending(struct store_accounts *a, long long since_ms, int max,
+                              struct store_rated_game *out, int *n)
 {
     *n = 0;
     if (max <= 0)
         return STORE_E_ARGS;
     /* games_status (status, finished, room) serves the scan on both backends. */
-    struct acc_val v[] = {AV_I(max)};
+    struct acc_val v[] = {AV_I(max), AV_I(since_ms)};
     struct pending_rows p = {a, out, 0, max};
     int rc = a->be->run(a,
                         "SELECT g.room, g.finished, g.scores FROM games g"
                         " JOIN rooms r ON r.id = g.room"
-                        " WHERE g.status = 'finished' AND (r.variants & 16) <> 0"
+                        " WHERE g.status = 'finished' AND g.finished >= $2"
+                        " AND (r.variants & 16) <> 0"
                         " AND NOT EXISTS (SELECT 1 FROM rated_games x WHERE x.room = g.room)"
                         " ORDER BY g.finished, g.room LIMIT $1",
-                        1, v, pending_row, &p, NULL);
+                        2, v, pending_row, &p, NULL);
     for (int i = 0; rc == 0 && i < p.n; i++) {
         struct seat_rows s = {a, &out[i], 0, 0};
         struct acc_val w[] = {AV_S(out[i].room)};
