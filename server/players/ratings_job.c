@@ -291,7 +291,7 @@ int accounts_rate_pending(struct accounts *a, int all)
                   "accounts: no catch-up of rated games: the queue is full, or closing");
         return -1;
     }
-    r->flag = 1; /* the catch-up, not one game */
+    r->flag = 1;     /* the catch-up, not one game */
     r->offset = all; /* (a list's field; the catch-up has no list) */
     accounts__queue(r);
     return 0;
