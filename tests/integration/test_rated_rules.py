@@ -95,10 +95,14 @@ class RatedRules(unittest.TestCase):
         self.assertIn("a rated room needs a clock", r["message"])
         self.assertIsNone(a.room)
         s, after = get_json(self.srv, "/api/rooms")
-        self.assertEqual(after, before)
+        self.assertEqual(s, 200, after)
+        ids = lambda doc: {room["room"] for room in doc}
+        self.assertEqual(ids(after) - ids(before), set())  # nothing created
         # With a clock the same create is fine.
         j = a.request_ok("create", "joined", name="x", seats=2, rated=True, clock=clock(60))
         h.secret_add(j["token"])
+        s, listed = get_json(self.srv, "/api/rooms")
+        self.assertIn(j["room"], ids(listed))  # the check above sees rooms being created
         a.close()
 
     def test_disconnect_runs_the_clock(self):
