@@ -8,7 +8,11 @@
  * not created on a bad invite), a member's unused invites counted, ratings upserted, history newest
  * first, the ladder's minimum of games and order, game links paged, a game's record summary, and
  * the migration of a database made by today's store (its rows kept, the store's schema version
- * untouched, reopening idempotent, newer account tables refused). */
+ * untouched, reopening idempotent, newer account tables refused); rated games
+ * marked once (also from another handle; a rollback unmarks), the finished
+ * rated games without a mark read back with their seats and scores (oldest
+ * first, bounded, from a time on), and account tables of version 1 brought
+ * to 2 with the games of rating_history marked rated. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

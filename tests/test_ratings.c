@@ -5,7 +5,9 @@
  * arithmetic: a fresh two-player game (both from 1500/350/0.06), a second
  * game days later (deviations aged first), a bot's identity, a four-player
  * game with a tie, a forfeit; rating a game twice changes nothing; an
- * unrated player's read, a player's answer and a ladder's page. */
+ * unrated player's read, a player's answer and a ladder's page; the catch-up
+ * of ratings lost in a crash (accounts_rate_pending): once, in batches, in
+ * its window, and a game that cannot be rated marked. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

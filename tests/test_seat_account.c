@@ -3,7 +3,10 @@
  * (its account set as the transport sets it, net/net_account.c) takes a seat
  * that belongs to its account, under the account's name; the lobby reports
  * the seats of accounts when the game starts; `resume` without a token takes
- * the seat of the connection's account, and a guest's gets bad_token. */
+ * the seat of the connection's account, and a guest's gets bad_token. Rated
+ * rooms: refused without accounts or a clock, not for a guest, their end
+ * handed to the rated_game hook, and their takeover rules (turn.c): `leave`
+ * forfeits, no pause, a seat out of time for good keeps its bot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

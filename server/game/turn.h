@@ -76,8 +76,9 @@ void turn_moved(struct room *r, int mover, uint64_t now);
  * -1: none (r has no bots, a search runs already, a person plays, the turn
  * has not started, the game is paused). Not before the turn (or the game's
  * last resume) is r->bot_pace_ms old, while anyone is connected (watched) or
- * the room is one that pauses when left alone (r->alone_grace_ms > 0): a
- * later tick asks again. Only a room nobody watches that never pauses plays
+ * the room is one that pauses when left alone (r->alone_grace_ms > 0; a
+ * rated room keeps the pace too, though it never pauses): a later tick asks
+ * again. Only a room nobody watches that never pauses plays
  * its bots at once. */
 int turn_bot_level(const struct room *r, int watched, uint64_t now);
 /* A search for the turn of r->job_moves answered (status 0: m): 1 when m is
