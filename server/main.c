@@ -57,6 +57,7 @@ struct server {
     struct directory *dir;
     struct roomnode *node;
     uint64_t deadline;
+    unsigned ticks; /* of on_tick: the rated games' catch-up each RATE_PENDING_EVERY */
     int stopping, stopped;
     int handing_over; /* 1: waiting for the last batch; 2: leases released or being */
 };
@@ -131,11 +132,17 @@ static void on_cache_released(void *arg)
         memtrim_run(&sv->trim, &sv->loop);
 }
 
+/* Ticks (seconds) between two catch-ups of rated games whose rating was lost
+ * (accounts_rate_pending); the first is at the first tick, after start. */
+#define RATE_PENDING_EVERY 60
+
 static void on_tick(uv_timer_t *t)
 {
     struct server *sv = t->data;
     uint64_t now = stall_now(&sv->stall);
     lobby_tick(sv->lobby, now);
+    if (sv->api.accounts != NULL && sv->ticks++ % RATE_PENDING_EVERY == 0)
+        (void)accounts_rate_pending(sv->api.accounts, sv->ticks == 1);
     log_repeat_flush(0); /* counts of lines held back (log.h) */
     int live = sv->lobby->nrooms + sv->lobby->nsessions + (int)sv->lobby->nips;
     if (memtrim_due(&sv->trim, live, now)) {

@@ -231,6 +231,16 @@ static void ratings_games_check(struct store_accounts *a)
     ck_assert(strcmp(g[0].game, "G2") == 0 && g[0].seat == 0 && g[0].time_ms == 6000);
     ck_assert_int_eq(store_account_games_read(a, 42, 0, 8, g, &n), 0);
     ck_assert(n == 1 && g[0].seat == 1);
+    /* The copied history's games are marked rated: the target rates none again. */
+    int claimed = -1;
+    ck_assert_int_eq(store_accounts_begin(a), 0);
+    ck_assert_int_eq(store_rated_game_claim(a, "G2", 1, &claimed), 0);
+    ck_assert_int_eq(claimed, 0);
+    ck_assert_int_eq(store_rated_game_claim(a, "G3", 1, &claimed), 0);
+    ck_assert_int_eq(claimed, 0);
+    ck_assert_int_eq(store_rated_game_claim(a, "never-rated", 1, &claimed), 0);
+    ck_assert_int_eq(claimed, 1);
+    ck_assert_int_eq(store_accounts_rollback(a), 0);
 }
 
 /* Every source row in st's account tables. */

@@ -8,7 +8,11 @@
  * not created on a bad invite), a member's unused invites counted, ratings upserted, history newest
  * first, the ladder's minimum of games and order, game links paged, a game's record summary, and
  * the migration of a database made by today's store (its rows kept, the store's schema version
- * untouched, reopening idempotent, newer account tables refused). */
+ * untouched, reopening idempotent, newer account tables refused); rated games
+ * marked once (also from another handle; a rollback unmarks), the finished
+ * rated games without a mark read back with their seats and scores (oldest
+ * first, bounded, from a time on), and account tables of version 1 brought
+ * to 2 with the games of rating_history marked rated. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,7 +593,7 @@ START_TEST(migration_keeps_rows_and_is_idempotent)
     /* Account tables of a newer carcd are refused; the store still opens. */
     store_accounts_close(ac);
     ac = NULL;
-    ck_assert_int_eq(store_test_exec(st, "UPDATE accounts_version SET version = 2"), 0);
+    ck_assert_int_eq(store_test_exec(st, "UPDATE accounts_version SET version = 3"), 0);
     ck_assert_ptr_null(store_accounts_open(st, err, sizeof err));
     ck_assert_msg(strstr(err, "newer") != NULL, "%s", err);
     store_close(st);
@@ -597,6 +601,150 @@ START_TEST(migration_keeps_rows_and_is_idempotent)
     ck_assert_msg(st != NULL, "%s", err);
     record_check("OLD1");
     ck_assert_ptr_null(store_accounts_open(NULL, err, sizeof err)); /* memory only */
+}
+END_TEST
+
+/* A game's rows written through the store's batch, as carcd does: finished
+ * (its record and scores) or still playing, rated or not, its seats ann's
+ * (account 7), a greedy bot's (level 1) and, with three, bob's (8, forfeited). */
+static void game_write(const char *id, int rated, int finished, int nseats)
+{
+    store_hooks_set(st, &(struct store_hooks){NULL, no_done, NULL});
+    struct store_room *e = store_row_add(st);
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->gone = STORE_WRITE;
+    e->nseats = nseats;
+    e->phase = finished ? 2 : 1;
+    e->created = 1000;
+    e->updated = 5000;
+    e->variants = rated << 4 | 1; /* and farms "second": the other bits do not count */
+    e->nseat = nseats;
+    for (int i = 0; i < nseats; i++) {
+        e->seats[i].idx = i;
+        snprintf(e->seats[i].name, sizeof e->seats[i].name, "p%d", i);
+    }
+    e->seats[0].account = 7;
+    e->seats[1].bot = 2;
+    if (nseats > 2) {
+        e->seats[2].account = 8;
+        e->seats[2].forfeited = 1;
+    }
+    if (finished) {
+        e->record = mem_strdup("{\"v\":1}");
+        e->players = mem_strdup(nseats > 2 ? "[\"p0\",\"p1\",\"p2\"]" : "[\"p0\",\"p1\"]");
+        e->scores = mem_strdup(nseats > 2 ? "[12, 9,30]" : "[12,9]");
+        e->status = STORE_FINISHED;
+    }
+    ck_assert_int_eq(store_flush(st), 0);
+}
+
+/* rated_games: the finished rated games without a mark are found again with
+ * their seats and scores (oldest first, bounded); a game is marked once (a
+ * second claim, or another handle's, finds it marked), and once marked it is
+ * pending no more. */
+START_TEST(rated_games_claimed_once_and_pending)
+{
+    both_open();
+    game_write("G3", 1, 1, 3);
+    game_write("G2", 1, 1, 2);
+    game_write("U1", 0, 1, 2); /* unrated */
+    game_write("P1", 1, 0, 2); /* still playing */
+    ck_assert_int_eq(store_test_exec(st, "UPDATE games SET finished = 100 WHERE room = 'G3'"), 0);
+    struct store_rated_game g[4];
+    int n = -1;
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(g[0].room, "G3"); /* the older end first */
+    ck_assert_int_eq(g[0].time_ms, 100);
+    ck_assert_int_eq(g[0].n, 3);
+    ck_assert_int_eq(g[0].seat[0].account, 7);
+    ck_assert_int_eq(g[0].seat[0].score, 12);
+    ck_assert_int_eq(g[0].seat[1].bot, 2);
+    ck_assert_int_eq(g[0].seat[1].score, 9);
+    ck_assert_int_eq(g[0].seat[2].account, 8);
+    ck_assert_int_eq(g[0].seat[2].forfeited, 1);
+    ck_assert_int_eq(g[0].seat[2].score, 30);
+    ck_assert_int_eq(g[0].seat[0].forfeited, 0);
+    ck_assert_str_eq(g[1].room, "G2");
+    ck_assert_int_eq(g[1].n, 2);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 1, g, &n), 0); /* bounded */
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(store_rated_games_pending(ac, 101, 4, g, &n), 0); /* a window */
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(g[0].room, "G2");
+    /* Claimed once, inside a transaction; rolled back, it is not. */
+    int claimed = -1;
+    ck_assert_int_eq(store_ratings_lock(ac), STORE_E_ARGS); /* outside a transaction */
+    ck_assert_int_eq(store_accounts_begin(ac), 0);
+    ck_assert_int_eq(store_ratings_lock(ac), 0);
+    ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
+    ck_assert_int_eq(claimed, 1);
+    ck_assert_int_eq(store_accounts_rollback(ac), 0);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(store_accounts_begin(ac), 0);
+    ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
+    ck_assert_int_eq(claimed, 1);
+    ck_assert_int_eq(store_rated_game_claim(ac, "G3", 100, &claimed), 0);
+    ck_assert_int_eq(claimed, 0);
+    ck_assert_int_eq(store_accounts_commit(ac), 0);
+    /* Another handle (another node) finds it marked. */
+    char err[512];
+    struct store_accounts *other = store_accounts_open(st, err, sizeof err);
+    ck_assert_msg(other != NULL, "%s", err);
+    ck_assert_int_eq(store_accounts_begin(other), 0);
+    ck_assert_int_eq(store_rated_game_claim(other, "G3", 100, &claimed), 0);
+    ck_assert_int_eq(claimed, 0);
+    ck_assert_int_eq(store_accounts_commit(other), 0);
+    store_accounts_close(other);
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(g[0].room, "G2");
+    ck_assert_int_eq(store_rated_game_claim(ac, "", 1, &claimed), STORE_E_ARGS);
+}
+END_TEST
+
+/* Account tables of version 1 (before rated_games) are brought to 2, and
+ * every game of rating_history is marked rated: an upgrade rates nothing
+ * again. */
+START_TEST(migration_from_1_marks_the_rated_games)
+{
+    both_open();
+    game_write("OLD", 1, 1, 2);
+    game_write("LOST", 1, 1, 2);
+    struct store_rating_point pt = {"OLD", 5000, 1600, 300};
+    long long ann = account_new("Ann");
+    ck_assert_int_eq(store_rating_history_add(ac, ann, STORE_POOL_2P, &pt), 0);
+    ck_assert_int_eq(store_test_exec(st, "DROP TABLE rated_games;"
+                                         " UPDATE accounts_version SET version = 1"),
+                     0);
+    store_accounts_close(ac);
+    log_level_set(LOG_INFO);
+    test_log_capture();
+    char err[512];
+    ac = store_accounts_open(st, err, sizeof err);
+    test_log_release();
+    log_level_set(LOG_ERROR);
+    ck_assert_msg(ac != NULL, "%s", err);
+    ck_assert_msg(test_log_count("to version 2") == 1, "log: %s", test_log_text());
+    struct store_rated_game g[4];
+    int n = -1, claimed = -1;
+    ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(g[0].room, "LOST"); /* finished, never rated: a crash's */
+    ck_assert_int_eq(store_accounts_begin(ac), 0);
+    ck_assert_int_eq(store_rated_game_claim(ac, "OLD", 1, &claimed), 0);
+    ck_assert_int_eq(claimed, 0);
+    ck_assert_int_eq(store_accounts_commit(ac), 0);
+    /* At version 2 now: opened again, nothing is updated. */
+    store_accounts_close(ac);
+    log_level_set(LOG_INFO);
+    test_log_capture();
+    ac = store_accounts_open(st, err, sizeof err);
+    test_log_release();
+    log_level_set(LOG_ERROR);
+    ck_assert_msg(ac != NULL, "%s", err);
+    ck_assert_msg(test_log_count("version") == 0, "log: %s", test_log_text());
 }
 END_TEST
 
@@ -613,6 +761,8 @@ static void tests_add(TCase *tc)
     tcase_add_test(tc, account_games_newest_first);
     tcase_add_test(tc, account_game_record_summary);
     tcase_add_test(tc, migration_keeps_rows_and_is_idempotent);
+    tcase_add_test(tc, rated_games_claimed_once_and_pending);
+    tcase_add_test(tc, migration_from_1_marks_the_rated_games);
 }
 
 Suite *suite_accounts_store(void)

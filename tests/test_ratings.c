@@ -5,7 +5,9 @@
  * arithmetic: a fresh two-player game (both from 1500/350/0.06), a second
  * game days later (deviations aged first), a bot's identity, a four-player
  * game with a tie, a forfeit; rating a game twice changes nothing; an
- * unrated player's read, a player's answer and a ladder's page. */
+ * unrated player's read, a player's answer and a ladder's page; the catch-up
+ * of ratings lost in a crash (accounts_rate_pending): once, in batches, in
+ * its window, and a game that cannot be rated marked. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "store/store.h"
 #include "store_util.h"
 #include "tests.h"
+#include "util/mem.h"
 #include "util/status.h"
 
 #define DAY_MS 86400000LL
@@ -302,6 +305,101 @@ START_TEST(player_and_ladder)
 }
 END_TEST
 
+static void no_done(void *arg, void *key, const char *id, unsigned long gen, int ok, int moves,
+                    long long seq)
+{
+    (void)arg, (void)key, (void)id, (void)gen, (void)moves, (void)seq;
+    ck_assert_int_eq(ok, 1);
+}
+
+/* A finished rated game of two seats (accounts a and b, or b 0: a guest's
+ * seat) as the store holds it after carcd wrote its end, and no rating. */
+static void finished_write(const char *id, long long a, long long b, const char *scores)
+{
+    store_hooks_set(st, &(struct store_hooks){NULL, no_done, NULL});
+    struct store_room *e = store_row_add(st);
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->nseats = e->nseat = 2;
+    e->phase = 2;
+    e->created = 1000;
+    e->updated = 5000;
+    e->variants = 1 << 4;
+    e->seats[0].account = a;
+    e->seats[1].account = b;
+    e->seats[1].idx = 1;
+    snprintf(e->seats[0].name, sizeof e->seats[0].name, "a");
+    snprintf(e->seats[1].name, sizeof e->seats[1].name, "b");
+    e->record = mem_strdup("{}");
+    e->players = mem_strdup("[\"a\",\"b\"]");
+    e->scores = mem_strdup(scores);
+    e->status = STORE_FINISHED;
+    ck_assert_int_eq(store_flush(st), 0);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE games SET finished = %lld WHERE room = '%s'", T0, id);
+    ck_assert_int_eq(store_test_exec(st, sql), 0);
+}
+
+/* The catch-up: a finished rated game whose rating was lost (carcd died
+ * before it committed) is rated from the store's rows as its end would have
+ * rated it; again, or its end's job arriving late, changes nothing; a game
+ * that cannot be rated (a guest's seat) is marked and left. */
+START_TEST(lost_rating_caught_up_once)
+{
+    long long ann = account("ann"), bob = account("bob");
+    finished_write("lost", ann, bob, "[30,12]");
+    finished_write("guest", ann, 0, "[1,2]");
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    struct rating_g2 fresh;
+    rating_g2_init(&fresh);
+    struct rating_g2 a1 = g2_after(fresh, &fresh, 1.0), b1 = g2_after(fresh, &fresh, 0.0);
+    g2_is(ann, &a1, 1);
+    g2_is(bob, &b1, 1);
+    struct store_rating_point pts[4];
+    int n = 0;
+    ck_assert_int_eq(store_rating_history_read(h, ann, STORE_POOL_2P, 4, pts, &n), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(pts[0].game, "lost");
+    ck_assert_int_eq(pts[0].time_ms, T0);
+    struct store_rated_game g[4];
+    ck_assert_int_eq(store_rated_games_pending(h, 0, 4, g, &n), 0);
+    ck_assert_int_eq(n, 0); /* the guest's game marked too */
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    struct accounts_rated_player p[2] = {{ann, 0, 30, 0}, {bob, 0, 12, 0}};
+    rate("lost", T0, p, 2);
+    g2_is(ann, &a1, 1);
+    g2_is(bob, &b1, 1);
+}
+END_TEST
+
+/* More lost games than one run rates (32): the runs follow one another
+ * until every one is rated; a run that is not the first after start looks
+ * back a day only. */
+START_TEST(lost_ratings_in_batches_and_window)
+{
+    long long ann = account("ann"), bob = account("bob");
+    finished_write("old", ann, bob, "[30,12]");
+    ck_assert_int_eq(store_test_exec(st, "UPDATE games SET finished = 1699000000000"), 0);
+    ck_assert_int_eq(accounts_rate_pending(svc, 0), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    struct store_rating r;
+    ck_assert_int_eq(store_rating_get(h, ann, STORE_POOL_2P, &r), STORE_E_NOT_FOUND);
+    for (int i = 0; i < 40; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "g%02d", i);
+        finished_write(id, ann, bob, "[30,12]");
+    }
+    ck_assert_int_eq(accounts_rate_pending(svc, 0), 0);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(rating(ann, STORE_POOL_2P).games, 40);
+    ck_assert_int_eq(accounts_rate_pending(svc, 1), 0); /* the first run: every game */
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(rating(ann, STORE_POOL_2P).games, 41);
+    ck_assert_int_eq(rating(bob, STORE_POOL_2P).games, 41);
+}
+END_TEST
+
 static void tests_add(TCase *tc)
 {
     tcase_add_test(tc, bots_have_identities);
@@ -309,6 +407,8 @@ static void tests_add(TCase *tc)
     tcase_add_test(tc, bot_identity_and_forfeit);
     tcase_add_test(tc, four_players_with_a_tie);
     tcase_add_test(tc, player_and_ladder);
+    tcase_add_test(tc, lost_rating_caught_up_once);
+    tcase_add_test(tc, lost_ratings_in_batches_and_window);
 }
 
 Suite *suite_ratings(void)

@@ -3,11 +3,15 @@
  * (its account set as the transport sets it, net/net_account.c) takes a seat
  * that belongs to its account, under the account's name; the lobby reports
  * the seats of accounts when the game starts; `resume` without a token takes
- * the seat of the connection's account, and a guest's gets bad_token. */
+ * the seat of the connection's account, and a guest's gets bad_token. Rated
+ * rooms: refused without accounts or a clock, not for a guest, their end
+ * handed to the rated_game hook, and their takeover rules (turn.c): `leave`
+ * forfeits, no pause, a seat out of time for good keeps its bot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/turn.h"
 #include "room_util.h"
 #include "tests.h"
 
@@ -131,6 +135,9 @@ START_TEST(resume_by_account)
 }
 END_TEST
 
+/* A rated room's clock (a rated room needs one). */
+#define CLOCK "\"clock\":{\"initial\":600,\"increment\":0,\"on_timeout\":\"bot\"}"
+
 /* The lobby's rated_game hook, recorded. */
 static struct {
     int calls;
@@ -154,15 +161,21 @@ START_TEST(rated_rooms)
     struct fake *a = fake_new(), *b = fake_new(), *g = fake_new();
     sign_in(a, 7, "ann");
     sign_in(b, 8, "bob");
-    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"rated\":true");
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"rated\":true,%s", CLOCK);
     expect_error(a, "bad_request");
     memset(&rated, 0, sizeof rated);
     lb->rated_game = on_rated_game;
     lb->rated_game_arg = &rated;
-    say(g, "\"type\":\"create\",\"name\":\"Gus\",\"seats\":2,\"rated\":true");
+    say(g, "\"type\":\"create\",\"name\":\"Gus\",\"seats\":2,\"rated\":true,%s", CLOCK);
     expect_error(g, "sign_in_required");
     ck_assert_ptr_null(g->s.room);
-    struct room *r = create(a, "2,\"rated\":true");
+    /* A rated room needs a clock: refused without one, nothing created. */
+    int rooms = lb->nrooms;
+    say(a, "\"type\":\"create\",\"name\":\"Ann\",\"seats\":2,\"rated\":true");
+    ck_assert_ptr_nonnull(strstr(jstr(expect_error(a, "bad_request"), "message"), "needs a clock"));
+    ck_assert_ptr_null(a->s.room);
+    ck_assert_int_eq(lb->nrooms, rooms);
+    struct room *r = create(a, "2,\"rated\":true," CLOCK);
     ck_assert_int_eq(r->rated, 1);
     char *st = proto_state_encode(r->state, r->seq, "");
     ck_assert_ptr_nonnull(strstr(st, "\"rated\":true"));
@@ -227,7 +240,7 @@ START_TEST(rated_game_closed_rates_nobody)
     struct fake *a = fake_new(), *b = fake_new();
     sign_in(a, 7, "ann");
     sign_in(b, 8, "bob");
-    struct room *r = create(a, "2,\"rated\":true");
+    struct room *r = create(a, "2,\"rated\":true," CLOCK);
     join(b, a->room, "Bob");
     say(a, "\"type\":\"start\"");
     ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
@@ -244,6 +257,57 @@ START_TEST(rated_game_closed_rates_nobody)
 }
 END_TEST
 
+/* The takeover rules of a rated room (PROTOCOL.md "Ratings"): `leave`
+ * during the game forfeits the seat (autoplay forfeit, for good: a resume
+ * does not take it back); the game never pauses with nobody connected; a
+ * seat out of time for good keeps its bot when its player comes back. */
+START_TEST(rated_takeover_rules)
+{
+    ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
+    lb->rated_game = on_rated_game;
+    lb->rated_game_arg = &rated;
+    struct fake *a = fake_new(), *b = fake_new();
+    sign_in(a, 7, "ann");
+    sign_in(b, 8, "bob");
+    struct room *r = create(a, "2,\"rated\":true," CLOCK);
+    join(b, a->room, "Bob");
+    say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    drain(a);
+    drain(b);
+    say(b, "\"type\":\"leave\"");
+    expect(b, "left");
+    ck_assert_int_eq(r->seats[1].forfeited, 1);
+    ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_FORFEIT);
+    int told = 0; /* Bob's seat goes offline, then its autoplay turns forfeit */
+    for (const char *m; (m = pop(a)) != NULL;)
+        told += strstr(m, "\"autoplay\"") != NULL && strstr(m, "\"forfeit\"") != NULL;
+    ck_assert_int_eq(told, 1);
+    say(b, "\"type\":\"resume\",\"room\":\"%s\"", a->room);
+    expect(b, "joined");
+    ck_assert_int_eq(r->seats[1].forfeited, 1);
+    ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_FORFEIT);
+    /* Nobody connected, long past any grace: it goes on. */
+    r->alone_grace_ms = 1000;
+    ck_assert_int_eq(turn_alone(r, 0, 1000), TURN_GOES_ON);
+    ck_assert_int_eq(turn_alone(r, 0, 900000), TURN_GOES_ON);
+    ck_assert_uint_eq(r->paused_ms, 0);
+    /* Ann out of time for good (on_timeout bot, no increment): back, she
+     * watches her bot play on; unrated she would get TURN_BACK_S. */
+    r->seats[0].autoplay = PROTO_AUTO_TIMEOUT;
+    r->seats[0].clock_ms = 0;
+    struct turn_outcome o;
+    turn_seat_back(r, 0, now, &o);
+    ck_assert_int_eq(o.act, TURN_NONE);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_TIMEOUT);
+    ck_assert_int_eq(r->seats[0].clock_ms, 0);
+    r->rated = 0;
+    turn_seat_back(r, 0, now, &o);
+    ck_assert_int_eq(r->seats[0].autoplay, PROTO_AUTO_NONE);
+    ck_assert_int_gt(r->seats[0].clock_ms, 0);
+}
+END_TEST
+
 Suite *suite_seat_account(void)
 {
     Suite *s = suite_create("seat_account");
@@ -252,6 +316,7 @@ Suite *suite_seat_account(void)
     tcase_add_test(tc, resume_by_account);
     tcase_add_test(tc, rated_rooms);
     tcase_add_test(tc, rated_game_closed_rates_nobody);
+    tcase_add_test(tc, rated_takeover_rules);
     suite_add_tcase(s, tc);
     return s;
 }

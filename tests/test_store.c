@@ -166,7 +166,8 @@ static void no_rating(void *arg, const struct lobby_rated_game *g)
     (void)g;
 }
 
-/* A rated room's flag (rooms.variants bit 4) survives a restart. */
+/* A rated room's flag (rooms.variants bit 4) survives a restart, and so does
+ * the forfeit of a seat whose player left its game. */
 START_TEST(rated_room_restored)
 {
     world_open();
@@ -174,8 +175,18 @@ START_TEST(rated_room_restored)
     struct fake *a = su_fake_new();
     a->s.account = 5;
     snprintf(a->s.account_name, sizeof a->s.account_name, "ann");
-    struct room *r = su_create(a, "2, \"rated\": true");
+    struct room *r =
+        su_create(a, "2, \"rated\": true, \"clock\": {\"initial\": 600, \"increment\": 0,"
+                     " \"on_timeout\": \"bot\"}");
     ck_assert_int_eq(r->rated, 1);
+    struct fake *b = su_fake_new();
+    b->s.account = 6;
+    snprintf(b->s.account_name, sizeof b->s.account_name, "bob");
+    su_join(b, a->room, "Bob", NULL);
+    su_say(a, "\"type\":\"start\"");
+    ck_assert_int_eq(r->phase, PROTO_PHASE_PLAYING);
+    su_say(b, "\"type\":\"leave\""); /* a resignation: forfeited, kept so */
+    ck_assert_int_eq(r->seats[1].forfeited, 1);
     char room[PROTO_ROOM_MAX];
     memcpy(room, a->room, sizeof room);
     su_commit();
@@ -185,6 +196,8 @@ START_TEST(rated_room_restored)
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(r->rated, 1);
     ck_assert_int_eq(r->seats[0].account, 5);
+    ck_assert_int_eq(r->seats[1].forfeited, 1);
+    ck_assert_int_eq(r->seats[1].autoplay, PROTO_AUTO_FORFEIT);
     world_close();
 }
 END_TEST

@@ -117,6 +117,12 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
                             "and accounts)");
     if (rc == 0 && c->m->u.create.rated && c->s->account <= 0)
         rc = carc_error_set(err, CARC_E_SIGN_IN, "sign in to create a rated room");
+    /* A rated game's result is what its players did: a seat nobody plays is
+     * settled by its clock's rule (PROTOCOL.md "Ratings"), so there must be one. */
+    if (rc == 0 && c->m->u.create.rated && c->m->u.create.clock.initial <= 0)
+        rc = carc_error_set(err, CARC_E_INVAL,
+                            "a rated room needs a clock: give clock.initial (seconds per "
+                            "player) and clock.on_timeout");
     if (rc == 0)
         rc = create_allowed(c, err);
     if (rc != 0)

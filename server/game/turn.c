@@ -225,6 +225,9 @@ int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *ou
         turn_timeout(r, out);
         return carc_error_set(err, CARC_E_TIME_OUT, NULL);
     }
+    if (seat->autoplay == PROTO_AUTO_TIMEOUT && r->rated && out_of_time(r, seat))
+        return carc_error_set(err, CARC_E_TIME_OUT,
+                              "your time ran out for good in a rated game: a bot plays the seat");
     if (seat->autoplay == PROTO_AUTO_TIMEOUT)
         return carc_error_set(err, CARC_E_TIME_OUT, "your time ran out: a bot plays this turn");
     if (seat->autoplay != PROTO_AUTO_NONE) {
@@ -243,6 +246,15 @@ void turn_seat_left(struct room *r, int i, struct turn_outcome *out)
     nothing(out);
     if (r->phase != PROTO_PHASE_PLAYING || seat->bot || seat->autoplay == PROTO_AUTO_FORFEIT)
         return;
+    if (r->rated) {
+        /* A resignation: the seat ranks below every seat not forfeited, and
+         * a bot plays its turns so that the others can finish. */
+        seat->forfeited = 1;
+        log_event(LOG_INFO, &(struct log_fields){.room = r->id, LOG_SEAT(i), .code = "forfeit"},
+                  "the seat's player left the rated game: forfeited");
+        turn_autoplay(r, i, PROTO_AUTO_FORFEIT, NULL, out);
+        return;
+    }
     turn_autoplay(r, i, PROTO_AUTO_LEFT, NULL, out);
 }
 
@@ -251,6 +263,8 @@ void turn_seat_back(struct room *r, int i, uint64_t now, struct turn_outcome *ou
     struct room_seat *seat = &r->seats[i];
     nothing(out);
     seat->offline_ms = 0;
+    if (out_of_time(r, seat) && r->rated)
+        return; /* the clock's result stands: its bot plays on, the player watches */
     if (out_of_time(r, seat)) {
         /* Taken back: TURN_BACK_S seconds (the initial time when less) from
          * now, on this turn too when it is the seat's. */
@@ -312,8 +326,8 @@ void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outc
     const struct room_seat *seat = &r->seats[i];
     if (timed_out(r, now)) {
         turn_timeout(r, out);
-    } else if (!has_clock(r) && grace_ms > 0 && !seat->bot && seat->autoplay == PROTO_AUTO_NONE &&
-               seat->s == NULL) {
+    } else if (!has_clock(r) && !r->rated && grace_ms > 0 && !seat->bot &&
+               seat->autoplay == PROTO_AUTO_NONE && seat->s == NULL) {
         uint64_t since = seat->offline_ms > r->turn_ms ? seat->offline_ms : r->turn_ms;
         if (now >= since + grace_ms)
             turn_autoplay(r, i, PROTO_AUTO_OFFLINE, NULL, out);
@@ -326,7 +340,8 @@ int turn_alone(struct room *r, int members, uint64_t now)
         r->alone_ms = 0;
         return r->paused_ms != 0 ? TURN_RESUME : TURN_GOES_ON;
     }
-    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING)
+    /* A rated game never pauses: an absent player's clock runs (turn.h). */
+    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING || r->rated)
         return TURN_GOES_ON;
     if (r->alone_ms == 0) {
         r->alone_ms = now != 0 ? now : 1;

@@ -17,7 +17,14 @@
  * (bots-alone-grace) pauses: no bot searches, no clock runs out, no seat is
  * taken over. When someone connects again it goes on where it stood: the
  * turn's start moves by the pause, so nobody is charged for it, and a bot
- * waits its pace from then. */
+ * waits its pace from then.
+ *
+ * Rated rooms (r->rated, which always have a clock: lobby_cmd.c) take no
+ * seat from a person but by the clock's rule, whose play counts as the
+ * game's result (PROTOCOL.md "Ratings"): no `offline` takeover, no pause
+ * when everyone is gone (the absent player's clock runs and on_timeout
+ * applies), `leave` forfeits the seat, and a seat out of time for good stays
+ * its bot's when its player comes back. */
 #ifndef CARCD_TURN_H
 #define CARCD_TURN_H
 
@@ -69,8 +76,9 @@ void turn_moved(struct room *r, int mover, uint64_t now);
  * -1: none (r has no bots, a search runs already, a person plays, the turn
  * has not started, the game is paused). Not before the turn (or the game's
  * last resume) is r->bot_pace_ms old, while anyone is connected (watched) or
- * the room is one that pauses when left alone (r->alone_grace_ms > 0): a
- * later tick asks again. Only a room nobody watches that never pauses plays
+ * the room is one that pauses when left alone (r->alone_grace_ms > 0; a
+ * rated room keeps the pace too, though it never pauses): a later tick asks
+ * again. Only a room nobody watches that never pauses plays
  * its bots at once. */
 int turn_bot_level(const struct room *r, int watched, uint64_t now);
 /* A search for the turn of r->job_moves answered (status 0: m): 1 when m is
@@ -97,11 +105,13 @@ void turn_skipped(struct room *r, int i, struct turn_outcome *out);
 void turn_skip_refused(struct room *r);
 
 /* Seat i's player sent `leave` during the game: a bot plays it until they
- * resume. */
+ * resume; in a rated room the seat is forfeited (autoplay `forfeit`, for
+ * good), a resignation. */
 void turn_seat_left(struct room *r, int i, struct turn_outcome *out);
 /* Seat i's player resumed: they have the seat back (not after a forfeit). A
  * seat out of time for good (on_timeout bot, no increment) gets TURN_BACK_S
- * seconds from now (the initial time when less). */
+ * seconds from now (the initial time when less); in a rated room it does not:
+ * its bot keeps playing it (autoplay `timeout`) and its player watches. */
 void turn_seat_back(struct room *r, int i, uint64_t now, struct turn_outcome *out);
 
 /* The loop stalled for ms milliseconds, up to now (util/stall.h): nobody is
@@ -117,7 +127,7 @@ int turn_stall(struct room *r, uint64_t ms, uint64_t now);
 int turn_restart(struct room *r, uint64_t now);
 /* Time passes (about ten times a second): the clock of the seat to move runs
  * out, or a disconnected player's seat is taken over after grace_ms on its
- * turn (rooms without a clock; 0: never). The room then also looks for a
+ * turn (unrated rooms without a clock; 0: never). The room then also looks for a
  * bot's turn (a search that failed is asked again). Nothing while paused. */
 void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outcome *out);
 
@@ -126,7 +136,8 @@ void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outc
  * connected to its running game). */
 enum turn_alone {
     TURN_GOES_ON, /* nothing changes */
-    TURN_PAUSE,   /* nobody for r->alone_grace_ms (> 0): stop its bot's search, then turn_pause */
+    TURN_PAUSE,   /* nobody for r->alone_grace_ms (> 0; never a rated room): stop its bot's
+                     search, then turn_pause */
     TURN_RESUME,  /* paused, and someone is back: turn_resume */
 };
 int turn_alone(struct room *r, int members, uint64_t now);

@@ -261,14 +261,27 @@ int accounts_game_link(struct accounts *a, const char *room, int seat, long long
 
 /* The game `game` (a room id), rated and ended at time_ms (wall clock), of n
  * players (2 .. 6) in seat order, rated on the pool (2 players: "2p", else
- * "multi") in one transaction: each one's rating read (a newcomer's when
- * none; a Glicko-2 deviation aged by the days since its last game), updated
- * from the ranks (final scores; equal scores tie; forfeited seats last),
- * written with games + 1 and a history row. A game already in the first
- * player's history is not rated again. Fire and forget, like
- * accounts_game_link: -1 (logged) when the queue is full or n is bad. */
+ * "multi") in one transaction: the game marked rated (store_rated_game_claim:
+ * a game marked already, here or by another node, changes nothing), each
+ * one's rating read (a newcomer's when none; a Glicko-2 deviation aged by the
+ * days since its last game), updated from the ranks (final scores; equal
+ * scores tie; forfeited seats last), written with games + 1 and a history
+ * row. A game that cannot be rated (a seat of no account) is marked alone.
+ * Fire and forget, like accounts_game_link: -1 (logged) when the queue is
+ * full or n is bad. */
 int accounts_rate_game(struct accounts *a, const char *game, long long time_ms,
                        const struct accounts_rated_player *p, int n);
+/* The catch-up (PROTOCOL.md "Ratings"): the finished rated games the store
+ * holds and no rated_games row marks (their end stored, their rating lost in
+ * a crash or a failure) rated as accounts_rate_game would, oldest first, the
+ * players rebuilt from the store (seats.account, seats.bot, games.scores,
+ * seats.forfeited); with all, every such game, else those that ended in the
+ * last 24 hours (a cheap read along the games' index). One job rates at most
+ * 32, each in its own transaction; a job that found 32 queues the next. main.c
+ * calls it with all at start, then each minute without; two runs at once (two
+ * handles, two nodes) rate each game once. Fire and forget: -1 (logged) when
+ * the queue is full or the service closing. */
+int accounts_rate_pending(struct accounts *a, int all);
 /* The player named name (any case; a bot's identity too): r->player, or
  * ACCOUNTS_E_UNKNOWN for a name that is nobody's, or a deleted account's. */
 struct accounts_req *accounts_player(struct accounts *a, const char *name, accounts_cb cb,

@@ -53,6 +53,12 @@ struct rate_in {
     struct accounts_rated_player p[RATING_PL_MAX_PLAYERS];
 };
 
+/* Finished rated games looked for per catch-up run (accounts_rate_pending),
+ * and how far back a run that is not the first looks (a day of games: the
+ * first run after start looks at every game). */
+#define PENDING_BATCH 32
+#define PENDING_WINDOW_MS (24LL * 3600 * 1000)
+
 static void rate_done(void *arg, const struct accounts_result *res)
 {
     (void)arg;
@@ -89,20 +95,6 @@ static int ahead(const struct accounts_rated_player *j, const struct accounts_ra
     if (j->forfeited != i->forfeited)
         return i->forfeited;
     return j->score > i->score;
-}
-
-/* The game is in the first player's history already: rated before. */
-static int rated_before(struct accounts_req *r, struct store_accounts *h, long long account,
-                        const char *pool, int *dup)
-{
-    struct store_rating_point pts[ACCOUNTS_HISTORY_MAX];
-    int n = 0;
-    int rc = store_rating_history_read(h, account, pool, ACCOUNTS_HISTORY_MAX, pts, &n);
-    *dup = 0;
-    for (int i = 0; rc == 0 && i < n; i++)
-        if (strcmp(pts[i].game, r->game) == 0)
-            *dup = 1;
-    return rc;
 }
 
 /* One player's new numbers written with their history row. */
@@ -202,19 +194,46 @@ static int rate_ids(struct accounts_req *r, long long *id)
     return 0;
 }
 
+/* A game that cannot be rated marked so, that the catch-up does not find it
+ * again. */
+static void unratable(struct accounts_req *r, struct store_accounts *h, const char *why)
+{
+    log_event(LOG_WARN, NULL, "accounts: game %s not rated: %s", r->game, why);
+    int claimed = 0, rc = store_accounts_begin(h);
+    if (rc == 0)
+        rc = store_rated_game_claim(h, r->game, r->time_ms, &claimed);
+    if (rc == 0)
+        rc = store_accounts_commit(h);
+    if (rc != 0) {
+        store_accounts_rollback(h);
+        accounts__storage_failed(r, h, "an unratable game", rc);
+        return;
+    }
+    accounts__set(&r->res, 0);
+}
+
+/* The game of r (r->ext, r->game, r->time_ms) rated in one transaction,
+ * which first marks it rated (rated_games): a game marked already (rated
+ * before, or by another node at the same moment) changes nothing. */
 static void rate(struct accounts_req *r, struct store_accounts *h)
 {
     const struct rate_in *in = r->ext;
     long long id[RATING_PL_MAX_PLAYERS];
+    if (in->n < 2 || in->n > RATING_PL_MAX_PLAYERS) {
+        unratable(r, h, "not two to six players");
+        return;
+    }
     if (rate_ids(r, id) != 0) {
-        log_event(LOG_WARN, NULL, "accounts: game %s not rated: a seat is no player's", r->game);
-        accounts__set(&r->res, 0);
+        unratable(r, h, "a seat is no player's");
         return;
     }
     const char *pool = in->n == 2 ? STORE_POOL_2P : STORE_POOL_MULTI;
-    int dup = 0, rc = store_accounts_begin(h);
+    int claimed = 0, rc = store_accounts_begin(h);
     if (rc == 0)
-        rc = rated_before(r, h, id[0], pool, &dup);
+        rc = store_ratings_lock(h);
+    if (rc == 0)
+        rc = store_rated_game_claim(h, r->game, r->time_ms, &claimed);
+    int dup = rc == 0 && !claimed;
     struct store_rating s[RATING_PL_MAX_PLAYERS];
     memset(s, 0, sizeof s);
     for (int i = 0; rc == 0 && !dup && i < in->n; i++) {
@@ -238,6 +257,80 @@ static void rate(struct accounts_req *r, struct store_accounts *h)
     else
         log_event(LOG_INFO, NULL, "accounts: game %s rated (%s, %d players)", r->game, pool, in->n);
     accounts__set(&r->res, 0);
+}
+
+/* ---- the catch-up: finished rated games the store has and rated_games not ---- */
+
+/* A run that found a whole batch is followed by another (the same window),
+ * from the loop: one bounded batch per job, runs back to back until done. */
+static void rate_pending_done(void *arg, const struct accounts_result *res, int all)
+{
+    if (res->status != 0)
+        log_event(LOG_WARN, NULL, "accounts: the rated games' catch-up failed: %s",
+                  srv_status_name(res->status));
+    else if (res->more)
+        (void)accounts_rate_pending(arg, all);
+}
+
+static void rate_pending_all_done(void *arg, const struct accounts_result *res)
+{
+    rate_pending_done(arg, res, 1);
+}
+
+static void rate_pending_recent_done(void *arg, const struct accounts_result *res)
+{
+    rate_pending_done(arg, res, 0);
+}
+
+int accounts_rate_pending(struct accounts *a, int all)
+{
+    struct accounts_req *r = accounts__req_new(
+        a, ACCOUNTS__RATE, all ? rate_pending_all_done : rate_pending_recent_done, a);
+    if (r == NULL) {
+        log_event(LOG_WARN, NULL,
+                  "accounts: no catch-up of rated games: the queue is full, or closing");
+        return -1;
+    }
+    r->flag = 1;     /* the catch-up, not one game */
+    r->offset = all; /* (a list's field; the catch-up has no list) */
+    accounts__queue(r);
+    return 0;
+}
+
+/* Each game of one batch rated as its end would have been (rate), each in
+ * its own transaction; the players rebuilt from the store's rows. */
+static void rate_pending(struct accounts_req *r, struct store_accounts *h)
+{
+    struct store_rated_game *g = mem_zalloc(PENDING_BATCH, sizeof *g);
+    long long since = r->offset ? 0 : r->now - PENDING_WINDOW_MS;
+    int n = 0, rc = store_rated_games_pending(h, since, PENDING_BATCH, g, &n);
+    if (rc != 0) {
+        free(g);
+        accounts__storage_failed(r, h, "the rated games' catch-up", rc);
+        return;
+    }
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        struct rate_in *in = mem_zalloc(1, sizeof *in);
+        in->n = g[i].n <= RATING_PL_MAX_PLAYERS ? g[i].n : 0;
+        for (int k = 0; k < in->n; k++) {
+            in->p[k].bot = g[i].seat[k].bot;
+            in->p[k].account = g[i].seat[k].bot ? 0 : g[i].seat[k].account;
+            in->p[k].score = g[i].seat[k].score;
+            in->p[k].forfeited = g[i].seat[k].forfeited;
+        }
+        free(r->ext);
+        r->ext = in;
+        snprintf(r->game, sizeof r->game, "%s", g[i].room);
+        r->time_ms = g[i].time_ms;
+        log_event(LOG_INFO, NULL, "accounts: game %s finished without its rating: rating it",
+                  r->game);
+        rate(r, h);
+        failed += r->res.status != 0;
+    }
+    free(g);
+    accounts__set(&r->res, failed == 0 ? 0 : ACCOUNTS_E_STORAGE);
+    r->res.more = failed == 0 && n == PENDING_BATCH;
 }
 
 /* ---- a player, a ladder ---- */
@@ -362,7 +455,10 @@ void accounts__ratings_job_run(struct accounts_req *r, struct store_accounts *h)
 {
     switch (r->kind) {
     case ACCOUNTS__RATE:
-        rate(r, h);
+        if (r->flag)
+            rate_pending(r, h);
+        else
+            rate(r, h);
         break;
     case ACCOUNTS__PLAYER:
         player(r, h);

@@ -17,7 +17,8 @@
  *
  * Tables (store/README.md "Accounts"; the store's schema_version is left as
  * it is, so that any carcd opens the database): accounts, sessions, invites,
- * ratings, rating_history, account_games, and accounts_version (one row:
+ * ratings, rating_history, account_games, rated_games (version 2), and
+ * accounts_version (one row:
  * STORE_ACCOUNTS_SCHEMA). store_accounts_open creates them when missing, in
  * one transaction, on a database made by any carcd. */
 #ifndef CARCD_STORE_ACCOUNTS_H
@@ -25,7 +26,7 @@
 
 #include <stddef.h>
 
-#define STORE_ACCOUNTS_SCHEMA 1
+#define STORE_ACCOUNTS_SCHEMA 2
 #define STORE_ACCOUNT_NAME_MAX 24   /* bytes of a name (players/account.h ACCOUNT_NAME_MAX) */
 #define STORE_ACCOUNT_HASH_MAX 128  /* bytes of a password hash (Argon2id's encoded string) */
 #define STORE_SESSION_DIGEST_LEN 64 /* hex characters of a session token's SHA-256 */
@@ -216,6 +217,50 @@ struct store_game_summary {
 int store_account_game_record(struct store_accounts *a, const char *game,
                               struct store_game_summary *out);
 void store_game_summary_free(struct store_game_summary *g);
+
+/* ---- rated games (accounts_rated.c): each rated once, a lost one found again ---- */
+
+#define STORE_RATED_SEATS 6 /* seats of a game (CARC_MAX_PLAYERS) */
+
+/* First in the transaction of a game's ratings (store_accounts_begin): wait
+ * until no other handle (another thread, another node) is inside one, so that
+ * two games with a player in common do not both read that player's rating
+ * before either writes it (PostgreSQL's read committed would lose one
+ * update; its advisory lock 'carc' + 2, held to the transaction's end;
+ * SQLite's BEGIN IMMEDIATE orders them already). STORE_E_ARGS outside a
+ * transaction. */
+int store_ratings_lock(struct store_accounts *a);
+
+/* Inside the transaction of a game's ratings (store_accounts_begin): game
+ * marked rated at time_ms. *claimed 1 when this call marked it, 0 when it was
+ * already (rated before, here or by another node: write nothing then, and
+ * commit or roll back). On PostgreSQL a second transaction marking the same
+ * game waits for the first and then finds it marked; SQLite's write lock
+ * orders them likewise. */
+int store_rated_game_claim(struct store_accounts *a, const char *game, long long time_ms,
+                           int *claimed);
+
+/* A finished rated game as the store holds it. */
+struct store_rated_game {
+    char room[STORE_GAME_ID_MAX + 1];
+    long long time_ms; /* its end (games.finished) */
+    int n;             /* its seats (rows of seats, by index: the play order) */
+    struct {
+        long long account; /* seats.account (0: none) */
+        int bot;           /* seats.bot: 0, or 1 + the level */
+        int score;         /* games.scores */
+        int forfeited;     /* seats.forfeited */
+    } seat[STORE_RATED_SEATS];
+};
+
+/* Up to max finished rated games (games.status "finished", rooms.variants
+ * bit 4) that ended at or after since_ms (0: any) and are not in
+ * rated_games, oldest end first, into out; their number in *n. A game whose
+ * seats or scores cannot be read comes with n 0 (to be marked unratable).
+ * The scan runs along games_status (status, finished) from since_ms: a recent
+ * window reads only the games of that window. */
+int store_rated_games_pending(struct store_accounts *a, long long since_ms, int max,
+                              struct store_rated_game *out, int *n);
 
 /* ---- copying between backends (accounts_copy.c: carcd --import-db / --export-db) ---- */
 

@@ -141,6 +141,12 @@ static int tables_copy(struct store_accounts *from, struct store_accounts *to,
             snprintf(err, errlen, "cannot read the %s table: %s", t[i].name, from->err);
         return -1;
     }
+    /* The copied history's games are rated (a source of version 1 has no
+     * rated_games): else the target would rate them again. */
+    if (to->be->run(to, ACC_RATED_BACKFILL_SQL, 0, NULL, NULL, NULL, NULL)) {
+        snprintf(err, errlen, "cannot mark the copied history's games rated: %s", to->err);
+        return -1;
+    }
     if (to->be->ids_sql != NULL && to->be->run(to, to->be->ids_sql, 0, NULL, NULL, NULL, NULL)) {
         snprintf(err, errlen, "cannot move the ids past the copied ones: %s", to->err);
         return -1;

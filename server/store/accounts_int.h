@@ -51,6 +51,9 @@ struct acc_backend {
     const char *(*col_text)(const struct acc_row *r, int k);
     const char *begin_sql; /* the backend's BEGIN (SQLite: take the write lock at once) */
     const char *read_sql;  /* a read-only transaction on one snapshot (accounts_copy.c) */
+    /* Inside a transaction: wait for every other rating transaction of the
+     * database to end (store_ratings_lock; NULL: begin_sql orders them). */
+    const char *ratings_lock_sql;
     /* Run after rows were written with their own ids (accounts_copy.c): the
      * ids handed out next made to follow the highest (NULL: SQLite's
      * AUTOINCREMENT follows an inserted id by itself). */
@@ -95,7 +98,18 @@ struct store_accounts {
     "CREATE TABLE account_games(game TEXT NOT NULL, seat INTEGER NOT NULL,"                        \
     " account BIGINT NOT NULL, time_ms BIGINT NOT NULL, PRIMARY KEY(game, seat));"                 \
     "CREATE INDEX account_games_account ON account_games(account, time_ms);"                       \
-    "CREATE TABLE accounts_version(version INTEGER NOT NULL);"
+    "CREATE TABLE accounts_version(version INTEGER NOT NULL);" ACC_RATED_SQL
+
+/* Version 2: the rated games (accounts_rated.c), one row per game rated (or
+ * found unratable), written in the transaction of its ratings. */
+#define ACC_RATED_SQL "CREATE TABLE rated_games(room TEXT PRIMARY KEY, time_ms BIGINT NOT NULL);"
+/* Every game of rating_history is rated already: marked (the migration from
+ * 1, and a copy between backends, whose source may be of version 1). */
+#define ACC_RATED_BACKFILL_SQL                                                                     \
+    "INSERT INTO rated_games(room, time_ms) SELECT game, max(time_ms) FROM rating_history"         \
+    " WHERE true GROUP BY game ON CONFLICT(room) DO NOTHING"
+/* From version 1 to 2 (the caller holds the migration's lock). */
+#define ACC_V2_SQL ACC_RATED_SQL ACC_RATED_BACKFILL_SQL ";UPDATE accounts_version SET version = 2;"
 
 /* accounts_sqlite.c, accounts_pg.c: a handle on st's database (st of that
  * backend), its tables created or checked; NULL with err. With ACC_OPEN_READ

@@ -25,6 +25,8 @@
 /* 'carc' + 1: the lock of the account tables' creation (the store's writer
  * holds PG_LOCK_KEY for its session). */
 #define ACC_LOCK_KEY "1668440676"
+/* The ratings' transactions (store_ratings_lock): 'carc' + 2. */
+#define ACC_RATINGS_LOCK_KEY "1668440677"
 
 struct acc_pg {
     PGconn *c;
@@ -158,6 +160,7 @@ static const struct acc_backend pg_accounts = {
     .col_text = pg_col_text,
     .begin_sql = "BEGIN",
     .read_sql = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    .ratings_lock_sql = "SELECT pg_advisory_xact_lock(" ACC_RATINGS_LOCK_KEY ")",
     .ids_sql = "SELECT setval(pg_get_serial_sequence('accounts', 'id'),"
                " COALESCE((SELECT max(id) FROM accounts), 0) + 1, false),"
                " setval(pg_get_serial_sequence('rating_history', 'id'),"
@@ -200,14 +203,18 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
     if (version == 0 && !read &&
         pg__run(c,
                 ACC_SCHEMA_SQL("BIGSERIAL PRIMARY KEY",
-                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(1);",
+                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(2);",
                 why, sizeof why) != 0)
+        goto fail;
+    if (version == 1 && !read && pg__run(c, ACC_V2_SQL, why, sizeof why) != 0)
         goto fail;
     if (pg__run(c, "COMMIT", why, sizeof why) != 0)
         goto fail;
     if (version == 0 && !read)
         log_info("storage: created the PostgreSQL account tables (version %d)",
                  STORE_ACCOUNTS_SCHEMA);
+    if (version == 1 && !read)
+        log_info("storage: updated the PostgreSQL account tables to version 2 (rated_games)");
     return 0;
 fail:
     snprintf(err, errlen, "PostgreSQL: cannot create or check the account tables: %s", why);

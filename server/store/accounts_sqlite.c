@@ -96,7 +96,8 @@ static const struct acc_backend sq_accounts = {
     .col_real = sq_col_real,
     .col_text = sq_col_text,
     .begin_sql = "BEGIN IMMEDIATE",
-    .read_sql = "BEGIN", /* deferred: the snapshot is taken at the first read */
+    .read_sql = "BEGIN",      /* deferred: the snapshot is taken at the first read */
+    .ratings_lock_sql = NULL, /* BEGIN IMMEDIATE: one writer at a time already */
     .ids_sql = NULL,
     .close = sq_close,
 };
@@ -146,14 +147,19 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version == 0 && !read &&
         sqlite3_exec(DB(a),
                      ACC_SCHEMA_SQL("INTEGER PRIMARY KEY AUTOINCREMENT",
-                                    "REAL") "INSERT INTO accounts_version VALUES(1);",
+                                    "REAL") "INSERT INTO accounts_version VALUES(2);",
                      NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    what = "cannot update the account tables to version 2";
+    if (version == 1 && !read && sqlite3_exec(DB(a), ACC_V2_SQL, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (sqlite3_exec(DB(a), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (version == 0 && !read)
         log_info("storage: created the account tables in %s (version %d)", path,
                  STORE_ACCOUNTS_SCHEMA);
+    if (version == 1 && !read)
+        log_info("storage: updated the account tables in %s to version 2 (rated_games)", path);
     return 0;
 fail:
     snprintf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(DB(a)));

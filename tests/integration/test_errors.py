@@ -91,7 +91,8 @@ class Lobby(ErrorCase):
             self.expect_error(c, "bad_request", "join", room=7, name="Ann")
             self.expect_error(c, "bad_request", "create", name="x" * 40, seats=2)
             # A rated room (the shared server keeps accounts): not for a guest.
-            self.expect_error(c, "sign_in_required", "create", name="Ann", seats=2, rated=True)
+            self.expect_error(c, "sign_in_required", "create", name="Ann", seats=2, rated=True,
+                              clock={"initial": 60, "increment": 0, "on_timeout": "bot"})
             # An id that is neither a string nor an integer.
             c.send_raw('{"v":2,"type":"ping","id":[1]}')
             self.assertEqual(c.wait_type("error")["code"], "bad_request")

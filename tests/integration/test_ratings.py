@@ -85,7 +85,9 @@ class Ratings(unittest.TestCase):
     def play_with_bot(self, cookie, rated, rng):
         """A two-seat room with a random bot, played to its end: the final document."""
         a = h.Client(WithCookie(self.srv, cookie), name="a", timeout=30)
-        fields = {"rated": True} if rated else {}
+        # A rated room needs a clock; ten minutes is never short here.
+        clock = {"initial": 600, "increment": 0, "on_timeout": "bot"}
+        fields = {"rated": True, "clock": clock} if rated else {}
         j = a.request_ok("create", "joined", name="Ignored", seats=2, **fields)
         a.room, a.seat = j["room"], j["seat"]
         h.secret_add(j["token"])
