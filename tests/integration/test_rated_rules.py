@@ -15,10 +15,11 @@ from test_accounts import CONFIG, call, session_of
 from test_ratings import glicko2, get_json
 from test_seat_accounts import WithCookie
 
-# Short grace periods: were the rated room to take over a seat for a disconnection, or to
-# pause with nobody connected, it would do so within the test.
+# Short grace periods: were the rated room to take over a seat for a disconnection, to pause
+# with nobody connected, or to be closed (room-ttl) with nobody connected, it would do so
+# within the test.
 RULES = dict(CONFIG, **{"bot-think-ms": 50, "bot-pace-ms": 0, "takeover-grace": 1,
-                        "bots-alone-grace": 1})
+                        "bots-alone-grace": 1, "room-ttl": 1})
 
 
 def clock(initial, on_timeout="bot"):
@@ -121,8 +122,9 @@ class RatedRules(unittest.TestCase):
         self.assertEqual(autoplay[0]["reason"], "timeout", seen)
         self.assertNotIn("offline", [e.get("reason") for e in autoplay])
         self.assertEqual(b.doc["seats"][sa]["autoplay"], "timeout")
-        # bob goes too: nobody is connected, and the rated game does not pause (an unrated
-        # one would after bots-alone-grace, 1 s): bob's clock runs out, bots finish it.
+        # bob goes too: nobody is connected, and the rated game neither pauses (an unrated
+        # one would after bots-alone-grace, 1 s) nor is closed (room-ttl, 1 s): bob's clock
+        # runs out, bots finish it, and it is rated, not abandoned.
         b.close()
         scores = final_scores(self.srv, room)
         ra, rb = self.rated(na), self.rated(nb)
