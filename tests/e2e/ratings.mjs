@@ -7,16 +7,18 @@
 // device, no token) the account signs in, My games -> Resume takes the same seat and B plays the
 // game to its end. Then the profile /players/NAME shows the 2p rating after 1 game with the game
 // linked to its replay, the bot's identity has its profile, the ladder lists both, a stand-in
-// answer with "stats" is drawn as tables, an unknown name says so, and both pages pass axe and fit
-// a 390 px phone. ratingsSuite({browser, test, errors}) adds its tests to run.mjs (E2E_ONLY=ratings);
+// answer with "stats" is drawn as tables, an unknown name says so, both pages pass axe, fit a
+// 390 px phone and hold no English string in German. ratingsSuite({browser, test, errors}) adds its tests to run.mjs (E2E_ONLY=ratings);
 // `node tests/e2e/ratings.mjs` runs them alone (CARC_WEB_ROOT=DIR serves another copy of the client).
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { clickMove, playUntilOver } from "./play.mjs";
-import { BUILD, DESKTOP, PHONE, assert, launch, startServer } from "./harness.mjs";
+import { BUILD, DESKTOP, PHONE, ROOT, assert, launch, startServer } from "./harness.mjs";
+import { foreignWords, noForeign } from "./i18n.mjs";
 
+const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
 fs.mkdirSync(path.join(BUILD, "artifacts"), { recursive: true });
 const shot = (page, name) => page.screenshot({ path: path.join(BUILD, "artifacts", name + ".png"), fullPage: true });
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -233,6 +235,19 @@ export async function ratingsSuite({ browser, test, errors }) {
       await p.click(`#ladder-table a:text-is("${name}")`);
       await p.waitForSelector("body[data-loaded]");
       assert((await p.textContent("#rank-h")) === name, "the ladder's link");
+
+      // in German: no English string left on either page
+      const de = await browser.newContext({ viewport: DESKTOP, locale: "de-DE" });
+      const dp = await de.newPage();
+      dp.on("console", (m) => m.type() === "error" && errors.push(`ratings-de: ${m.text()}`));
+      const englishOnGerman = foreignWords(catalogue("en"), catalogue("de"));
+      await dp.goto(url + "/ladder");
+      await dp.waitForSelector("body[data-loaded]");
+      await noForeign(dp, englishOnGerman, "the German ladder");
+      await openPlayer(dp, url, name);
+      await noForeign(dp, englishOnGerman, "the German profile");
+      assert(/nach 1 Spiel/.test(await dp.textContent('section[data-pool="2p"] .rank-line')), "the German 2p line");
+      await de.close();
 
       // the account menu's and the lobby's links
       await signThrough(p, url, "in", name, password);
