@@ -142,8 +142,12 @@ export async function ratingsSuite({ browser, test, errors }) {
       await openMyGames(b, room);
       const item = await b.$(`#games-run-list .games-item:has(.games-room:text("${room}")) button`);
       await (item || (await b.$("#games-run-list .games-item button"))).click();
-      await b.waitForFunction(async (r) => (await import("/js/app.js")).app.room === r, room, { timeout: 10000 });
-      assert((await appState(b, "seat")) === seat, "B's seat " + (await appState(b, "seat")));
+      // the room is entered first, the seat set by the state that follows: wait for both
+      const same = await b.waitForFunction(async ([r, s]) => {
+        const { app } = await import("/js/app.js");
+        return app.room === r && app.seat === s;
+      }, [room, seat], { timeout: 10000 }).then(() => true, () => false);
+      assert(same, `B's room and seat ${await appState(b, "room")} ${await appState(b, "seat")}, not ${room} ${seat}`);
       assert((await b.evaluate((r) => localStorage.getItem("carcd.seat." + r), room)) === null, "B holds a token");
       await playUntilOver([b], b, { timeoutMs: 240000 });
       await b.context().close();
@@ -199,6 +203,30 @@ export async function ratingsSuite({ browser, test, errors }) {
       await audit(p, "the profile with stats");
       await shot(p, "ratings-profile");
       await p.unroute("**/api/players/" + name);
+
+      // under a cluster's prefix (deploy/haproxy-cluster.cfg sends /n/NODE/... to that node without
+      // the prefix; stood in for by a route): every request of both pages and their links keep it
+      const n1 = await context(browser, "ratings-n1", mine);
+      const asked = [];
+      n1.on("request", (r) => asked.push(r.url()));
+      await n1.context().route(`${url}/n/n1/**`, async (r) => {
+        await r.fulfill({ response: await r.fetch({ url: r.request().url().replace("/n/n1/", "/") }) });
+      });
+      await n1.goto(`${url}/n/n1/players/${name}`);
+      await n1.waitForSelector("body[data-loaded]");
+      assert((await n1.$eval("a.rank-replay", (a) => a.href)) === `${url}/n/n1/#replay=${room}`, "the replay link under /n/n1/");
+      assert((await n1.$eval('.rank-nav a[href="../ladder"]', (a) => a.href)) === `${url}/n/n1/ladder`, "the ladder link under /n/n1/");
+      await n1.goto(`${url}/n/n1/ladder`);
+      await n1.waitForSelector("body[data-loaded]");
+      assert((await n1.$eval(`#ladder-table a:text-is("${name}")`, (a) => a.href)) === `${url}/n/n1/players/${name}`, "a profile link under /n/n1/");
+      const outside = asked.filter((u) => !u.startsWith(`${url}/n/n1/`));
+      assert(asked.length >= 8 && outside.length === 0, "requests outside /n/n1/: " + JSON.stringify(outside));
+      // a server without accounts (a stand-in answer)
+      await n1.context().route(`${url}/api/ladder?**`, (r) => r.fulfill({ status: 404, contentType: "application/json", body: '{"error":"accounts_off"}' }));
+      await n1.goto(`${url}/ladder`);
+      await n1.waitForSelector("body[data-loaded]");
+      assert(/no accounts/.test(await n1.textContent("#rank-status")), "accounts_off: " + (await n1.textContent("#rank-status")));
+      await n1.context().close();
 
       // a name that is nobody's (its 404 is logged by Chromium: let through)
       await openPlayer(p, url, "nobody_" + Date.now().toString(36));
