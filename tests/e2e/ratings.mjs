@@ -179,6 +179,9 @@ export async function ratingsSuite({ browser, test, errors }) {
       await audit(p, "the profile at 1366x850");
       await p.setViewportSize(PHONE);
       await fits(p, "the profile at 390 px");
+      await p.waitForFunction(() => document.querySelector(".rank-chart").getBoundingClientRect().width < 390);
+      const tick = await p.$eval(".rank-chart .tick", (n) => n.getBoundingClientRect().height);
+      assert(tick >= 11, "the chart's text at 390 px: " + tick);
       await shot(p, "ratings-profile-phone");
       await audit(p, "the profile at 390x844");
       await p.setViewportSize(DESKTOP);

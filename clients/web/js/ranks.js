@@ -5,7 +5,7 @@
 //   ladder.html, served at /ladder: a pool's ladder (tabs 2p / multi), 50 players a page, "More".
 // The page may be served under a cluster's /n/NODE/ prefix, so every address is relative: the
 // API beside this module's folder (import.meta.url), the links as each page's HTML places them.
-import { formatDate, formatNumber, hasKey, onLanguageChange, t } from "./i18n.js";
+import { formatDate, formatNumber, hasKey, locale, onLanguageChange, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const api = (path) => new URL("../" + path, import.meta.url);
@@ -79,8 +79,9 @@ function nameFromPath() {
 
 // The rating history as a line chart, oldest game left; hidden from screen readers, who get the
 // summary and the table under it (the same points).
+// As wide as the page's column (300 to 560), so that its 12px text stays 12px on a phone.
 function chart(box, points) {
-  const W = 480;
+  const W = Math.max(300, Math.min(560, Math.round($("player-pools").clientWidth) || 480));
   const H = 160;
   const L = 44;
   const R = 10;
@@ -197,7 +198,8 @@ function renderPlayer(name) {
   else if (playerState !== "ok") st.textContent = failText(playerState[1]);
   else st.textContent = "";
   if (playerState !== "ok") return;
-  $("player-since").textContent = player.created ? t("rank.since", { date: formatDate(new Date(player.created)) }) : "";
+  const since = new Intl.DateTimeFormat(locale(), { dateStyle: "long" });
+  $("player-since").textContent = player.created ? t("rank.since", { date: since.format(new Date(player.created)) }) : "";
   const pools = $("player-pools");
   pools.replaceChildren();
   const ratings = player.ratings || {};
@@ -314,5 +316,12 @@ if (onLadder) {
   loadLadder(1);
 } else {
   onLanguageChange(() => renderPlayer(nameFromPath()));
+  // the chart is drawn for the column's width: again when that changes (a phone turned)
+  let drawnFor = 0;
+  addEventListener("resize", () => {
+    const w = $("player-pools").clientWidth;
+    if (playerState === "ok" && w && Math.abs(w - drawnFor) > 40) renderPlayer(nameFromPath());
+    drawnFor = w;
+  });
   loadPlayer();
 }
