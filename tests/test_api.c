@@ -208,6 +208,70 @@ START_TEST(web_root_in_memory)
 }
 END_TEST
 
+/* The player pages: /players/NAME and /ladder are served from players.html
+ * and ladder.html in place; a nested, empty, hidden or odd name is not a page
+ * (404 unless a file of that path exists), and no alias leaves the root. */
+START_TEST(player_pages)
+{
+    char dir[] = "/tmp/carc-pages-XXXXXX", p[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *files[] = {"players.html", "ladder.html", "index.html"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "<%s>", files[i]);
+        fclose(f);
+    }
+    struct api api;
+    ck_assert_int_eq(api_init(&api, lb, dir), 0);
+    struct api_reply r;
+    const char *pages[][2] = {
+        {"/players/Ann", "<players.html>"},    {"/players/bot.strong", "<players.html>"},
+        {"/players/a_b-C9", "<players.html>"}, {"/players/x", "<players.html>"},
+        {"/ladder", "<ladder.html>"},          {"/ladder.html", "<ladder.html>"}};
+    for (int i = 0; i < 6; i++) {
+        api_route(&api, "GET", pages[i][0], &r);
+        ck_assert_msg(r.status == 200, "%s gave %d", pages[i][0], r.status);
+        ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");
+        ck_assert_uint_eq(r.len, strlen(pages[i][1]));
+        ck_assert(memcmp(r.body, pages[i][1], r.len) == 0);
+        api_reply_free(&r);
+    }
+    const char *gone[] = {"/players/Ann/games",
+                          "/players/",
+                          "/players",
+                          "/players/.hidden",
+                          "/players/..",
+                          "/players/../index.html",
+                          "/players/a%2fb",
+                          "/players/a b",
+                          "/players/Ann/",
+                          "/ladder/",
+                          "/ladder/2p",
+                          "/players//Ann",
+                          "/players/0123456789012345678901234567890123456789x"};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        ck_assert_ptr_null(api_page_alias(gone[i]));
+        api_route(&api, "GET", gone[i], &r);
+        ck_assert_msg(r.status == 404, "%s gave %d", gone[i], r.status);
+        api_reply_free(&r);
+    }
+    ck_assert_str_eq(api_page_alias("/players/0123456789012345678901234567890123456789"),
+                     "/players.html");
+    /* A POST is refused before any page. */
+    api_route(&api, "POST", "/players/Ann", &r);
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
+    api_fini(&api);
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 Suite *suite_api(void)
 {
     Suite *s = suite_create("api");
@@ -215,6 +279,7 @@ Suite *suite_api(void)
     tcase_add_test(tc, http_routes);
     tcase_add_test(tc, web_root_in_memory);
     tcase_add_test(tc, head_etag_and_gzip);
+    tcase_add_test(tc, player_pages);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -128,12 +128,36 @@ static int accepts_gzip(const char *v)
     return p[zeros] != '\0' && p[zeros] != ',' && p[zeros] != ' ';
 }
 
+/* The player pages (clients/web/players.html, ladder.html; PROTOCOL.md
+ * "Ratings"): /players/NAME, NAME one segment of 1 to 40 letters, digits, '_',
+ * '-' or '.' not starting with '.' (an account's name, or a bot's identity
+ * such as bot.strong), is players.html, which reads the name from its own
+ * location; /ladder is ladder.html. Served in place, not redirected, so that a
+ * cluster's /n/NODE/ prefix stays in the address bar and the pages' relative
+ * links keep to that node. NULL for any other path. */
+const char *api_page_alias(const char *path)
+{
+    if (strcmp(path, "/ladder") == 0)
+        return "/ladder.html";
+    static const char prefix[] = "/players/";
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    const char *name = path + sizeof prefix - 1;
+    size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.");
+    if (n == 0 || n > 40 || name[n] != '\0' || name[0] == '.')
+        return NULL;
+    return "/players.html";
+}
+
 static void reply_static(struct api *a, const char *path, const char *accept_encoding,
                          const char *if_none_match, struct api_reply *r)
 {
     char url[WEBROOT_PATH_MAX + 16];
     const struct webroot_file *f = NULL;
-    if (api_static_path("", path, url, sizeof url) == 0) {
+    const char *page = api_page_alias(path);
+    if (page != NULL)
+        f = webroot_find(&a->web, page);
+    else if (api_static_path("", path, url, sizeof url) == 0) {
         f = webroot_find(&a->web, url);
         /* A directory without the trailing slash: its index. */
         size_t n = strlen(url);

@@ -213,4 +213,10 @@ const char *api_mime(const char *name);
  * root "" it is the path of the file in the web root's table. */
 int api_static_path(const char *root, const char *path, char *out, size_t size);
 
+/* The web root's file that a page path is served from: "/players.html" for
+ * /players/NAME (NAME one segment of 1 to 40 of A-Z a-z 0-9 _ - ., not
+ * starting with '.'), "/ladder.html" for /ladder; NULL for any other path
+ * (which is then looked up as a file). A static string. */
+const char *api_page_alias(const char *path);
+
 #endif

@@ -1,6 +1,6 @@
 // a11y.mjs: an axe-core audit (pinned in package.json, installed by npm ci) of the lobby, a game
 // on our turn (with a tile placed and its meeple choices shown), the account's dialog and menu,
-// the end screen and the replay,
+// the end screen and the replay, a player's page and the ladder (players.html, ladder.html),
 // at 1366x850 and on a 390x844 touch phone: no violation of serious or critical impact. axe is
 // injected with page.addScriptTag; carcd's CSP allows only its own scripts, so these pages'
 // contexts bypass the CSP (the page's own scripts are unchanged).
@@ -97,6 +97,31 @@ export async function a11ySuite({ browser, url, test, errors }) {
       assert(problems.length === 0, problems.join("\n     "));
     });
   }
+
+  await test("[both] axe: a player's page and the ladder (players.html, ladder.html), no serious or critical violation", async () => {
+    const problems = [];
+    const page = await auditPage(browser, DESKTOP, "a11y-ranks", errors);
+    const name = "Ax" + Date.now().toString(36);
+    await page.goto(url + "/");
+    await page.waitForSelector("#acct:not([hidden])");
+    await page.click("#acct-open");
+    await page.click("#acct-tab-up");
+    await page.fill("#acct-name-in", name);
+    await page.fill("#acct-pw", "long enough, audited");
+    await page.click("#acct-submit");
+    await page.waitForSelector("#acct-user:not([hidden])");
+    for (const [size, tag] of [[DESKTOP, "1366x850"], [PHONE, "390x844"]]) {
+      await page.setViewportSize(size);
+      await page.goto(url + "/players/" + name);
+      await page.waitForSelector("body[data-loaded]");
+      await audit(page, "a player's page at " + tag).catch((e) => problems.push(e.message));
+      await page.goto(url + "/ladder");
+      await page.waitForSelector("body[data-loaded]");
+      await audit(page, "the ladder at " + tag).catch((e) => problems.push(e.message));
+    }
+    await page.context().close();
+    assert(problems.length === 0, problems.join("\n     "));
+  });
 
   await test("[both] axe: the end screen and the replay, no serious or critical violation", async () => {
     const problems = [];

@@ -15,6 +15,7 @@ import { panelSuite } from "./panel.mjs";
 import { a11ySuite } from "./a11y.mjs";
 import { accountsSuite } from "./accounts.mjs";
 import { mygamesSuite } from "./mygames.mjs";
+import { ratingsSuite } from "./ratings.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -716,6 +717,8 @@ async function main() {
     await accountsSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // My games, and a seat resumed from another device without its token (issue 27)
     await mygamesSuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // rated rooms, the profile and the ladder (issue 27, items 5 and 6): a carcd of its own (ladder-min-games 1)
+    await ratingsSuite({ browser, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
     await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 

@@ -299,6 +299,28 @@ class Strict(unittest.TestCase):
         for path in ("/", "/index.html", "/js/main.js", "/style.css", "/favicon.svg"):
             self.assertEqual(request(srv, "GET", path)[0], 200, path)
 
+    def test_player_pages_are_served_in_place(self):
+        """/players/NAME and /ladder are the web root's players.html and ladder.html, served
+        in place (no redirect: a cluster's /n/NODE/ prefix stays); a nested or odd name is 404
+        and no dot segment climbs out of the root."""
+        srv = h.shared()
+        _, _, players = request(srv, "GET", "/players.html")
+        _, _, ladder = request(srv, "GET", "/ladder.html")
+        self.assertIn(b"js/ranks.js", players)
+        for path in ("/players/Ann", "/players/bot.strong", "/players/a_b-9"):
+            s, headers, body = request(srv, "GET", path)
+            self.assertEqual((s, body), (200, players), path)
+            self.assertTrue(headers.get("content-type", "").startswith("text/html"), path)
+        s, _, body = request(srv, "GET", "/ladder")
+        self.assertEqual((s, body), (200, ladder))
+        for path in ("/players/Ann/games", "/players/", "/players", "/players/.x", "/ladder/2p",
+                     "/players/a%20b", "/players/" + "x" * 41):
+            self.assertEqual(request(srv, "GET", path)[0], 404, path)
+        # dot segments are removed first: these are /etc/passwd and /index.html
+        self.assertEqual(request(srv, "GET", "/players/%2e%2e/%2e%2e/etc/passwd")[0], 404)
+        _, _, index = request(srv, "GET", "/index.html")
+        self.assertEqual(request(srv, "GET", "/players/../index.html")[2], index)
+
     def test_control_bytes_in_the_path_are_400(self):
         for path in ("/%00", "/index.html%0a", "/index.html%0d", "/%00?a=b", "/js/main.js%0a"):
             self.assertEqual(self.get(path), [400], path)

@@ -1,5 +1,6 @@
 // account.js: optional accounts over HTTP (PROTOCOL.md "Accounts (HTTP)"): the header's
-// "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, Sign out,
+// "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, My
+// profile and Ladder: links to players/NAME and ladder, Sign out,
 // Change password, Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
 // cookie; the CSRF token of its answers is kept in this module's memory only (GET /api/me gives
 // it again after a reload). A guest plays as before: no account request is made until the page
@@ -87,6 +88,8 @@ function redial() {
 }
 
 function menu(open) {
+  // the page's own address: beside index.html, so under a cluster's /n/NODE/ too
+  if (app.account) $("acct-profile").href = "players/" + encodeURIComponent(app.account);
   $("acct-menu").hidden = !open;
   $("acct-menu-btn").setAttribute("aria-expanded", String(open));
 }

@@ -1,7 +1,7 @@
-// lobby.js: the lobby view: public rooms (polled), finished games, create a room (sets,
-// options, time control), join by code or from the list.
+// lobby.js: the lobby view: public rooms (polled; a rated one marked), finished games, create a
+// room (sets, options, time control, Rated for a signed-in page), join by code or from the list.
 import { Replay } from "./replay.js";
-import { TIMEOUT_RULES, playerName, setName, variantTexts } from "./words.js";
+import { TIMEOUT_RULES, errorText, playerName, setName, variantTexts } from "./words.js";
 import { hasKey, t } from "./i18n.js";
 import { $, app, hooks, rememberPassword, showError, showReplyError } from "./app.js";
 
@@ -55,6 +55,7 @@ async function loadRooms() {
       td.textContent = c;
       tr.append(td);
     }
+    if (r.rated) tr.cells[0].append(" ", ratedMark());
     const td = document.createElement("td");
     if (r.phase === "lobby" && r.taken < r.seats) {
       const b = document.createElement("button");
@@ -100,7 +101,33 @@ async function joinRoom(room, needsPassword, nameInput, passwordInput) {
   const msg = { type: "join", room, name };
   if (pw) msg.password = pw;
   const r = await hooks.conn.request(msg);
-  if (!showReplyError(r)) rememberPassword(room, pw);
+  if (!refused(r)) rememberPassword(room, pw);
+}
+
+function ratedMark() {
+  const s = document.createElement("span");
+  s.className = "rated-mark";
+  s.textContent = t("rank.rated");
+  return s;
+}
+
+// A refused request in words (app.js showReplyError); a guest refused a rated room
+// (`sign_in_required`) gets the sentence with a "Sign in" button, which opens the account's
+// dialog (main.js loads account.js on its first click). True when r is an error.
+export function refused(r) {
+  if (!r || r.type !== "error" || r.code !== "sign_in_required" || $("acct").hidden) return showReplyError(r);
+  showError(errorText(r.code, r.message), r.code, r.message);
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "sign-in-now";
+  b.textContent = t("acct.signIn");
+  b.addEventListener("click", () => {
+    b.parentElement.remove();
+    $("acct-open").click();
+  });
+  $("errors").lastElementChild.append(" ", b);
+  b.focus();
+  return true;
 }
 
 $("create-form").addEventListener("submit", async (e) => {
@@ -122,8 +149,9 @@ $("create-form").addEventListener("submit", async (e) => {
   const clock = readClock();
   if (clock === false) return;
   if (clock) msg.clock = clock;
+  if (!$("create-rated-box").hidden && $("create-rated").checked) msg.rated = true;
   const r = await hooks.conn.request(msg);
-  if (!showReplyError(r) && r.room) rememberPassword(r.room, msg.password);
+  if (!refused(r) && r.room) rememberPassword(r.room, msg.password);
 });
 
 $("join-form").addEventListener("submit", (e) => {
@@ -144,7 +172,7 @@ $("room-join-form").addEventListener("submit", async (e) => {
   const msg = { type: "join", room, name };
   if ($("room-join-password").value) msg.password = $("room-join-password").value;
   const r = await hooks.conn.request(msg);
-  if (showReplyError(r)) hooks.watch(room);
+  if (refused(r)) hooks.watch(room);
   else rememberPassword(room, msg.password);
 });
 
@@ -165,6 +193,25 @@ for (const r of TIMEOUT_RULES) {
   o.textContent = t(o.dataset.i18n);
   $("create-timeout").append(o);
 }
+
+// A rated room needs a clock (the server refuses one without): checking Rated turns "No clock"
+// into the normal preset and keeps "No clock" unselectable while it is checked.
+function showRated() {
+  const on = !!app.account;
+  $("create-rated-box").hidden = !on;
+  if (!on) $("create-rated").checked = false;
+  const rated = $("create-rated").checked;
+  const none = $("create-clock").querySelector('option[value="none"]');
+  none.disabled = rated;
+  if (rated && $("create-clock").value === "none") {
+    $("create-clock").value = "normal";
+    showClockFields();
+  }
+}
+$("create-rated").addEventListener("change", showRated);
+// Signing in or out (account.js) shows or hides the account's header: Rated follows it.
+new MutationObserver(showRated).observe($("acct-user"), { attributes: true, attributeFilter: ["hidden"] });
+new MutationObserver(showRated).observe($("acct"), { attributes: true, attributeFilter: ["hidden"] });
 
 function showClockFields() {
   const v = $("create-clock").value;

@@ -520,6 +520,7 @@ function renderOutOfTime() {
 function renderRoomCard() {
   const d = app.doc;
   $("room-id").textContent = d.room;
+  $("room-rated").hidden = !d.rated;
   const link = location.origin + location.pathname + "#room=" + d.room;
   $("invite").href = link;
   $("invite").textContent = link;
