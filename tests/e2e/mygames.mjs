@@ -94,7 +94,8 @@ export async function mygamesSuite({ browser, url, test, errors }) {
     await b.click("#games-run-list .games-item button");
     await b.waitForFunction(() => !document.getElementById("games-dlg").open);
     await b.waitForSelector("#room-view:not([hidden])");
-    await b.waitForFunction(async (r) => (await import("/js/app.js")).app.room === r, room);
+    // app.room is set before the resume's answer gives app.seat: wait for both
+    await b.waitForFunction(async (r) => { const { app } = await import("/js/app.js"); return app.room === r && app.seat !== null; }, room);
     assert((await seatOf(b)) === seat, "B's seat " + (await seatOf(b)));
     await b.waitForSelector("#world .legal", { timeout: 20000 });
     await clickMove(b, 1);
@@ -116,7 +117,7 @@ export async function mygamesSuite({ browser, url, test, errors }) {
     await c.keyboard.press("Escape");
     await c.waitForFunction(() => !document.getElementById("games-dlg").open);
     await c.goto(url + "/#room=" + room);
-    await c.waitForFunction(async (rm) => (await import("/js/app.js")).app.room === rm, room, { timeout: 10000 });
+    await c.waitForFunction(async (rm) => { const { app } = await import("/js/app.js"); return app.room === rm && app.seat !== null; }, room, { timeout: 10000 });
     assert((await seatOf(c)) === seat, "the link's seat " + (await seatOf(c)));
     await c.context().close();
   });
