@@ -147,19 +147,25 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version == 0 && !read &&
         sqlite3_exec(DB(a),
                      ACC_SCHEMA_SQL("INTEGER PRIMARY KEY AUTOINCREMENT",
-                                    "REAL") "INSERT INTO accounts_version VALUES(2);",
+                                    "REAL") "INSERT INTO accounts_version VALUES(3);",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     what = "cannot update the account tables to version 2";
     if (version == 1 && !read && sqlite3_exec(DB(a), ACC_V2_SQL, NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    what = "cannot update the account tables to version 3";
+    if (version >= 1 && version <= 2 && !read &&
+        sqlite3_exec(DB(a), ACC_V3_SQL, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (sqlite3_exec(DB(a), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (version == 0 && !read)
         log_info("storage: created the account tables in %s (version %d)", path,
                  STORE_ACCOUNTS_SCHEMA);
-    if (version == 1 && !read)
-        log_info("storage: updated the account tables in %s to version 2 (rated_games)", path);
+    if (version >= 1 && version < STORE_ACCOUNTS_SCHEMA && !read)
+        log_info("storage: updated the account tables in %s from version %d to %d (rated_games,"
+                 " push_subscriptions)",
+                 path, version, STORE_ACCOUNTS_SCHEMA);
     return 0;
 fail:
     snprintf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(DB(a)));
