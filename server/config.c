@@ -15,6 +15,7 @@
  * visible ASCII but '#' (a comment in a config file), never echoed in an
  * error. */
 enum kind {
+    K_CONTACT,
     K_INT,
     K_STR,
     K_LEVEL,
@@ -179,6 +180,17 @@ static const struct key keys[] = {
      " at once (off)"},
     {"ladder-min-games", K_INT, OFF(ladder_min_games), 0, 1, 100000,
      "rated games a player needs to appear on a ladder (GET /api/ladder) (5)"},
+    {"vapid-key-file", K_STR, OFF(vapid_key_file),
+     sizeof(((struct carcd_config *)0)->vapid_key_file), 0, 0,
+     "PEM file of the Web Push key pair (P-256), made there at the first start when missing"
+     " (<data-dir>/vapid.pem); give every node of a cluster the same one"},
+    {"push-contact", K_CONTACT, OFF(push_contact), sizeof(((struct carcd_config *)0)->push_contact),
+     0, 0,
+     "the contact push services see in carcd's VAPID tokens: mailto:ADDRESS or an https:// URL"
+     " (mailto:carcd@localhost)"},
+    {"outbound-ca-file", K_STR, OFF(outbound_ca_file),
+     sizeof(((struct carcd_config *)0)->outbound_ca_file), 0, 0,
+     "PEM certificates trusted for outbound HTTPS besides the system's (none)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -204,6 +216,7 @@ void config_defaults(struct carcd_config *c)
     c->invite_days = 7;
     c->member_invites = 0;
     c->ladder_min_games = 5;
+    strcpy(c->push_contact, "mailto:carcd@localhost");
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
@@ -222,6 +235,23 @@ static int set_str(const struct key *k, char *field, const char *value, char *er
 {
     if (value[0] == '\0' || strlen(value) >= k->size) {
         snprintf(err, errlen, "%s: value must be 1 to %zu bytes", k->name, k->size - 1);
+        return -1;
+    }
+    strcpy(field, value);
+    return 0;
+}
+
+/* mailto:... or https://..., as the "sub" of a VAPID token (RFC 8292). */
+static int set_contact(const struct key *k, char *field, const char *value, char *err,
+                       size_t errlen)
+{
+    int ok = (strncmp(value, "mailto:", 7) == 0 && value[7] != '\0') ||
+             (strncmp(value, "https://", 8) == 0 && value[8] != '\0');
+    for (const char *p = value; ok && *p != '\0'; p++)
+        ok = *p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\';
+    if (!ok || strlen(value) >= k->size) {
+        snprintf(err, errlen, "%s: must be mailto:ADDRESS or an https:// URL, at most %zu bytes",
+                 k->name, k->size - 1);
         return -1;
     }
     strcpy(field, value);
@@ -393,6 +423,8 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
         return set_str(k, field, value, err, errlen);
     case K_SECRET:
         return set_secret(k, field, value, err, errlen);
+    case K_CONTACT:
+        return set_contact(k, field, value, err, errlen);
     case K_STORAGE:
         return set_storage(k, field, value, err, errlen);
     case K_NODE:

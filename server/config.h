@@ -49,6 +49,10 @@ struct carcd_config {
     int invite_days;      /* an invite's life from its making */
     int member_invites;   /* 1: members may make invites (POST /api/me/invites) */
     int ladder_min_games; /* rated games a player needs to appear on a ladder */
+    /* Notifications (notify/; server/README.md "Notifications"): */
+    char vapid_key_file[1024];   /* "": <data-dir>/vapid.pem */
+    char push_contact[200];      /* a VAPID token's "sub" */
+    char outbound_ca_file[1024]; /* "": the system's CAs only */
     struct lobby_limits limits;
 };
 

@@ -24,6 +24,8 @@
 #include "http/api.h"
 #include "metrics/metrics.h"
 #include "net/net.h"
+#include "notify/outbound.h"
+#include "notify/vapid.h"
 #include "players/accounts.h"
 #include "store/accounts.h"
 #include "store/store.h"
@@ -47,6 +49,8 @@ struct server {
     struct api api;
     struct admin admin;        /* the admin API (/admin/), behind admin-token */
     struct accounts *accounts; /* accounts and sessions; NULL without storage */
+    struct vapid *vapid;       /* Web Push's key pair; NULL without accounts */
+    struct outbound *outbound; /* outbound HTTPS and e-mail, off the loop; NULL likewise */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -61,6 +65,8 @@ struct server {
     int stopping, stopped;
     int handing_over; /* 1: waiting for the last batch; 2: leases released or being */
 };
+
+static void notify_close(struct server *sv);
 
 static void on_lease_lost(void *arg, const char *room, uint64_t fence)
 {
@@ -217,6 +223,7 @@ static void server_finish(struct server *sv)
     sv->stopped = 1;
     log_info("shutting down: %d connection(s) left", sv->lobby->nsessions);
     net_stop(sv->net); /* every reply freed: no account request is left to cancel */
+    notify_close(sv);
     accounts_close(sv->accounts, NULL, NULL);
     sv->api.accounts = NULL;
     sv->admin.accounts = NULL;
@@ -544,6 +551,45 @@ static void rated_game(void *arg, const struct lobby_rated_game *g)
         (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
 }
 
+/* Notifications (notify/): carcd's Web Push key pair, read from its file or
+ * made there at the first start, and the outbound client. 0, or -1 (logged):
+ * a key file that cannot be read or made stops the start, as a bad setting. */
+static int notify_open(struct server *sv)
+{
+    char path[sizeof sv->cfg.vapid_key_file + sizeof sv->cfg.data_dir + 16], err[2400];
+    if (sv->cfg.vapid_key_file[0] != '\0')
+        snprintf(path, sizeof path, "%s", sv->cfg.vapid_key_file);
+    else
+        snprintf(path, sizeof path, "%s/vapid.pem", sv->cfg.data_dir);
+    int made = 0;
+    sv->vapid = vapid_load(path, &made, err, sizeof err);
+    if (sv->vapid == NULL) {
+        log_error("push: %s", err);
+        return -1;
+    }
+    if (made)
+        log_info("push: made a Web Push key pair in %s", path);
+    struct outbound_config oc;
+    outbound_config_defaults(&oc);
+    oc.ca_file = sv->cfg.outbound_ca_file[0] != '\0' ? sv->cfg.outbound_ca_file : NULL;
+    oc.user_agent = "carcd";
+    sv->outbound = outbound_new(&sv->loop, &oc, err, sizeof err);
+    if (sv->outbound == NULL) {
+        log_error("%s", err);
+        return -1;
+    }
+    sv->api.vapid = sv->vapid;
+    return 0;
+}
+
+static void notify_close(struct server *sv)
+{
+    sv->api.vapid = NULL;
+    if (sv->outbound != NULL)
+        outbound_close(sv->outbound, NULL, NULL);
+    sv->outbound = NULL;
+}
+
 /* The HTTP API and the admin API over the lobby and the store. 0, or -1
  * (logged) out of memory. */
 static int http_open(struct server *sv)
@@ -585,7 +631,7 @@ static int http_open(struct server *sv)
     sv->lobby->account_game_arg = sv;
     sv->lobby->rated_game = rated_game;
     sv->lobby->rated_game_arg = sv;
-    return 0;
+    return notify_open(sv);
 }
 
 /* The timers and signal handlers started on sv->loop, and the address
@@ -641,6 +687,7 @@ static int serve_start(struct server *sv)
     bots_stall_set(sv->bots, &sv->stall);
     sv->net = net_start(&sv->loop, sv->lobby, &sv->api, &nopt);
     if (sv->net == NULL || net_port(sv->net) < 0) {
+        notify_close(sv);
         accounts_close(sv->accounts, NULL, NULL);
         sv->api.accounts = NULL;
         sv->admin.accounts = NULL;
@@ -678,6 +725,7 @@ static int server_close(struct server *sv, int status)
     bots_free(sv->bots);
     store_close(sv->store);
     api_fini(&sv->api);
+    vapid_free(sv->vapid);
     int lc = uv_loop_close(&sv->loop);
     if (lc != 0) {
         log_error("the event loop still had handles at exit (%s)", uv_strerror(lc));

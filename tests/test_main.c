@@ -138,6 +138,8 @@ int main(void)
     srunner_add_suite(sr, suite_metrics());
     srunner_add_suite(sr, suite_rating());
     srunner_add_suite(sr, suite_webpush());
+    srunner_add_suite(sr, suite_accounts_push());
+    srunner_add_suite(sr, suite_accounts_push_pg());
     srunner_add_suite(sr, suite_outbound());
     srunner_add_suite(sr, suite_push());
     srunner_add_suite(sr, suite_account());

@@ -14,6 +14,7 @@
 
 #include "account_json.h"
 #include "claim_json.h"
+#include "push_json.h"
 #include "http/api.h"
 #include "players/accounts.h"
 #include "players/token.h"
@@ -303,6 +304,9 @@ size_t api_account_body_route(const char *method, const char *path)
 {
     if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/claim") == 0)
         return PROTO_CLAIM_BODY_MAX; /* claim_route.c: up to 100 seats */
+    if ((strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0) &&
+        strcmp(path, "/api/push/subscriptions") == 0)
+        return PROTO_PUSH_BODY_MAX; /* push_routes.c */
     int known;
     int r = route_of(method, path, &known);
     return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE

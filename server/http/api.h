@@ -56,6 +56,8 @@ struct accounts;
 /* A deferred reply is filled: write it. Runs on the loop. */
 typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
 
+struct vapid;
+
 struct api {
     const struct lobby *lobby;
     struct webroot web;           /* the web root's files, read at start */
@@ -77,6 +79,9 @@ struct api {
      * (claim_route.c, game/claim.h); NULL: every room counts as not held
      * here, and its seats are claimed in the store only. */
     struct lobby *claim_lobby;
+    /* carcd's Web Push key (notify/vapid.h; push_routes.c): NULL without
+     * push, and the push routes answer 404 push_off. */
+    const struct vapid *vapid;
 };
 
 struct api_reply {
@@ -198,6 +203,10 @@ int api_me_games_route(struct api *a, const struct api_request *rq, struct api_r
 /* POST /api/me/claim (claim_route.c): 1 when rq's path is it (out is then
  * answered or deferred), 0 for any other path. */
 int api_claim_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* push_routes.c: GET /api/push/key, POST and DELETE /api/push/subscriptions
+ * (PROTOCOL.md "Notifications"). 1 when rq was one of them (out written or
+ * deferred), 0 otherwise. */
+int api_push_route(struct api *a, const struct api_request *rq, struct api_reply *out);
 /* A Set-Cookie that clears the session cookie (account_routes.c). */
 void api_session_cookie_clear(struct api_reply *out, int https);
 /* The value of ?page=N in a query string (1 when absent or bad). */

@@ -263,7 +263,8 @@ static int http_refuse(struct lws *wsi, struct conn *c, int status)
 static int account_path(const char *path)
 {
     return strcmp(path, "/api/account") == 0 || strcmp(path, "/api/session") == 0 ||
-           (strncmp(path, "/api/me", 7) == 0 && (path[7] == '\0' || path[7] == '/'));
+           (strncmp(path, "/api/me", 7) == 0 && (path[7] == '\0' || path[7] == '/')) ||
+           strncmp(path, "/api/push/", 10) == 0;
 }
 
 /* Where the request's Origin header points (net/origin.h). */

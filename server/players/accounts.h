@@ -180,6 +180,7 @@ struct accounts_result {
     const struct accounts_stats *stats; /* accounts_stats: valid during the call */
     const struct accounts_claim *claim; /* accounts_claim: its seats with their outcomes, valid
                                      during the call */
+    const struct accounts_push *push;   /* accounts_push_list: valid during the call */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -358,5 +359,45 @@ struct accounts_req *accounts_claim(struct accounts *a, const char *token,
 /* The callback of req will not be called (a request still running finishes
  * off the loop and is dropped). */
 void accounts_cancel(struct accounts_req *req);
+
+/* ---- Web Push subscriptions (accounts_push.c; PROTOCOL.md "Notifications") ---- */
+
+#define ACCOUNTS_PUSH_MAX 10          /* an account's subscriptions (the store's limit) */
+#define ACCOUNTS_PUSH_FAILURES_MAX 20 /* deliveries failed in a row before one is dropped */
+
+/* A subscription as the browser gave it (base64url keys, checked by the
+ * caller: notify/push.h push_subscription_make). */
+struct accounts_push_sub {
+    char endpoint[1025];
+    char p256dh[97];
+    char auth[97];
+};
+struct accounts_push {
+    long long account;
+    int n;
+    struct accounts_push_sub subs[ACCOUNTS_PUSH_MAX];
+};
+
+/* The subscription s stored for the account of the session of token (it
+ * moves there when another account had it). ACCOUNTS_E_SESSION as
+ * accounts_session; ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_push_put(struct accounts *a, const char *token,
+                                       const struct accounts_push_sub *s, accounts_cb cb,
+                                       void *arg);
+/* The subscription of endpoint removed, if it is the session's account's:
+ * ACCOUNTS_E_UNKNOWN when it is not (or there is none), ACCOUNTS_E_SESSION,
+ * ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_push_delete(struct accounts *a, const char *token,
+                                          const char *endpoint, accounts_cb cb, void *arg);
+/* The account's subscriptions, newest first: r->push. */
+struct accounts_req *accounts_push_list(struct accounts *a, long long account, accounts_cb cb,
+                                        void *arg);
+/* What came of a delivery to endpoint (notify/push.h's outcome, as the
+ * caller maps it): ACCOUNTS_PUSH_SENT forgives its failures, ..._GONE removes
+ * it, ..._FAILED counts a failure (ACCOUNTS_PUSH_FAILURES_MAX in a row remove
+ * it). cb may be NULL (nothing to tell). */
+enum { ACCOUNTS_PUSH_SENT = 0, ACCOUNTS_PUSH_GONE, ACCOUNTS_PUSH_FAILED };
+struct accounts_req *accounts_push_outcome(struct accounts *a, const char *endpoint, int outcome,
+                                           accounts_cb cb, void *arg);
 
 #endif

@@ -9,6 +9,7 @@
  *   accounts_games.c both sides of an account's games (GET /api/me/games)
  *   accounts_stats.c both sides of a player's statistics (GET /api/players/NAME)
  *   accounts_claim.c both sides of a claim of stored seats (POST /api/me/claim)
+ *   accounts_push.c  both sides of Web Push subscriptions (/api/push/subscriptions)
  *
  * Internal: nothing outside players/accounts*.c includes this. */
 #ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
@@ -40,6 +41,7 @@ enum accounts__kind {
     ACCOUNTS__GAMES,  /* an account's games (accounts_games.c) */
     ACCOUNTS__STATS,  /* a player's statistics (accounts_stats.c) */
     ACCOUNTS__CLAIM,  /* a guest's stored seats claimed (accounts_claim.c) */
+    ACCOUNTS__PUSH,   /* Web Push subscriptions (accounts_push.c; its operation in r->ext) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -144,6 +146,8 @@ void accounts__games_job_run(struct accounts_req *r, struct store_accounts *h);
 void accounts__games_free(struct accounts_req *r);
 /* accounts_stats.c: the pool's side of ACCOUNTS__STATS. */
 void accounts__stats_job_run(struct accounts_req *r, struct store_accounts *h);
+/* accounts_push.c: the pool's side of ACCOUNTS__PUSH. */
+void accounts__push_job_run(struct accounts_req *r, struct store_accounts *h);
 /* accounts_claim.c: the pool's side of ACCOUNTS__CLAIM (its seats in r->ext). */
 void accounts__claim_job_run(struct accounts_req *r, struct store_accounts *h);
 

@@ -1,0 +1,193 @@
+/* push_routes.c: Web Push's routes (PROTOCOL.md "Notifications"):
+ *
+ *   GET    /api/push/key            {"key"}: carcd's VAPID public key, as
+ *                                   PushManager.subscribe's applicationServerKey takes it
+ *   POST   /api/push/subscriptions  the browser's PushSubscription, kept for the account
+ *   DELETE /api/push/subscriptions  {"endpoint"}: that subscription removed
+ *
+ * The key is public (no cookie). The subscription routes are checked as the
+ * other state-changing /api/me routes (account_routes.c): an Origin of this
+ * site, the body decoded strictly (protocol/push_json.h) and the subscription
+ * checked (notify/push.h), the session cookie, then the session looked up on
+ * the pool and X-CSRF-Token compared with its CSRF token; only then is the
+ * subscription stored or removed (a second request of the accounts service).
+ * Deferred twice; no-store. Without push (no VAPID key: storage off) every
+ * route answers 404 push_off. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/api.h"
+#include "notify/push.h"
+#include "notify/vapid.h"
+#include "players/accounts.h"
+#include "players/token.h"
+#include "push_json.h"
+#include "util/mem.h"
+#include "util/status.h"
+
+struct push_call {
+    struct api *a;
+    struct api_reply *out;
+    struct accounts_req *req;
+    int https;
+    int subscribe; /* 1: POST, 0: DELETE */
+    char token[TOKEN_LEN + 1];
+    char csrf[TOKEN_LEN + 1];
+    struct accounts_push_sub sub;
+};
+
+static void call_free(struct push_call *c)
+{
+    volatile unsigned char *v = (volatile unsigned char *)c;
+    for (size_t i = 0; i < sizeof *c; i++)
+        v[i] = 0;
+    free(c);
+}
+
+static void on_done(void *arg, const struct accounts_result *r)
+{
+    struct push_call *c = arg;
+    struct api_reply *out = c->out;
+    c->req = NULL;
+    if (r->status == 0) {
+        out->status = 204;
+        out->content_type = "application/json";
+        out->cache_control = "no-store";
+        out->body = "";
+        out->len = 0;
+    } else if (r->status == ACCOUNTS_E_UNKNOWN) {
+        api_reply_json_error(out, 404, "no_such_subscription",
+                             "this account has no subscription with that endpoint");
+    } else if (r->status == ACCOUNTS_E_SESSION) {
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
+    } else {
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
+    }
+    call_free(c);
+    api_reply_ready(out);
+}
+
+static void on_session(void *arg, const struct accounts_result *r)
+{
+    struct push_call *c = arg;
+    struct api_reply *out = c->out;
+    c->req = NULL;
+    if (r->status == ACCOUNTS_E_SESSION) {
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
+        api_session_cookie_clear(out, c->https);
+    } else if (r->status != 0) {
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
+    } else if (c->csrf[0] == '\0' || !token_equal(c->csrf, r->csrf)) {
+        api_reply_json_error(out, 403, "csrf", "X-CSRF-Token must be the session's csrf token");
+    } else {
+        c->req = c->subscribe
+                     ? accounts_push_put(c->a->accounts, c->token, &c->sub, on_done, c)
+                     : accounts_push_delete(c->a->accounts, c->token, c->sub.endpoint, on_done, c);
+        if (c->req != NULL)
+            return;
+        api_reply_json_error(out, 503, "busy", "too many account requests; retry");
+    }
+    call_free(c);
+    api_reply_ready(out);
+}
+
+static void on_cancel(void *arg)
+{
+    struct push_call *c = arg;
+    if (c->req != NULL)
+        accounts_cancel(c->req);
+    call_free(c);
+}
+
+static void key_reply(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    out->head = strcmp(rq->method, "HEAD") == 0;
+    if (strcmp(rq->method, "GET") != 0 && !out->head) {
+        api_reply_json_error(out, 405, "method", "method not allowed on this route");
+        return;
+    }
+    char *json = mem_alloc(32 + VAPID_PUBLIC_B64_LEN);
+    snprintf(json, 32 + VAPID_PUBLIC_B64_LEN, "{\"key\":\"%s\"}", vapid_public_b64(a->vapid));
+    /* The key stays until the data directory's key file changes: checked again each time. */
+    api_reply_json(out, 200, json, "no-cache");
+}
+
+/* The body decoded and checked into c: 0, or -1 with the answer written. */
+static int body_read(const struct api_request *rq, struct push_call *c, struct api_reply *out)
+{
+    struct proto_push_body b;
+    struct proto_error err;
+    proto_error_init(&err);
+    int kind = c->subscribe ? PROTO_PUSH_SUBSCRIBE : PROTO_PUSH_UNSUBSCRIBE;
+    if (proto_push_decode(kind, rq->body != NULL ? rq->body : "", rq->body_len, &b, &err) != 0) {
+        char text[sizeof err.field + sizeof err.text + 4];
+        snprintf(text, sizeof text, "%s%s%s", err.field, err.field[0] ? ": " : "", err.text);
+        api_reply_json_error(out, 400, "bad_request", text);
+        return -1;
+    }
+    if (c->subscribe) {
+        struct push_subscription s;
+        const char *why = NULL;
+        if (push_subscription_make(b.endpoint, b.p256dh, b.auth, &s, &why) != 0) {
+            api_reply_json_error(out, 400, "bad_subscription", why);
+            return -1;
+        }
+    }
+    memcpy(c->sub.endpoint, b.endpoint, sizeof c->sub.endpoint);
+    memcpy(c->sub.p256dh, b.p256dh, sizeof c->sub.p256dh);
+    memcpy(c->sub.auth, b.auth, sizeof c->sub.auth);
+    return 0;
+}
+
+int api_push_route(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    int key = strcmp(rq->path, "/api/push/key") == 0;
+    if (!key && strcmp(rq->path, "/api/push/subscriptions") != 0)
+        return 0;
+    if (a->vapid == NULL || a->accounts == NULL) {
+        api_reply_json_error(out, 404, "push_off",
+                             "this server sends no push notifications (no storage)");
+        return 1;
+    }
+    if (key) {
+        key_reply(a, rq, out);
+        return 1;
+    }
+    int post = strcmp(rq->method, "POST") == 0;
+    if (!post && strcmp(rq->method, "DELETE") != 0) {
+        api_reply_json_error(out, 405, "method", "method not allowed on this route");
+        return 1;
+    }
+    if (rq->origin != API_ORIGIN_OK) {
+        api_reply_json_error(out, 403, "origin",
+                             "a request that changes an account needs an Origin of this site");
+        return 1;
+    }
+    struct push_call *c = mem_zalloc(1, sizeof *c);
+    c->a = a;
+    c->out = out;
+    c->https = rq->https;
+    c->subscribe = post;
+    if (body_read(rq, c, out) != 0) {
+        call_free(c);
+        return 1;
+    }
+    if (!api_cookie_session(rq->cookie, c->token)) {
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
+        call_free(c);
+        return 1;
+    }
+    if (rq->csrf != NULL && strlen(rq->csrf) == TOKEN_LEN)
+        memcpy(c->csrf, rq->csrf, TOKEN_LEN + 1);
+    c->req = out->ready != NULL ? accounts_session(a->accounts, c->token, on_session, c) : NULL;
+    if (c->req == NULL) {
+        call_free(c);
+        api_reply_json_error(out, 503, "busy", "too many account requests; retry");
+        return 1;
+    }
+    out->deferred = 1;
+    out->cancel = on_cancel;
+    out->cancel_arg = c;
+    return 1;
+}
