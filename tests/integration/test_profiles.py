@@ -45,7 +45,9 @@ class Profiles(unittest.TestCase):
         """A room of `seats` seats, the others random bots, played to its end: (the final
         document, the player's seat)."""
         a = h.Client(WithCookie(self.srv, cookie), name="a", timeout=30)
-        fields = {"rated": True} if rated else {}
+        # a rated room needs a clock (PROTOCOL.md "Ratings"): long enough never to run out here
+        fields = {"rated": True, "clock": {"initial": 3600, "increment": 0, "on_timeout": "bot"}} \
+            if rated else {}
         j = a.request_ok("create", "joined", name="Ignored", seats=seats, sets=sets, **fields)
         a.room, a.seat = j["room"], j["seat"]
         h.secret_add(j["token"])
