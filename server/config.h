@@ -73,4 +73,22 @@ int config_load(struct carcd_config *c, int argc, char **argv, FILE *out, char *
 
 void config_usage(FILE *out);
 
+/* config_cmd.c. The files of --backup, --export-db and --import-db: NULL when
+ * not given. */
+struct config_file_flags {
+    const char *backup, *export_db, *import_db;
+};
+/* The file flags out of argv, then the settings into cfg, the log set up and
+ * the metrics ready. -1 to go on, else main's exit status: 0 after --help or
+ * --version, 2 on a bad flag or setting (said on stderr). */
+int config_settings_load(struct carcd_config *cfg, int *argc, char **argv,
+                         struct config_file_flags *ff);
+/* carcd --backup FILE: a consistent copy of <data-dir>/carcd.db, also while a
+ * carcd serves from it. main's exit status. */
+int config_backup_run(const struct carcd_config *cfg, const char *file);
+/* carcd --export-db FILE / --import-db FILE (import 1): every room, record and
+ * account row copied between the configured storage and a SQLite file.
+ * main's exit status. */
+int config_copy_run(const struct carcd_config *cfg, const char *file, int import);
+
 #endif

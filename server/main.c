@@ -24,6 +24,7 @@
 #include "http/api.h"
 #include "metrics/metrics.h"
 #include "net/net.h"
+#include "notify/notifier.h"
 #include "notify/outbound.h"
 #include "notify/vapid.h"
 #include "players/accounts.h"
@@ -51,6 +52,8 @@ struct server {
     struct accounts *accounts; /* accounts and sessions; NULL without storage */
     struct vapid *vapid;       /* Web Push's key pair; NULL without accounts */
     struct outbound *outbound; /* outbound HTTPS and e-mail, off the loop; NULL likewise */
+    struct push_sender push;   /* Web Push's sender: the two above and push-contact */
+    struct notifier *notifier; /* who is told what (the your_turn hook); NULL likewise */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -281,162 +284,17 @@ static int url_host(const char *listen, char *out, size_t size)
     return snprintf(out, size, "%s", listen);
 }
 
-/* `--NAME FILE` (or --NAME=FILE) out of argv, into *file: the other
- * flags are settings. 0, or -1 when FILE is missing. */
-static int file_flag(int *argc, char **argv, const char *name, const char **file)
-{
-    int k = 0;
-    size_t n = strlen(name);
-    for (int i = 0; i < *argc; i++) {
-        if (strncmp(argv[i], "--", 2) == 0 && strcmp(argv[i] + 2, name) == 0) {
-            if (i + 1 >= *argc)
-                return -1;
-            *file = argv[++i];
-        } else if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, name, n) == 0 &&
-                   argv[i][2 + n] == '=') {
-            *file = argv[i] + 3 + n;
-        } else {
-            argv[k++] = argv[i];
-        }
-    }
-    *argc = k;
-    argv[k] = NULL;
-    return *file != NULL && (*file)[0] == '\0' ? -1 : 0;
-}
-
-/* The configured storage, opened for a copy (before serving). */
-static struct store *copy_open(const struct carcd_config *cfg, char *err, size_t errlen)
-{
-    if (cfg->storage == 2)
-        return store_open_postgres(cfg->postgres_url, cfg->storage_wait, err, errlen);
-    return store_open_flags(cfg->data_dir, cfg->storage_busy_ms,
-                            cfg->accept_damaged ? STORE_ACCEPT_DAMAGE : 0, err, errlen);
-}
-
-/* The rooms and records (store_copy), then the account tables
- * (store_accounts_copy, a transaction of its own) of from into to, the
- * counts printed; 0, or -1 said on stderr. */
-static int copy_both(struct store *from, struct store *to, const char *verb, const char *src,
-                     const char *dst)
-{
-    char err[1024];
-    long rooms = 0, games = 0;
-    if (store_copy(from, to, &rooms, &games, err, sizeof err) != 0) {
-        fprintf(stderr, "carcd: copy: %s\n", err);
-        return -1;
-    }
-    printf("carcd: %s %ld room(s) and %ld record(s) from %s %s %s\n", verb, rooms, games, src,
-           verb[0] == 'i' ? "into" : "to", dst);
-    fflush(stdout);
-    struct store_accounts_counts n;
-    if (store_accounts_copy(from, to, &n, err, sizeof err) != 0) {
-        fprintf(stderr, "carcd: copy: %s (the rooms and records are copied: run the copy again)\n",
-                err);
-        return -1;
-    }
-    printf("carcd: %s %ld account(s), %ld session(s), %ld invite(s), %ld rating(s), %ld rating"
-           " history row(s) and %ld account game(s) from %s %s %s\n",
-           verb, n.accounts, n.sessions, n.invites, n.ratings, n.history, n.games, src,
-           verb[0] == 'i' ? "into" : "to", dst);
-    return 0;
-}
-
-/* carcd --export-db FILE: every room, record and account row of the configured
- * storage into a new SQLite file; --import-db FILE: those of the SQLite file FILE
- * (also one a carcd serves from) into the configured storage (store.h
- * "copying between backends"). */
-static int copy_run(const struct carcd_config *cfg, const char *file, int import)
-{
-    char err[1024];
-    if (!cfg->storage) {
-        fprintf(stderr, "carcd: --%s-db: storage is off\n", import ? "import" : "export");
-        return 2;
-    }
-    if (!import && access(file, F_OK) == 0) {
-        fprintf(stderr, "carcd: --export-db: %s exists; give a new file\n", file);
-        return 1;
-    }
-    if (import && access(file, R_OK) != 0) {
-        fprintf(stderr, "carcd: --import-db: cannot read %s: %s\n", file, strerror(errno));
-        return 1;
-    }
-    struct store *conf = copy_open(cfg, err, sizeof err);
-    if (conf == NULL) {
-        fprintf(stderr, "carcd: storage: %s\n", err);
-        return 1;
-    }
-    struct store *f = store_open_file(file, err, sizeof err);
-    if (f == NULL) {
-        fprintf(stderr, "carcd: %s: %s\n", file, err);
-        store_close(conf);
-        return 1;
-    }
-    const char *name = store_backend_name(conf);
-    int rc = import ? copy_both(f, conf, "imported", file, name)
-                    : copy_both(conf, f, "exported", name, file);
-    store_close(f);
-    store_close(conf);
-    if (rc != 0 && !import)
-        unlink(file); /* nothing half written is left */
-    return rc != 0 ? 1 : 0;
-}
-
-/* carcd --backup FILE: a consistent copy of <data-dir>/carcd.db, also while
- * a carcd serves from it (store.h "online backups"). */
-static int backup_run(const struct carcd_config *cfg, const char *file)
-{
-    char src[512], err[1024];
-    long long bytes = 0;
-    snprintf(src, sizeof src, "%s/%s", cfg->data_dir, STORE_FILE);
-    if (store_backup_file(src, file, &bytes, err, sizeof err) != 0) {
-        fprintf(stderr, "carcd: backup: %s\n", err);
-        return 1;
-    }
-    printf("carcd: backup of %s written to %s (%lld bytes)\n", src, file, bytes);
-    return 0;
-}
-
-/* The files of --backup, --export-db and --import-db: NULL when not given. */
-struct file_flags {
-    const char *backup, *export_db, *import_db;
-};
-
-/* The file flags out of argv, then the settings into cfg, the log set up
- * and the metrics ready. -1 to go on, else main's exit status: 0 after
- * --help or --version, 2 on a bad flag or setting (said on stderr). */
-static int settings_load(struct carcd_config *cfg, int *argc, char **argv, struct file_flags *ff)
-{
-    char err[512];
-    if (file_flag(argc, argv, "backup", &ff->backup) != 0 ||
-        file_flag(argc, argv, "export-db", &ff->export_db) != 0 ||
-        file_flag(argc, argv, "import-db", &ff->import_db) != 0) {
-        fprintf(stderr, "carcd: --backup, --export-db and --import-db need a file name\n");
-        return 2;
-    }
-    int rc = config_load(cfg, *argc, argv, stdout, err, sizeof err);
-    if (rc == 1)
-        return 0;
-    if (rc != 0) {
-        fprintf(stderr, "carcd: %s\n", err);
-        return 2;
-    }
-    log_level_set(cfg->log_level);
-    log_format_set(cfg->log_format);
-    metrics_init();
-    return -1;
-}
-
 /* --export-db or --import-db: the data directory made, then copy_run. main's
  * exit status. */
-static int copy_main(const struct carcd_config *cfg, const struct file_flags *ff)
+static int copy_main(const struct carcd_config *cfg, const struct config_file_flags *ff)
 {
     if (make_dirs(cfg->data_dir) != 0) {
         fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", cfg->data_dir,
                 strerror(errno));
         return 1;
     }
-    return copy_run(cfg, ff->export_db != NULL ? ff->export_db : ff->import_db,
-                    ff->import_db != NULL);
+    return config_copy_run(cfg, ff->export_db != NULL ? ff->export_db : ff->import_db,
+                           ff->import_db != NULL);
 }
 
 /* The process made ready to serve: signals that would kill it ignored, the
@@ -551,6 +409,55 @@ static void rated_game(void *arg, const struct lobby_rated_game *g)
         (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
 }
 
+/* The notifier's reads and outcomes, through the accounts service. */
+static void on_push_list(void *arg, const struct accounts_result *r)
+{
+    struct notifier_sub subs[NOTIFIER_SUBS];
+    int n = 0;
+    for (int i = 0; r->status == 0 && r->push != NULL && i < r->push->n && n < NOTIFIER_SUBS;
+         i++, n++) {
+        snprintf(subs[n].endpoint, sizeof subs[n].endpoint, "%s", r->push->subs[i].endpoint);
+        snprintf(subs[n].p256dh, sizeof subs[n].p256dh, "%s", r->push->subs[i].p256dh);
+        snprintf(subs[n].auth, sizeof subs[n].auth, "%s", r->push->subs[i].auth);
+    }
+    notifier_subs_answer(arg, subs, n);
+}
+
+static int push_subs(void *arg, long long account, struct notifier_ask *ask)
+{
+    struct server *sv = arg;
+    return sv->accounts != NULL && accounts_push_list(sv->accounts, account, on_push_list, ask)
+               ? 0
+               : -1;
+}
+
+static void push_outcome(void *arg, const char *endpoint, int outcome)
+{
+    struct server *sv = arg;
+    int o = outcome == NOTIFIER_SENT   ? ACCOUNTS_PUSH_SENT
+            : outcome == NOTIFIER_GONE ? ACCOUNTS_PUSH_GONE
+                                       : ACCOUNTS_PUSH_FAILED;
+    if (sv->accounts != NULL)
+        (void)accounts_push_outcome(sv->accounts, endpoint, o, NULL, NULL);
+}
+
+/* The lobby's your_turn hook: to the notifier. */
+static void your_turn(void *arg, const struct lobby_turn *t)
+{
+    struct server *sv = arg;
+    struct notifier_turn nt;
+    memset(&nt, 0, sizeof nt);
+    snprintf(nt.room, sizeof nt.room, "%s", t->room);
+    nt.account = t->account;
+    nt.seat = t->seat;
+    nt.deadline = t->deadline;
+    nt.moves = t->moves;
+    nt.n = t->n < NOTIFIER_PLAYERS ? t->n : NOTIFIER_PLAYERS;
+    for (int i = 0; i < nt.n; i++)
+        snprintf(nt.names[i], sizeof nt.names[i], "%s", t->names[i]);
+    notifier_your_turn(sv->notifier, &nt);
+}
+
 /* Notifications (notify/): carcd's Web Push key pair, read from its file or
  * made there at the first start, and the outbound client. 0, or -1 (logged):
  * a key file that cannot be read or made stops the start, as a bad setting. */
@@ -579,12 +486,21 @@ static int notify_open(struct server *sv)
         return -1;
     }
     sv->api.vapid = sv->vapid;
+    sv->push = (struct push_sender){sv->outbound, sv->vapid, sv->cfg.push_contact};
+    sv->notifier =
+        notifier_new(&sv->loop, &sv->push, &(struct notifier_ops){push_subs, push_outcome, sv});
+    sv->lobby->your_turn = your_turn;
+    sv->lobby->your_turn_arg = sv;
     return 0;
 }
 
+/* The notifications stop; the outbound client answers what is under way
+ * (the notifier itself is freed after the loop: notifier_free). */
 static void notify_close(struct server *sv)
 {
     sv->api.vapid = NULL;
+    sv->lobby->your_turn = NULL;
+    notifier_close(sv->notifier);
     if (sv->outbound != NULL)
         outbound_close(sv->outbound, NULL, NULL);
     sv->outbound = NULL;
@@ -725,6 +641,7 @@ static int server_close(struct server *sv, int status)
     bots_free(sv->bots);
     store_close(sv->store);
     api_fini(&sv->api);
+    notifier_free(sv->notifier);
     vapid_free(sv->vapid);
     int lc = uv_loop_close(&sv->loop);
     if (lc != 0) {
@@ -740,12 +657,12 @@ static int server_close(struct server *sv, int status)
 int main(int argc, char **argv)
 {
     static struct server sv;
-    struct file_flags ff = {0};
-    int rc = settings_load(&sv.cfg, &argc, argv, &ff);
+    struct config_file_flags ff = {0};
+    int rc = config_settings_load(&sv.cfg, &argc, argv, &ff);
     if (rc >= 0)
         return rc;
     if (ff.backup != NULL)
-        return backup_run(&sv.cfg, ff.backup);
+        return config_backup_run(&sv.cfg, ff.backup);
     if (ff.export_db != NULL || ff.import_db != NULL)
         return copy_main(&sv.cfg, &ff);
     if (process_prepare(&sv.cfg) != 0)

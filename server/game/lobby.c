@@ -214,10 +214,34 @@ static void room_over(void *arg, const struct room *r)
     lb->rated_game(lb->rated_game_arg, &g);
 }
 
+/* The turn passed to seat: a person's seat of an account, with nobody
+ * connected on it and no bot standing in, goes to the your_turn hook. */
+static void room_turn_to(void *arg, const struct room *r, int seat)
+{
+    struct lobby *lb = arg;
+    const struct room_seat *s = &r->seats[seat];
+    if (lb->your_turn == NULL || s->bot || s->account <= 0 || s->s != NULL ||
+        s->autoplay != PROTO_AUTO_NONE || s->forfeited)
+        return;
+    struct lobby_turn t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.room, sizeof t.room, "%s", r->id);
+    t.account = s->account;
+    t.seat = seat;
+    t.deadline = r->clock.initial > 0 ? clock_wall_ms() + s->clock_ms : 0;
+    t.moves = r->nmoves;
+    t.n = r->nseats < CARC_MAX_PLAYERS ? r->nseats : CARC_MAX_PLAYERS;
+    for (int i = 0; i < t.n; i++)
+        snprintf(t.names[i], sizeof t.names[i], "%s", r->seats[i].name);
+    lb->your_turn(lb->your_turn_arg, &t);
+}
+
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->over = room_over;
     r->over_arg = lb;
+    r->turn_to = room_turn_to;
+    r->turn_to_arg = lb;
     r->store = lb->store;
     r->holds = &lb->holds;
     r->bots = lb->bots;

@@ -647,6 +647,7 @@ long long room__move(struct room *r, const struct carc_move *mv, const struct pr
     long long seq = room__publish(r, ex, nex, mv, NULL);
     room__move_timed(r, t0);
     room__schedule(r, now);
+    room__turn_to(r, mover);
     return seq;
 }
 

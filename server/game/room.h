@@ -146,6 +146,11 @@ struct room {
      * rated game hook); NULL: nobody is told. */
     void (*over)(void *arg, const struct room *r);
     void *over_arg;
+    /* Called when the turn passes to another seat (after a move that does not
+     * end the game, and at the start), with that seat's index: the lobby's
+     * "your turn" notice (lobby.h your_turn). NULL: nobody is told. */
+    void (*turn_to)(void *arg, const struct room *r, int seat);
+    void *turn_to_arg;
     /* Bots alone (turn.h): the game pauses once nobody has been connected to
      * it for alone_grace_ms (bots-alone-grace; 0: never). */
     uint64_t alone_grace_ms;
@@ -348,6 +353,9 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
  * turn it was searched for is still the current one. Call after publishing
  * a change. */
 void room__schedule(struct room *r, uint64_t now);
+/* The turn_to hook told of the seat to move, unless the game is over or that
+ * seat is mover's (-1: at the start). */
+void room__turn_to(struct room *r, int mover);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
  * room's turn starts (or a stall moved its start: turn_stall), everyone gets
  * a delta of it, then room_presence, turn_tick's decision, then a bot's

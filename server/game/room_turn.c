@@ -46,6 +46,13 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
         turn_bot_refused(r, m, &err);
 }
 
+void room__turn_to(struct room *r, int mover)
+{
+    if (r->phase == PROTO_PHASE_PLAYING && r->turn_to != NULL && r->game != NULL &&
+        r->game->current != mover)
+        r->turn_to(r->turn_to_arg, r, r->game->current);
+}
+
 void room__schedule(struct room *r, uint64_t now)
 {
     /* Storage refuses moves: a search would be thrown away, again and again

@@ -75,6 +75,7 @@ void turn_game_start(struct room *r, uint64_t now)
     for (int i = 0; i < r->nseats; i++)
         r->seats[i].clock_ms = (long long)r->clock.initial * 1000;
     turn_start(r, now);
+    room__turn_to(r, -1); /* the first mover, if away, is told */
 }
 
 /* Time used by the current turn so far. */

@@ -179,6 +179,10 @@ void metrics_rating_failure_count(void);
 void metrics_account_refused_count(void);
 void metrics_account_waiting_set(int n);
 
+/* A Web Push delivery ended so (notify/push.h enum push_outcome: sent, gone,
+ * retry, failed): carcd_push_deliveries_total{result}. */
+void metrics_push_count(int outcome);
+
 /* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
 uint64_t metrics_now_ns(void);
 

@@ -89,6 +89,8 @@ static double v_signins[METRICS_ACCOUNT_RESULTS], v_signups[METRICS_ACCOUNT_RESU
     v_acct_refused, v_acct_waiting;
 static const char *const account_results[METRICS_ACCOUNT_RESULTS] = {"ok", "refused", "limited",
                                                                      "failed"};
+static const char *const push_results[] = {"sent", "gone", "retry", "failed"};
+static double v_push[4];
 
 #define COUNTER(n, h, var)                                                                         \
     {                                                                                              \
@@ -185,6 +187,11 @@ static struct metrics_family f_acct_waiting =
     GAUGE("carcd_account_jobs_waiting",
           "Account requests (password hashes, database reads) waiting for the thread pool.",
           v_acct_waiting);
+static struct metrics_family f_push =
+    LABELLED("carcd_push_deliveries_total",
+             "Web Push deliveries by what the push service answered (sent; gone: 404 or 410, the"
+             " subscription dropped; retry: 429, 5xx or no answer; failed: any other).",
+             METRICS_COUNTER, "result", push_results, v_push);
 static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
                                                 METRICS_GAUGE, "phase", phase_names, v_rooms);
 static struct metrics_family f_conns =
@@ -230,7 +237,7 @@ static struct metrics_family *const families[] = {
     &f_conns_refused, &f_accept_pauses,
     &f_signins,       &f_signups,
     &f_rating_fail,   &f_acct_refused,
-    &f_acct_waiting,
+    &f_acct_waiting,  &f_push,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -332,6 +339,11 @@ void metrics_store_health_set(int healthy, uint64_t failing_since_ms)
 void metrics_account_count(int kind, int result)
 {
     metrics_family_add(kind == METRICS_ACCOUNT_SIGNIN ? &f_signins : &f_signups, result, 1);
+}
+
+void metrics_push_count(int outcome)
+{
+    metrics_family_add(&f_push, outcome, 1);
 }
 
 void metrics_rating_failure_count(void)

@@ -7,7 +7,9 @@ bad subscriptions are 400 and change nothing; without storage every route is 404
 SQLite and a real PostgreSQL (pg_util)."""
 
 import base64
+import json
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -18,6 +20,10 @@ import unittest
 import harness as h
 import pg_util
 from test_accounts import CONFIG, call, session_of
+from test_seat_accounts import WithCookie
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
 
 # A real subscription's keys: a P-256 point and 16 bytes (what a browser's toJSON() gives).
 P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
@@ -150,6 +156,136 @@ class PushRoutes(unittest.TestCase):
             s, _, doc = call(srv, method, path, subscription("https://x/y") if method == "POST"
                              else None, origin=method == "POST")
             self.assertEqual((s, doc["error"]), (404, "push_off"), (method, doc))
+
+
+class PushService:
+    """tests/push_service.py (HTTPS, its own certificate), holding one subscription's keys."""
+
+    def __init__(self, folder):
+        self.cert = os.path.join(folder, "cert.pem")
+        self.key = os.path.join(folder, "key.pem")
+        self.log = os.path.join(folder, "push.log")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", self.key, "-out",
+                        self.cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        self.proc = subprocess.Popen(["/usr/bin/python3", os.path.join(TESTS, "push_service.py"),
+                                      self.cert, self.key, self.log], stdout=subprocess.PIPE,
+                                     text=True)
+        port, self.p256dh, self.auth = self.proc.stdout.readline().split()
+        self.port = int(port)
+
+    def endpoint(self, name):
+        return "https://127.0.0.1:%d/push/%s" % (self.port, name)
+
+    def received(self, name, count=1, timeout=20):
+        """The log entries of pushes to endpoint name, once there are count of them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = []
+            if os.path.exists(self.log):
+                with open(self.log) as f:
+                    got = [json.loads(line) for line in f if line.strip()]
+            got = [g for g in got if g["path"] == "/push/" + name]
+            if len(got) >= count:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError("no push to %s within %d s: %s" % (name, timeout, got))
+            time.sleep(0.1)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+class PushDelivery(unittest.TestCase):
+    """carcd pushes "your turn" (PROTOCOL.md "Notifications") to the local push service."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="carcd-push-delivery-")
+        cls.svc = PushService(cls.dir)
+        cls.srv = h.Server(dict(CONFIG, **{"outbound-ca-file": cls.svc.cert,
+                                           "push-contact": "mailto:ops@carcd.test",
+                                           "bot-pace-ms": 1500,
+                                           "takeover-grace": 600,
+                                           "bots-alone-grace": 600})).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.svc.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    signup = PushRoutes.signup
+
+    def subscribe(self, token, csrf, name):
+        s, _, doc = call(self.srv, "POST", "/api/push/subscriptions",
+                         subscription(self.svc.endpoint(name), self.svc.p256dh, self.svc.auth),
+                         cookie=token, headers={"X-CSRF-Token": csrf})
+        self.assertEqual(s, 204, doc)
+
+    def away_on_my_turn(self, token, name):
+        """A room of the account against a bot; it plays once, then leaves the page: the bot
+        moves and the turn comes back to a player with no connection. The room's id."""
+        a = h.Client(WithCookie(self.srv, token), name="a", timeout=30)
+        j = a.request_ok("create", "joined", name="X", seats=2)
+        h.secret_add(j["token"])
+        a.room, a.seat = j["room"], j["seat"]
+        a.wait_type("state")
+        a.send({"v": h.V, "type": "add_bot", "level": "random"})
+        a.wait_doc(lambda d: d["seats"][1]["bot"] is not None)
+        a.send({"v": h.V, "type": "start"})
+        doc = a.wait_doc(lambda d: d["phase"] == "playing" and d["current"] == a.seat)
+        self.assertIsNotNone(a.wait_legal())
+        r = a.request("play", **h.random_move(random.Random(7), a))
+        self.assertEqual(r.get("type"), "ack", r)
+        a.close()  # a bot's turn lasts 1.5 s (bot-pace-ms): gone before the turn is back
+        return doc["room"] if "room" in doc else a.room
+
+    def test_your_turn_delivered(self):
+        name = "Ula%d" % (int(time.time() * 1000) % 100000)
+        token, csrf = self.signup(self.srv, name)
+        self.subscribe(token, csrf, "ula")
+        room = self.away_on_my_turn(token, name)
+        got = self.svc.received("ula")[0]
+        self.assertEqual(got["vapid"], "ok", got)
+        self.assertEqual(got["error"], None, got)
+        self.assertEqual(got["encoding"], "aes128gcm")
+        self.assertEqual(got["urgency"], "high")
+        self.assertEqual(int(got["ttl"]), 86400)
+        self.assertEqual(got["sub"], "mailto:ops@carcd.test")
+        self.assertEqual(got["aud"], "https://127.0.0.1:%d" % self.svc.port)
+        _, _, key = call(self.srv, "GET", "/api/push/key", origin=False)
+        self.assertEqual(got["key"], key["key"])
+        p = json.loads(got["payload"])
+        self.assertEqual((p["v"], p["type"], p["room"], p["url"]),
+                         (1, "your_turn", room, "/#room=" + room), p)
+        self.assertEqual(p["seat"], 0)
+        self.assertEqual(p["players"][0], name)
+        self.assertIsNone(p["deadline"])  # no clock
+        self.assertIn(room, p["body"])
+        # Told once: nothing more while the turn waits.
+        time.sleep(1.5)
+        self.assertEqual(len(self.svc.received("ula")), 1)
+
+    def test_gone_subscription_dropped(self):
+        name = "Vic%d" % (int(time.time() * 1000) % 100000)
+        token, csrf = self.signup(self.srv, name)
+        self.subscribe(token, csrf, "gone")
+        self.away_on_my_turn(token, name)
+        self.svc.received("gone")  # answered 410
+        deadline = time.monotonic() + 10
+        line = "a subscription at 127.0.0.1:%d was dropped (gone)" % self.svc.port
+        while line not in self.srv.log():
+            self.assertLess(time.monotonic(), deadline, "never dropped:\n" + self.srv.log())
+            time.sleep(0.1)
+        # Dropped: its account has nothing left to remove.
+        s, _, doc = call(self.srv, "DELETE", "/api/push/subscriptions",
+                         {"endpoint": self.svc.endpoint("gone")}, cookie=token,
+                         headers={"X-CSRF-Token": csrf})
+        self.assertEqual((s, doc.get("error")), (404, "no_such_subscription"), doc)
 
 
 class PushRoutesPg(PushRoutes):

@@ -1,0 +1,280 @@
+/* notifier.c: see notifier.h. */
+#include "notify/notifier.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_str.h"
+#include "metrics/metrics.h"
+#include "util/log.h"
+#include "util/mem.h"
+#include "util/status.h"
+
+#define RECENT 64   /* turns remembered as told */
+#define ATTEMPTS 4  /* a push tried at most this often */
+#define TTL_S 86400 /* a push service keeps a turn's notice a day at most */
+
+static const int backoff_s[ATTEMPTS - 1] = {30, 120, 600};
+
+/* One push to one subscription, with its tries. */
+struct job {
+    struct job *prev, *next; /* the notifier's jobs */
+    struct notifier *n;
+    uv_timer_t timer;
+    int attempt;
+    int waiting; /* on the timer (counted in n->pending) */
+    struct push_subscription sub;
+    size_t len;
+    char payload[WEBPUSH_PAYLOAD_MAX + 1];
+};
+
+/* A read of an account's subscriptions under way: a slot of the notifier. */
+struct notifier_ask {
+    struct notifier *n;
+    int used;
+    size_t len;
+    char payload[WEBPUSH_PAYLOAD_MAX + 1];
+};
+
+struct notifier {
+    uv_loop_t *loop;
+    const struct push_sender *sender;
+    struct notifier_ops ops;
+    int pending, closed, jobs; /* jobs: alive (sending or waiting) */
+    struct job *head;
+    struct {
+        char room[NOTIFIER_ROOM_MAX];
+        long long account;
+        int moves;
+    } recent[RECENT];
+    int next_recent;
+    struct notifier_ask asks[NOTIFIER_ASKS];
+};
+
+struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
+                              const struct notifier_ops *ops)
+{
+    struct notifier *n = mem_zalloc(1, sizeof *n);
+    n->loop = loop;
+    n->sender = s;
+    n->ops = *ops;
+    for (int i = 0; i < NOTIFIER_ASKS; i++)
+        n->asks[i].n = n;
+    return n;
+}
+
+static void job_closed(uv_handle_t *h)
+{
+    struct job *j = h->data;
+    j->n->jobs--;
+    free(j);
+}
+
+static void job_end(struct job *j)
+{
+    struct notifier *n = j->n;
+    if (j->prev != NULL)
+        j->prev->next = j->next;
+    else
+        n->head = j->next;
+    if (j->next != NULL)
+        j->next->prev = j->prev;
+    if (j->waiting) {
+        uv_timer_stop(&j->timer);
+        j->waiting = 0;
+        n->pending--;
+    }
+    uv_close((uv_handle_t *)&j->timer, job_closed);
+}
+
+static void job_send(struct job *j);
+
+static void on_retry(uv_timer_t *t)
+{
+    struct job *j = t->data;
+    j->waiting = 0;
+    j->n->pending--;
+    job_send(j);
+}
+
+static void on_result(void *arg, const struct push_result *r)
+{
+    struct job *j = arg;
+    struct notifier *n = j->n;
+    metrics_push_count(r->outcome);
+    if (n->closed) {
+        job_end(j);
+        return;
+    }
+    if (r->outcome == PUSH_RETRY && j->attempt < ATTEMPTS && n->pending < NOTIFIER_PENDING) {
+        long wait = backoff_s[j->attempt - 1];
+        if (r->retry_after_s > wait)
+            wait = r->retry_after_s > 86400 ? 86400 : r->retry_after_s;
+        j->waiting = 1;
+        n->pending++;
+        uv_timer_start(&j->timer, on_retry, (uint64_t)wait * 1000, 0);
+        return;
+    }
+    int o = r->outcome == PUSH_SENT   ? NOTIFIER_SENT
+            : r->outcome == PUSH_GONE ? NOTIFIER_GONE
+                                      : NOTIFIER_FAILED;
+    if (n->ops.outcome != NULL)
+        n->ops.outcome(n->ops.arg, j->sub.endpoint, o);
+    job_end(j);
+}
+
+static void job_send(struct job *j)
+{
+    j->attempt++;
+    int rc = push_send(j->n->sender, &j->sub, j->payload, j->len, TTL_S, "high", on_result, j);
+    if (rc != 0) { /* the outbound queue is full or closing: this notice is lost */
+        log_warn("push: a notice was not sent: %s", srv_status_name(rc));
+        job_end(j);
+    }
+}
+
+void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *subs, int count)
+{
+    struct notifier *n = a->n;
+    a->used = 0;
+    if (n->closed)
+        return;
+    for (int i = 0; i < count; i++) {
+        struct job *j = mem_zalloc(1, sizeof *j);
+        const char *why = NULL;
+        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &j->sub, &why) !=
+            0) {
+            /* stored before a stricter check: it can never be sent */
+            if (n->ops.outcome != NULL)
+                n->ops.outcome(n->ops.arg, subs[i].endpoint, NOTIFIER_GONE);
+            free(j);
+            continue;
+        }
+        j->n = n;
+        j->len = a->len;
+        memcpy(j->payload, a->payload, a->len + 1);
+        uv_timer_init(n->loop, &j->timer);
+        j->timer.data = j;
+        j->next = n->head;
+        if (n->head != NULL)
+            n->head->prev = j;
+        n->head = j;
+        n->jobs++;
+        job_send(j);
+    }
+}
+
+/* Whether this turn was told already (else it is remembered now). */
+static int told(struct notifier *n, const struct notifier_turn *t)
+{
+    for (int i = 0; i < RECENT; i++)
+        if (n->recent[i].account == t->account && n->recent[i].moves == t->moves &&
+            strcmp(n->recent[i].room, t->room) == 0)
+            return 1;
+    int k = n->next_recent++ % RECENT;
+    snprintf(n->recent[k].room, sizeof n->recent[k].room, "%s", t->room);
+    n->recent[k].account = t->account;
+    n->recent[k].moves = t->moves;
+    return 0;
+}
+
+static void add(char *out, size_t size, size_t *len, const char *text)
+{
+    size_t k = strlen(text);
+    if (*len + k < size) {
+        memcpy(out + *len, text, k + 1);
+        *len += k;
+    } else {
+        *len = size; /* overflow: caught by the caller */
+    }
+}
+
+int notifier_turn_payload(const struct notifier_turn *t, char *out, size_t size)
+{
+    size_t len = 0;
+    char buf[160];
+    out[0] = '\0';
+    add(out, size, &len, "{\"v\":1,\"type\":\"your_turn\",\"room\":");
+    if (len < size)
+        proto_json_str_append(out, size, &len, t->room);
+    snprintf(buf, sizeof buf, ",\"url\":\"/#room=%s\",\"seat\":%d,\"deadline\":", t->room, t->seat);
+    add(out, size, &len, buf);
+    if (t->deadline > 0)
+        snprintf(buf, sizeof buf, "%lld", t->deadline);
+    else
+        snprintf(buf, sizeof buf, "null");
+    add(out, size, &len, buf);
+    add(out, size, &len, ",\"players\":[");
+    for (int i = 0; i < t->n && len < size; i++) {
+        if (i > 0)
+            add(out, size, &len, ",");
+        if (len < size)
+            proto_json_str_append(out, size, &len, t->names[i]);
+    }
+    /* An English text for a page that cannot localize it (the service
+     * worker says it in the player's language from type and players). */
+    add(out, size, &len, "],\"title\":\"Your turn\",\"body\":");
+    char body[NOTIFIER_PLAYERS * NOTIFIER_NAME_MAX + 96];
+    int k = snprintf(body, sizeof body, "It is your turn in room %s", t->room);
+    for (int i = 0, first = 1; i < t->n && k > 0 && (size_t)k < sizeof body; i++) {
+        if (i == t->seat)
+            continue;
+        k += snprintf(body + k, sizeof body - (size_t)k, "%s%s", first ? " against " : ", ",
+                      t->names[i]);
+        first = 0;
+    }
+    if (len < size)
+        proto_json_str_append(out, size, &len, body);
+    add(out, size, &len, "}");
+    return len < size ? (int)len : -1;
+}
+
+void notifier_your_turn(struct notifier *n, const struct notifier_turn *t)
+{
+    if (n->closed || told(n, t))
+        return;
+    struct notifier_ask *a = NULL;
+    for (int i = 0; i < NOTIFIER_ASKS && a == NULL; i++)
+        if (!n->asks[i].used)
+            a = &n->asks[i];
+    int len = a != NULL ? notifier_turn_payload(t, a->payload, sizeof a->payload) : 0;
+    if (a == NULL || len < 0) {
+        log_warn("push: the notice of a turn in room %s was dropped (%s)", t->room,
+                 a == NULL ? "too many reads under way" : "too long");
+        return;
+    }
+    a->used = 1;
+    a->len = (size_t)len;
+    if (n->ops.subs(n->ops.arg, t->account, a) != 0) {
+        a->used = 0;
+        log_warn("push: the notice of a turn in room %s was dropped (the accounts service is"
+                 " busy)",
+                 t->room);
+    }
+}
+
+void notifier_close(struct notifier *n)
+{
+    if (n == NULL)
+        return;
+    n->closed = 1;
+    /* Those waiting for a retry end now; those sending end with their answer
+     * (the outbound client answers each once, closed or not). */
+    struct job *j = n->head;
+    while (j != NULL) {
+        struct job *next = j->next;
+        if (j->waiting)
+            job_end(j);
+        j = next;
+    }
+}
+
+void notifier_free(struct notifier *n)
+{
+    if (n == NULL)
+        return;
+    if (n->jobs != 0)
+        log_warn("push: %d notice(s) still under way at exit", n->jobs);
+    free(n);
+}

@@ -1,0 +1,85 @@
+/* notifier.h: who is told what by Web Push (PROTOCOL.md "Notifications").
+ *
+ * An event (a turn that came to a player who is not there) becomes one push to
+ * each of the player's subscriptions: the subscriptions are asked of the
+ * caller (ops.subs: the accounts service reads them on the thread pool), the
+ * payload is written here (the documented JSON), each push sent by push.h
+ * (encrypted and signed off the loop), and what came of it handed back
+ * (ops.outcome: the caller keeps, forgives or drops the subscription). A push
+ * the service could not take now (429, 5xx, no answer) is tried again after
+ * 30 s, 2 min and 10 min (or the service's Retry-After when longer), then
+ * counted as failed. The same turn (room, account, its move number) is told
+ * once, whatever calls repeat it.
+ *
+ * Bounded: at most NOTIFIER_PENDING pushes waiting for a retry and
+ * NOTIFIER_ASKS subscription reads under way; past that an event is dropped
+ * and logged (a notice is a courtesy, never a reason to hold the game).
+ * Owned by whoever made it (main); all calls on its loop. */
+#ifndef CARCD_NOTIFY_NOTIFIER_H
+#define CARCD_NOTIFY_NOTIFIER_H
+
+#include <uv.h>
+
+#include "notify/push.h"
+
+#define NOTIFIER_PENDING 256
+#define NOTIFIER_ASKS 16
+#define NOTIFIER_SUBS 10
+#define NOTIFIER_PLAYERS 6
+#define NOTIFIER_NAME_MAX 64
+#define NOTIFIER_ROOM_MAX 32
+
+/* A subscription as stored (base64url keys). */
+struct notifier_sub {
+    char endpoint[PUSH_ENDPOINT_MAX + 1];
+    char p256dh[97];
+    char auth[97];
+};
+
+/* What came of the pushes to a subscription. */
+enum notifier_outcome { NOTIFIER_SENT = 0, NOTIFIER_GONE, NOTIFIER_FAILED };
+
+/* A read of an account's subscriptions under way (a slot of the notifier's:
+ * valid until notifier_free, answered at most once). */
+struct notifier_ask;
+
+struct notifier_ops {
+    /* Read account's subscriptions: 0, then notifier_subs_answer(ask, ...)
+     * once, later, on the loop (n 0 when none or on failure; or never, if the
+     * read was cancelled by a close); or -1 when the read cannot be asked now. */
+    int (*subs)(void *arg, long long account, struct notifier_ask *ask);
+    /* A delivery to endpoint ended so (enum notifier_outcome). */
+    void (*outcome)(void *arg, const char *endpoint, int outcome);
+    void *arg;
+};
+
+/* "It is your turn" for a player who has no connection to the room. */
+struct notifier_turn {
+    char room[NOTIFIER_ROOM_MAX];
+    long long account;
+    int seat;
+    long long deadline; /* ms since 1970 when the seat's clock runs out; 0: no clock */
+    int moves;          /* moves played so far (the same turn is told once) */
+    int n;
+    char names[NOTIFIER_PLAYERS][NOTIFIER_NAME_MAX];
+};
+
+struct notifier;
+
+/* A notifier sending with s (which must outlive it) through ops (copied). */
+struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
+                              const struct notifier_ops *ops);
+void notifier_your_turn(struct notifier *n, const struct notifier_turn *t);
+/* The answer of ops.subs for ask: a push of its notice to each. */
+void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *subs, int n);
+/* The payload of t as PROTOCOL.md "Notifications" gives it, into out (size
+ * bytes): its length, or -1 when it does not fit. For tests too. */
+int notifier_turn_payload(const struct notifier_turn *t, char *out, size_t size);
+/* Stops: the retries waiting are dropped (their timers closed), later
+ * answers of reads and pushes change nothing. Then run the loop until the
+ * outbound client has answered everything (outbound_close) before
+ * notifier_free. */
+void notifier_close(struct notifier *n);
+void notifier_free(struct notifier *n);
+
+#endif
