@@ -53,7 +53,7 @@ struct server {
     struct vapid *vapid;       /* Web Push's key pair; NULL without accounts */
     struct outbound *outbound; /* outbound HTTPS and e-mail, off the loop; NULL likewise */
     struct push_sender push;   /* Web Push's sender: the two above and push-contact */
-    struct notifier *notifier; /* who is told what (the your_turn hook); NULL likewise */
+    struct notifier *notifier; /* who is told what (the lobby's notice hook); NULL likewise */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -441,21 +441,27 @@ static void push_outcome(void *arg, const char *endpoint, int outcome)
         (void)accounts_push_outcome(sv->accounts, endpoint, o, NULL, NULL);
 }
 
-/* The lobby's your_turn hook: to the notifier. */
-static void your_turn(void *arg, const struct lobby_turn *t)
+/* The lobby's notice hook: to the notifier (the kinds are the same). */
+static void notice(void *arg, const struct lobby_notice *t)
 {
     struct server *sv = arg;
-    struct notifier_turn nt;
+    struct notifier_notice nt;
     memset(&nt, 0, sizeof nt);
+    nt.kind = t->kind == ROOM_NOTICE_OVER  ? NOTIFIER_OVER
+              : t->kind == ROOM_NOTICE_LOW ? NOTIFIER_LOW
+                                           : NOTIFIER_TURN;
     snprintf(nt.room, sizeof nt.room, "%s", t->room);
     nt.account = t->account;
     nt.seat = t->seat;
     nt.deadline = t->deadline;
     nt.moves = t->moves;
+    nt.rank = t->rank;
     nt.n = t->n < NOTIFIER_PLAYERS ? t->n : NOTIFIER_PLAYERS;
-    for (int i = 0; i < nt.n; i++)
+    for (int i = 0; i < nt.n; i++) {
         snprintf(nt.names[i], sizeof nt.names[i], "%s", t->names[i]);
-    notifier_your_turn(sv->notifier, &nt);
+        nt.scores[i] = t->scores[i];
+    }
+    notifier_notice_send(sv->notifier, &nt);
 }
 
 /* Notifications (notify/): carcd's Web Push key pair, read from its file or
@@ -489,8 +495,8 @@ static int notify_open(struct server *sv)
     sv->push = (struct push_sender){sv->outbound, sv->vapid, sv->cfg.push_contact};
     sv->notifier =
         notifier_new(&sv->loop, &sv->push, &(struct notifier_ops){push_subs, push_outcome, sv});
-    sv->lobby->your_turn = your_turn;
-    sv->lobby->your_turn_arg = sv;
+    sv->lobby->notice = notice;
+    sv->lobby->notice_arg = sv;
     return 0;
 }
 
@@ -499,7 +505,7 @@ static int notify_open(struct server *sv)
 static void notify_close(struct server *sv)
 {
     sv->api.vapid = NULL;
-    sv->lobby->your_turn = NULL;
+    sv->lobby->notice = NULL;
     notifier_close(sv->notifier);
     if (sv->outbound != NULL)
         outbound_close(sv->outbound, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "https_util.h"
+#include "notify/notifier.h"
 #include "notify/push.h"
 #include "tests.h"
 #include "util/status.h"
@@ -204,6 +205,57 @@ START_TEST(subscriptions_refused)
 }
 END_TEST
 
+/* ---- the notices' payloads (notifier.h; PROTOCOL.md "Notifications") ---- */
+
+static struct notifier_notice notice_of(int kind)
+{
+    struct notifier_notice t;
+    memset(&t, 0, sizeof t);
+    t.kind = kind;
+    snprintf(t.room, sizeof t.room, "AB12cd34");
+    t.account = 5;
+    t.seat = 1;
+    t.n = 3;
+    snprintf(t.names[0], sizeof t.names[0], "Ann");
+    snprintf(t.names[1], sizeof t.names[1], "Bj\xc3\xb6rn \"B\"");
+    snprintf(t.names[2], sizeof t.names[2], "Cy");
+    t.scores[0] = 80;
+    t.scores[1] = 95;
+    t.scores[2] = 95;
+    t.rank = 1;
+    return t;
+}
+
+START_TEST(payloads_as_documented)
+{
+    char text[WEBPUSH_PAYLOAD_MAX + 1];
+    struct notifier_notice t = notice_of(NOTIFIER_TURN);
+    t.deadline = 1764590400000LL;
+    ck_assert_int_gt(notifier_payload(&t, text, sizeof text), 0);
+    ck_assert_str_eq(text, "{\"v\":1,\"type\":\"your_turn\",\"room\":\"AB12cd34\","
+                           "\"url\":\"/#room=AB12cd34\",\"seat\":1,\"deadline\":1764590400000,"
+                           "\"players\":[\"Ann\",\"Bj\xc3\xb6rn \\\"B\\\"\",\"Cy\"],"
+                           "\"title\":\"Your turn\",\"body\":\"It is your turn in room "
+                           "AB12cd34 against Ann, Cy\"}");
+    t = notice_of(NOTIFIER_LOW);
+    ck_assert_int_gt(notifier_payload(&t, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "\"type\":\"time_low\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"deadline\":null"));
+    t = notice_of(NOTIFIER_OVER);
+    ck_assert_int_gt(notifier_payload(&t, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "\"type\":\"game_over\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"url\":\"/#replay=AB12cd34\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"rank\":1,"));
+    ck_assert_ptr_nonnull(strstr(text, "\"scores\":[80,95,95]"));
+    ck_assert_ptr_nonnull(strstr(text, "you finished 1st with 95 points"));
+    ck_assert_ptr_null(strstr(text, "deadline"));
+    /* Too small a buffer, or a seat out of range: -1. */
+    ck_assert_int_eq(notifier_payload(&t, text, 40), -1);
+    t.seat = 3;
+    ck_assert_int_eq(notifier_payload(&t, text, sizeof text), -1);
+}
+END_TEST
+
 Suite *suite_push(void)
 {
     Suite *s = suite_create("push");
@@ -214,5 +266,8 @@ Suite *suite_push(void)
     tcase_add_test(tc, answers_sorted);
     tcase_add_test(tc, subscriptions_refused);
     suite_add_tcase(s, tc);
+    TCase *pl = tcase_create("payloads");
+    tcase_add_test(pl, payloads_as_documented);
+    suite_add_tcase(s, pl);
     return s;
 }

@@ -194,10 +194,15 @@ void lobby_store_set(struct lobby *lb, struct store *st)
     roomdb_attach(lb, st);
 }
 
-/* A room's game ended: a rated one goes to the rated_game hook. */
+static void room_notice(void *arg, const struct room *r, int seat, int kind);
+
+/* A room's game ended: its absent players are told, and a rated one goes to
+ * the rated_game hook. */
 static void room_over(void *arg, const struct room *r)
 {
     struct lobby *lb = arg;
+    for (int i = 0; r->game != NULL && i < r->nseats && i < r->game->nplayers; i++)
+        room_notice(lb, r, i, ROOM_NOTICE_OVER);
     if (!r->rated || lb->rated_game == NULL || r->game == NULL)
         return;
     struct lobby_rated_game g;
@@ -214,34 +219,41 @@ static void room_over(void *arg, const struct room *r)
     lb->rated_game(lb->rated_game_arg, &g);
 }
 
-/* The turn passed to seat: a person's seat of an account, with nobody
- * connected on it and no bot standing in, goes to the your_turn hook. */
-static void room_turn_to(void *arg, const struct room *r, int seat)
+/* A room's news for seat: a person's seat of an account, with nobody
+ * connected on it (and, but for the game's end, no bot standing in), goes to
+ * the notice hook. */
+static void room_notice(void *arg, const struct room *r, int seat, int kind)
 {
     struct lobby *lb = arg;
     const struct room_seat *s = &r->seats[seat];
-    if (lb->your_turn == NULL || s->bot || s->account <= 0 || s->s != NULL ||
-        s->autoplay != PROTO_AUTO_NONE || s->forfeited)
+    if (lb->notice == NULL || s->bot || s->account <= 0 || s->s != NULL ||
+        (kind != ROOM_NOTICE_OVER && (s->autoplay != PROTO_AUTO_NONE || s->forfeited)))
         return;
-    struct lobby_turn t;
+    struct lobby_notice t;
     memset(&t, 0, sizeof t);
+    t.kind = kind;
     snprintf(t.room, sizeof t.room, "%s", r->id);
     t.account = s->account;
     t.seat = seat;
     t.deadline = r->clock.initial > 0 ? clock_wall_ms() + s->clock_ms : 0;
     t.moves = r->nmoves;
     t.n = r->nseats < CARC_MAX_PLAYERS ? r->nseats : CARC_MAX_PLAYERS;
-    for (int i = 0; i < t.n; i++)
+    t.rank = 1;
+    for (int i = 0; i < t.n; i++) {
         snprintf(t.names[i], sizeof t.names[i], "%s", r->seats[i].name);
-    lb->your_turn(lb->your_turn_arg, &t);
+        t.scores[i] = r->game != NULL ? r->game->players[i].score : 0;
+    }
+    for (int i = 0; i < t.n; i++)
+        t.rank += t.scores[i] > t.scores[seat];
+    lb->notice(lb->notice_arg, &t);
 }
 
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->over = room_over;
     r->over_arg = lb;
-    r->turn_to = room_turn_to;
-    r->turn_to_arg = lb;
+    r->notice = room_notice;
+    r->notice_arg = lb;
     r->store = lb->store;
     r->holds = &lb->holds;
     r->bots = lb->bots;

@@ -24,16 +24,19 @@ struct store;
 struct bots;
 struct roomnode;
 
-/* A turn that came to a person who is not there: plain data for the
- * your_turn hook (the notifications). */
-struct lobby_turn {
+/* Something a person who is not there should hear of: plain data for the
+ * notice hook (the notifications). */
+struct lobby_notice {
+    int kind; /* enum room_notice: turn, low (time), over (the game) */
     char room[PROTO_ROOM_MAX];
     long long account;  /* the seat's account (never 0: guests are not told) */
     int seat;           /* its index in play order */
     long long deadline; /* when its clock runs out (ms since 1970), 0 without a clock */
-    int moves;          /* moves played so far: this turn's number, for deduplication */
+    int moves;          /* moves played so far: with kind, for deduplication */
+    int rank;           /* over: 1 + the seats that scored more (ties share a rank) */
     int n;              /* players, in seat order */
     char names[CARC_MAX_PLAYERS][PROTO_NAME_MAX];
+    int scores[CARC_MAX_PLAYERS];
 };
 
 /* A rated game that ended: plain data for the rated_game hook. */
@@ -91,11 +94,11 @@ struct lobby {
      * them. NULL: rated rooms cannot be created (bad_request). */
     void (*rated_game)(void *arg, const struct lobby_rated_game *g);
     void *rated_game_arg;
-    /* Notifications (PROTOCOL.md "Notifications"): the turn passed to a seat
-     * of an account whose player has no connection to the room (and no bot
-     * plays it): called once per such turn. NULL: nobody is told. */
-    void (*your_turn)(void *arg, const struct lobby_turn *t);
-    void *your_turn_arg;
+    /* Notifications (PROTOCOL.md "Notifications"): a seat of an account
+     * whose player has no connection to the room: its turn came (and no bot
+     * plays it), its clock runs low, or the game ended. NULL: nobody is told. */
+    void (*notice)(void *arg, const struct lobby_notice *t);
+    void *notice_arg;
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;

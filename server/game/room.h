@@ -146,11 +146,14 @@ struct room {
      * rated game hook); NULL: nobody is told. */
     void (*over)(void *arg, const struct room *r);
     void *over_arg;
-    /* Called when the turn passes to another seat (after a move that does not
-     * end the game, and at the start), with that seat's index: the lobby's
-     * "your turn" notice (lobby.h your_turn). NULL: nobody is told. */
-    void (*turn_to)(void *arg, const struct room *r, int seat);
-    void *turn_to_arg;
+    /* A player may need telling (lobby.h notice): kind ROOM_NOTICE_TURN when
+     * the turn passes to another seat (after a move that does not end the
+     * game, and at the start), ROOM_NOTICE_LOW when the seat to move has a
+     * quarter of its turn's time left, or an hour, ROOM_NOTICE_OVER for each
+     * seat when the game ends by a move. NULL: nobody is told. */
+    void (*notice)(void *arg, const struct room *r, int seat, int kind);
+    void *notice_arg;
+    int low_told; /* ROOM_NOTICE_LOW bits told this turn (1: a quarter, 2: the last hour) */
     /* Bots alone (turn.h): the game pauses once nobody has been connected to
      * it for alone_grace_ms (bots-alone-grace; 0: never). */
     uint64_t alone_grace_ms;
@@ -353,9 +356,14 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
  * turn it was searched for is still the current one. Call after publishing
  * a change. */
 void room__schedule(struct room *r, uint64_t now);
-/* The turn_to hook told of the seat to move, unless the game is over or that
+/* The notice hook told of the seat to move, unless the game is over or that
  * seat is mover's (-1: at the start). */
+enum room_notice { ROOM_NOTICE_TURN = 0, ROOM_NOTICE_LOW, ROOM_NOTICE_OVER };
 void room__turn_to(struct room *r, int mover);
+/* The seat to move told when its clock comes to a quarter of the time it had
+ * when its turn started (a turn of 20 minutes or more), and to its last hour
+ * (a turn of more than 2 hours); once each per turn. room_tick calls it. */
+void room__time_check(struct room *r, uint64_t now);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
  * room's turn starts (or a stall moved its start: turn_stall), everyone gets
  * a delta of it, then room_presence, turn_tick's decision, then a bot's

@@ -48,9 +48,31 @@ static void on_bot_move(void *arg, int status, const struct carc_move *m, uint64
 
 void room__turn_to(struct room *r, int mover)
 {
-    if (r->phase == PROTO_PHASE_PLAYING && r->turn_to != NULL && r->game != NULL &&
+    r->low_told = 0;
+    if (r->phase == PROTO_PHASE_PLAYING && r->notice != NULL && r->game != NULL &&
         r->game->current != mover)
-        r->turn_to(r->turn_to_arg, r, r->game->current);
+        r->notice(r->notice_arg, r, r->game->current, ROOM_NOTICE_TURN);
+}
+
+#define LOW_MIN_MS (20 * 60 * 1000LL) /* a shorter turn is watched, not told */
+#define HOUR_MS (60 * 60 * 1000LL)
+
+void room__time_check(struct room *r, uint64_t now)
+{
+    if (r->notice == NULL || r->phase != PROTO_PHASE_PLAYING || r->game == NULL ||
+        r->clock.initial <= 0 || r->turn_ms == 0 || r->paused_ms != 0 || now < r->turn_ms)
+        return;
+    const struct room_seat *seat = &r->seats[r->game->current];
+    long long had = seat->clock_ms, left = had - (long long)(now - r->turn_ms);
+    int bit = 0;
+    if (!(r->low_told & 1) && had >= LOW_MIN_MS && left <= had / 4)
+        bit = 1;
+    else if (!(r->low_told & 2) && had > 2 * HOUR_MS && left <= HOUR_MS)
+        bit = 2;
+    if (bit == 0 || left <= 0)
+        return;
+    r->low_told |= bit | (bit == 2 ? 1 : 0); /* past the last hour, a quarter says nothing new */
+    r->notice(r->notice_arg, r, r->game->current, ROOM_NOTICE_LOW);
 }
 
 void room__schedule(struct room *r, uint64_t now)
@@ -121,6 +143,7 @@ void room_tick(struct room *r, uint64_t now, uint64_t grace_ms)
     turn_tick(r, now, grace_ms, &o);
     room__turn_apply(r, &o, now);
     room__schedule(r, now);
+    room__time_check(r, now);
 }
 
 /* One delta telling everyone of seat i's change (a bot's seat). */

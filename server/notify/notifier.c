@@ -46,7 +46,7 @@ struct notifier {
     struct {
         char room[NOTIFIER_ROOM_MAX];
         long long account;
-        int moves;
+        int moves, kind;
     } recent[RECENT];
     int next_recent;
     struct notifier_ask asks[NOTIFIER_ASKS];
@@ -165,17 +165,18 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
     }
 }
 
-/* Whether this turn was told already (else it is remembered now). */
-static int told(struct notifier *n, const struct notifier_turn *t)
+/* Whether this notice was told already (else it is remembered now). */
+static int told(struct notifier *n, const struct notifier_notice *t)
 {
     for (int i = 0; i < RECENT; i++)
         if (n->recent[i].account == t->account && n->recent[i].moves == t->moves &&
-            strcmp(n->recent[i].room, t->room) == 0)
+            n->recent[i].kind == t->kind && strcmp(n->recent[i].room, t->room) == 0)
             return 1;
     int k = n->next_recent++ % RECENT;
     snprintf(n->recent[k].room, sizeof n->recent[k].room, "%s", t->room);
     n->recent[k].account = t->account;
     n->recent[k].moves = t->moves;
+    n->recent[k].kind = t->kind;
     return 0;
 }
 
@@ -190,47 +191,86 @@ static void add(char *out, size_t size, size_t *len, const char *text)
     }
 }
 
-int notifier_turn_payload(const struct notifier_turn *t, char *out, size_t size)
+static void add_str(char *out, size_t size, size_t *len, const char *text)
 {
+    if (*len < size)
+        proto_json_str_append(out, size, len, text);
+}
+
+/* The English words of t (title, body), for a client that has none better. */
+static void words(const struct notifier_notice *t, char *title, size_t tsize, char *body,
+                  size_t bsize)
+{
+    static const char *const ord[] = {"", "1st", "2nd", "3rd", "4th", "5th", "6th"};
+    if (t->kind == NOTIFIER_OVER) {
+        snprintf(title, tsize, "Game over");
+        snprintf(body, bsize, "Room %s: you finished %s with %d points", t->room,
+                 t->rank >= 1 && t->rank <= 6 ? ord[t->rank] : "", t->scores[t->seat]);
+        return;
+    }
+    if (t->kind == NOTIFIER_LOW) {
+        snprintf(title, tsize, "Your time is running out");
+        snprintf(body, bsize, "Room %s: it is your turn and your clock is running low", t->room);
+        return;
+    }
+    snprintf(title, tsize, "Your turn");
+    int k = snprintf(body, bsize, "It is your turn in room %s", t->room);
+    for (int i = 0, first = 1; i < t->n && k > 0 && (size_t)k < bsize; i++) {
+        if (i == t->seat)
+            continue;
+        k += snprintf(body + k, bsize - (size_t)k, "%s%s", first ? " against " : ", ", t->names[i]);
+        first = 0;
+    }
+}
+
+int notifier_payload(const struct notifier_notice *t, char *out, size_t size)
+{
+    static const char *const type[] = {"your_turn", "time_low", "game_over"};
     size_t len = 0;
     char buf[160];
     out[0] = '\0';
-    add(out, size, &len, "{\"v\":1,\"type\":\"your_turn\",\"room\":");
-    if (len < size)
-        proto_json_str_append(out, size, &len, t->room);
-    snprintf(buf, sizeof buf, ",\"url\":\"/#room=%s\",\"seat\":%d,\"deadline\":", t->room, t->seat);
+    if (t->kind < 0 || t->kind > NOTIFIER_OVER || t->seat < 0 || t->seat >= t->n)
+        return -1;
+    snprintf(buf, sizeof buf, "{\"v\":1,\"type\":\"%s\",\"room\":", type[t->kind]);
     add(out, size, &len, buf);
-    if (t->deadline > 0)
-        snprintf(buf, sizeof buf, "%lld", t->deadline);
+    add_str(out, size, &len, t->room);
+    /* A finished game opens as its replay, a running one as its room. */
+    snprintf(buf, sizeof buf, ",\"url\":\"/#%s=%s\",\"seat\":%d",
+             t->kind == NOTIFIER_OVER ? "replay" : "room", t->room, t->seat);
+    add(out, size, &len, buf);
+    if (t->kind == NOTIFIER_OVER)
+        snprintf(buf, sizeof buf, ",\"rank\":%d", t->rank);
+    else if (t->deadline > 0)
+        snprintf(buf, sizeof buf, ",\"deadline\":%lld", t->deadline);
     else
-        snprintf(buf, sizeof buf, "null");
+        snprintf(buf, sizeof buf, ",\"deadline\":null");
     add(out, size, &len, buf);
     add(out, size, &len, ",\"players\":[");
-    for (int i = 0; i < t->n && len < size; i++) {
+    for (int i = 0; i < t->n; i++) {
         if (i > 0)
             add(out, size, &len, ",");
-        if (len < size)
-            proto_json_str_append(out, size, &len, t->names[i]);
+        add_str(out, size, &len, t->names[i]);
     }
-    /* An English text for a page that cannot localize it (the service
-     * worker says it in the player's language from type and players). */
-    add(out, size, &len, "],\"title\":\"Your turn\",\"body\":");
-    char body[NOTIFIER_PLAYERS * NOTIFIER_NAME_MAX + 96];
-    int k = snprintf(body, sizeof body, "It is your turn in room %s", t->room);
-    for (int i = 0, first = 1; i < t->n && k > 0 && (size_t)k < sizeof body; i++) {
-        if (i == t->seat)
-            continue;
-        k += snprintf(body + k, sizeof body - (size_t)k, "%s%s", first ? " against " : ", ",
-                      t->names[i]);
-        first = 0;
+    add(out, size, &len, "]");
+    if (t->kind == NOTIFIER_OVER) {
+        add(out, size, &len, ",\"scores\":[");
+        for (int i = 0; i < t->n; i++) {
+            snprintf(buf, sizeof buf, "%s%d", i > 0 ? "," : "", t->scores[i]);
+            add(out, size, &len, buf);
+        }
+        add(out, size, &len, "]");
     }
-    if (len < size)
-        proto_json_str_append(out, size, &len, body);
+    char title[64], body[NOTIFIER_PLAYERS * NOTIFIER_NAME_MAX + 96];
+    words(t, title, sizeof title, body, sizeof body);
+    add(out, size, &len, ",\"title\":");
+    add_str(out, size, &len, title);
+    add(out, size, &len, ",\"body\":");
+    add_str(out, size, &len, body);
     add(out, size, &len, "}");
     return len < size ? (int)len : -1;
 }
 
-void notifier_your_turn(struct notifier *n, const struct notifier_turn *t)
+void notifier_notice_send(struct notifier *n, const struct notifier_notice *t)
 {
     if (n->closed || told(n, t))
         return;
@@ -238,9 +278,9 @@ void notifier_your_turn(struct notifier *n, const struct notifier_turn *t)
     for (int i = 0; i < NOTIFIER_ASKS && a == NULL; i++)
         if (!n->asks[i].used)
             a = &n->asks[i];
-    int len = a != NULL ? notifier_turn_payload(t, a->payload, sizeof a->payload) : 0;
+    int len = a != NULL ? notifier_payload(t, a->payload, sizeof a->payload) : 0;
     if (a == NULL || len < 0) {
-        log_warn("push: the notice of a turn in room %s was dropped (%s)", t->room,
+        log_warn("push: a notice of room %s was dropped (%s)", t->room,
                  a == NULL ? "too many reads under way" : "too long");
         return;
     }
@@ -248,9 +288,7 @@ void notifier_your_turn(struct notifier *n, const struct notifier_turn *t)
     a->len = (size_t)len;
     if (n->ops.subs(n->ops.arg, t->account, a) != 0) {
         a->used = 0;
-        log_warn("push: the notice of a turn in room %s was dropped (the accounts service is"
-                 " busy)",
-                 t->room);
+        log_warn("push: a notice of room %s was dropped (the accounts service is busy)", t->room);
     }
 }
 

@@ -1,6 +1,7 @@
 /* notifier.h: who is told what by Web Push (PROTOCOL.md "Notifications").
  *
- * An event (a turn that came to a player who is not there) becomes one push to
+ * An event (a turn that came to a player who is not there, their clock running
+ * low, the end of their game) becomes one push to
  * each of the player's subscriptions: the subscriptions are asked of the
  * caller (ops.subs: the accounts service reads them on the thread pool), the
  * payload is written here (the documented JSON), each push sent by push.h
@@ -53,15 +54,19 @@ struct notifier_ops {
     void *arg;
 };
 
-/* "It is your turn" for a player who has no connection to the room. */
-struct notifier_turn {
+/* What a player who has no connection to the room hears of. */
+enum notifier_kind { NOTIFIER_TURN = 0, NOTIFIER_LOW, NOTIFIER_OVER };
+struct notifier_notice {
+    int kind; /* enum notifier_kind: "your_turn", "time_low", "game_over" */
     char room[NOTIFIER_ROOM_MAX];
     long long account;
     int seat;
     long long deadline; /* ms since 1970 when the seat's clock runs out; 0: no clock */
-    int moves;          /* moves played so far (the same turn is told once) */
+    int moves;          /* moves played so far (with kind: the same notice is told once) */
+    int rank;           /* game_over: the seat's rank, ties sharing one */
     int n;
     char names[NOTIFIER_PLAYERS][NOTIFIER_NAME_MAX];
+    int scores[NOTIFIER_PLAYERS];
 };
 
 struct notifier;
@@ -69,12 +74,12 @@ struct notifier;
 /* A notifier sending with s (which must outlive it) through ops (copied). */
 struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
                               const struct notifier_ops *ops);
-void notifier_your_turn(struct notifier *n, const struct notifier_turn *t);
+void notifier_notice_send(struct notifier *n, const struct notifier_notice *t);
 /* The answer of ops.subs for ask: a push of its notice to each. */
 void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *subs, int n);
 /* The payload of t as PROTOCOL.md "Notifications" gives it, into out (size
  * bytes): its length, or -1 when it does not fit. For tests too. */
-int notifier_turn_payload(const struct notifier_turn *t, char *out, size_t size);
+int notifier_payload(const struct notifier_notice *t, char *out, size_t size);
 /* Stops: the retries waiting are dropped (their timers closed), later
  * answers of reads and pushes change nothing. Then run the loop until the
  * outbound client has answered everything (outbound_close) before
