@@ -188,6 +188,9 @@ static const struct key keys[] = {
      0, 0,
      "the contact push services see in carcd's VAPID tokens: mailto:ADDRESS or an https:// URL"
      " (mailto:carcd@localhost)"},
+    {"outbound-private", K_ONOFF, OFF(outbound_private), 0, 0, 1,
+     "on: push endpoints may be at loopback, private and link-local addresses (tests, a LAN's"
+     " own push service); off: refused, so a user's URL cannot reach carcd's network (off)"},
     {"outbound-ca-file", K_STR, OFF(outbound_ca_file),
      sizeof(((struct carcd_config *)0)->outbound_ca_file), 0, 0,
      "PEM certificates trusted for outbound HTTPS besides the system's (none)"},

@@ -53,6 +53,7 @@ struct carcd_config {
     char vapid_key_file[1024];   /* "": <data-dir>/vapid.pem */
     char push_contact[200];      /* a VAPID token's "sub" */
     char outbound_ca_file[1024]; /* "": the system's CAs only */
+    int outbound_private;        /* 1: outbound requests may reach private addresses */
     struct lobby_limits limits;
 };
 

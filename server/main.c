@@ -486,6 +486,7 @@ static int notify_open(struct server *sv)
     outbound_config_defaults(&oc);
     oc.ca_file = sv->cfg.outbound_ca_file[0] != '\0' ? sv->cfg.outbound_ca_file : NULL;
     oc.user_agent = "carcd";
+    oc.private_ok = sv->cfg.outbound_private;
     sv->outbound = outbound_new(&sv->loop, &oc, err, sizeof err);
     if (sv->outbound == NULL) {
         log_error("%s", err);

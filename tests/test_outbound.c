@@ -64,6 +64,7 @@ static struct outbound *client(int with_ca, int timeout_ms, int queue_max)
     c.timeout_ms = timeout_ms;
     c.queue_max = queue_max;
     c.response_max = 100;
+    c.private_ok = 1; /* the endpoint is on 127.0.0.1 */
     char err[256];
     struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
@@ -119,6 +120,7 @@ START_TEST(headers_reach_the_endpoint)
     struct outbound_config c;
     outbound_config_defaults(&c);
     c.ca_file = srv.cert;
+    c.private_ok = 1;
     char err[256];
     struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
     ck_assert_msg(o != NULL, "%s", err);
@@ -264,6 +266,35 @@ START_TEST(prepared_off_the_loop)
 }
 END_TEST
 
+/* By default a URL cannot reach a private address (a user's push endpoint
+ * aimed at carcd's own network); e-mail to the configured relay can. */
+START_TEST(private_addresses_refused)
+{
+    struct outbound_config c;
+    outbound_config_defaults(&c);
+    c.ca_file = srv.cert;
+    char err[256];
+    struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
+    const char *urls[] = {"https://127.0.0.1:%d/status/200", "https://localhost:%d/status/200",
+                          "https://[::1]:%d/status/200", "https://10.1.2.3:%d/",
+                          "https://169.254.169.254:%d/latest/meta-data"};
+    struct got g[5];
+    memset(g, 0, sizeof g);
+    for (int i = 0; i < 5; i++) {
+        char u[128];
+        snprintf(u, sizeof u, urls[i], srv.port);
+        ck_assert_int_eq(outbound_post(o, u, NULL, 0, "x", 1, on_answer, &g[i]), 0);
+    }
+    finish(o);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(g[i].n, 1);
+        ck_assert_msg(g[i].error == OUTBOUND_E_PRIVATE, "%s: %s", urls[i],
+                      srv_status_name(g[i].error));
+    }
+}
+END_TEST
+
 START_TEST(bad_ca_file)
 {
     struct outbound_config c;
@@ -316,7 +347,12 @@ static void file_read(const char *name, char *out, size_t size)
 
 START_TEST(mail_sent_over_starttls)
 {
-    struct outbound *o = client(1, 10000, 8);
+    struct outbound_config c;
+    outbound_config_defaults(&c);
+    c.ca_file = srv.cert; /* private_ok 0: the relay is the host's own, on 127.0.0.1 */
+    char err[256];
+    struct outbound *o = outbound_new(&loop, &c, err, sizeof err);
+    ck_assert_msg(o != NULL, "%s", err);
     char u[64];
     snprintf(u, sizeof u, "smtp://127.0.0.1:%d", sink.port);
     const char msg[] = "From: carcd <carcd@example.org>\r\nTo: ann@example.org\r\n"
@@ -377,6 +413,7 @@ Suite *suite_outbound(void)
     tcase_add_test(tc, bounded_queue_and_bad_urls);
     tcase_add_test(tc, close_answers_everything_once);
     tcase_add_test(tc, prepared_off_the_loop);
+    tcase_add_test(tc, private_addresses_refused);
     tcase_add_test(tc, bad_ca_file);
     suite_add_tcase(s, tc);
     TCase *mail = tcase_create("mail");

@@ -4,7 +4,9 @@
  * under `mu` (requests in, answers out) and the two uv_async handles. */
 #include "notify/outbound.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -33,7 +35,9 @@ struct req {
     outbound_prepare prepare; /* NULL: body and headers given */
     char *mail_from;          /* an e-mail (outbound_mail): the envelope; else NULL */
     struct curl_slist *rcpt;
-    size_t sent; /* bytes of body read by libcurl (an e-mail's upload) */
+    size_t sent;         /* bytes of body read by libcurl (an e-mail's upload) */
+    int refused_private; /* on_open refused a private address */
+    struct outbound *o;
     void *parg;
     CURL *easy;
     char errbuf[CURL_ERROR_SIZE];
@@ -127,6 +131,42 @@ static void running_unlink(struct outbound *o, struct req *r)
     r->next = r->prev = NULL;
 }
 
+/* Whether an address is one a user's URL may not reach (outbound.h private_ok). */
+static int private_v4(uint32_t a)
+{
+    return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 || (a >> 22) == (100u << 2 | 1) ||
+           (a >> 16) == (169u << 8 | 254) || (a >> 20) == (172u << 4 | 1) ||
+           (a >> 16) == (192u << 8 | 168) || (a >> 28) >= 14;
+}
+
+static int private_addr(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return private_v4(ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr));
+    if (sa->sa_family != AF_INET6)
+        return 1;
+    const uint8_t *b = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (memcmp(b, mapped, 12) == 0)
+        return private_v4((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | b[14] << 8 | b[15]);
+    static const uint8_t zero[15] = {0};
+    if (memcmp(b, zero, 15) == 0) /* :: and ::1 */
+        return 1;
+    return (b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || b[0] == 0xff;
+}
+
+/* CURLOPT_OPENSOCKETFUNCTION of a user's URL: no private address. */
+static curl_socket_t on_open(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct req *r = arg;
+    (void)purpose;
+    if (!r->o->cfg.private_ok && private_addr(&a->addr)) {
+        r->refused_private = 1;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}
+
 static int error_of(CURLcode c)
 {
     switch (c) {
@@ -172,6 +212,9 @@ static void done_one(struct outbound *o, CURL *e, CURLcode c)
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &r->res.status);
     if (c == CURLE_OK) {
         r->res.retry_after_s = retry_after(e);
+    } else if (r->refused_private) {
+        r->res.error = OUTBOUND_E_PRIVATE;
+        r->res.message = "the host is at a loopback, private or link-local address";
     } else {
         r->res.error = error_of(c);
         r->res.message = r->errbuf[0] != '\0' ? r->errbuf : curl_easy_strerror(c);
@@ -339,6 +382,7 @@ static int start(struct outbound *o, struct req *r)
     if (e == NULL)
         return -1;
     r->easy = e;
+    r->o = o;
     r->resp = mem_alloc(o->cfg.response_max + 1);
     r->resp[0] = '\0';
     r->res.body_len = o->cfg.response_max; /* on_data's limit until the answer */
@@ -355,6 +399,8 @@ static int start(struct outbound *o, struct req *r)
     } else {
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, r);
         curl_easy_setopt(e, CURLOPT_USERAGENT, o->ua);
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);

@@ -10,10 +10,10 @@
  * every queued one is answered exactly once (OUTBOUND_E_CLOSED when the
  * client closes first).
  *
- * Only https:// URLs, no redirects followed, a total and a connect timeout,
- * at most `response_max` bytes of an answer's body kept (the rest read and
- * dropped). `ca_file`: PEM certificates trusted besides the system's (at
- * most 16; tests trust their local endpoints with it).
+ * Only https:// URLs to public addresses (private_ok), no redirects followed, a total and a connect
+ * timeout, at most `response_max` bytes of an answer's body kept (the rest read and dropped).
+ * `ca_file`: PEM certificates trusted besides the system's (at most 16; tests trust their local
+ * endpoints with it).
  *
  * Owned by whoever made it (main); outbound_close ends it. All calls on the
  * loop given to outbound_new. */
@@ -30,6 +30,12 @@ struct outbound_config {
     size_t response_max;    /* bytes of a body kept (4096) */
     const char *ca_file;    /* NULL: the system's CAs only; copied */
     const char *user_agent; /* NULL: "carcd"; copied */
+    /* 0 (the default): an https request whose host resolves to a loopback,
+     * private, link-local, shared (100.64/10) or multicast address is refused
+     * before it connects (OUTBOUND_E_PRIVATE), so that a URL a user gave (a
+     * push endpoint) cannot reach carcd's own network; e-mail to the
+     * configured relay is never refused so. 1: allowed (tests, a LAN). */
+    int private_ok;
 };
 void outbound_config_defaults(struct outbound_config *c);
 

@@ -113,6 +113,8 @@ static int prepare(void *parg, struct outbound_prep *p)
 
 static int outcome_of(const struct outbound_result *r)
 {
+    if (r->error == OUTBOUND_E_PRIVATE) /* never deliverable: as if gone */
+        return PUSH_GONE;
     if (r->error != 0)
         return r->error == OUTBOUND_E_TIMEOUT || r->error == OUTBOUND_E_CONNECT ||
                        r->error == OUTBOUND_E_TLS || r->error == OUTBOUND_E_FAILED

@@ -40,7 +40,8 @@ int push_origin(const char *endpoint, char *out, size_t size);
 /* What the caller does next with the subscription. */
 enum push_outcome {
     PUSH_SENT = 0, /* 2xx: the push service took it */
-    PUSH_GONE,     /* 404 or 410: the subscription has expired or was removed: drop it */
+    PUSH_GONE,     /* 404 or 410: the subscription has expired or was removed, or its
+                      endpoint is at a private address (OUTBOUND_E_PRIVATE): drop it */
     PUSH_RETRY,    /* 429, 5xx, or no answer (timeout, connection, TLS): later, with
                       backoff (retry_after_s when the service gave one) */
     PUSH_FAILED    /* any other answer (400, 403: another key, 413...): not again as is */

@@ -59,7 +59,8 @@
     X(OUTBOUND_E_TIMEOUT, "the request timed out")                                                 \
     X(OUTBOUND_E_CONNECT, "could not resolve or connect to the host")                              \
     X(OUTBOUND_E_TLS, "the TLS handshake or the certificate failed")                               \
-    X(OUTBOUND_E_FAILED, "the request failed")
+    X(OUTBOUND_E_FAILED, "the request failed")                                                     \
+    X(OUTBOUND_E_PRIVATE, "the host is at a loopback, private or link-local address")
 
 #define SRV__SPOS(name, text) SRV__SPOS_##name,
 enum { SRV__SPOS_FIRST = CARC__EPOS_COUNT - 1, SRV_STATUS_MAP(SRV__SPOS) SRV__SPOS_END };

@@ -207,6 +207,7 @@ class PushDelivery(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="carcd-push-delivery-")
         cls.svc = PushService(cls.dir)
         cls.srv = h.Server(dict(CONFIG, **{"outbound-ca-file": cls.svc.cert,
+                                           "outbound-private": "on",
                                            "push-contact": "mailto:ops@carcd.test",
                                            "bot-pace-ms": 1500,
                                            "takeover-grace": 600,
@@ -286,6 +287,34 @@ class PushDelivery(unittest.TestCase):
                          {"endpoint": self.svc.endpoint("gone")}, cookie=token,
                          headers={"X-CSRF-Token": csrf})
         self.assertEqual((s, doc.get("error")), (404, "no_such_subscription"), doc)
+
+
+class PushPrivate(unittest.TestCase):
+    """Without outbound-private, an endpoint at a private address (here the local push
+    service on 127.0.0.1) is never contacted: the subscription is dropped at its first push."""
+
+    def test_private_endpoint_dropped(self):
+        folder = tempfile.mkdtemp(prefix="carcd-push-private-")
+        svc = PushService(folder)
+        srv = h.Server(dict(CONFIG, **{"outbound-ca-file": svc.cert, "bot-pace-ms": 1500,
+                                       "takeover-grace": 600, "bots-alone-grace": 600})).start()
+        try:
+            t = PushDelivery("test_your_turn_delivered")
+            t.srv, t.svc = srv, svc
+            token, csrf = t.signup(srv, "Wes%d" % (int(time.time() * 1000) % 100000))
+            t.subscribe(token, csrf, "private")
+            t.away_on_my_turn(token, "Wes")
+            deadline = time.monotonic() + 15
+            line = "a subscription at 127.0.0.1:%d was dropped (gone)" % svc.port
+            while line not in srv.log():
+                self.assertLess(time.monotonic(), deadline, "never dropped:\n" + srv.log())
+                time.sleep(0.1)
+            self.assertFalse(os.path.exists(svc.log) and os.path.getsize(svc.log) > 0,
+                             "the private endpoint was contacted")
+        finally:
+            srv.stop()
+            svc.stop()
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class PushRoutesPg(PushRoutes):
