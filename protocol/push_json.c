@@ -42,6 +42,14 @@ static int read_body(int kind, json_t *root, struct proto_push_body *out, struct
 {
     static const char *const sub_keys[] = {"endpoint", "expirationTime", "keys", NULL};
     static const char *const unsub_keys[] = {"endpoint", NULL};
+    static const char *const hook_keys[] = {"url", NULL};
+    if (kind == PROTO_PUSH_WEBHOOK) {
+        if (!json_is_object(root))
+            return proto_error_set(err, CARC_E_INVAL, -1, "", "the body must be a JSON object");
+        if (unknown_key(root, hook_keys) != NULL)
+            return proto_error_set(err, CARC_E_INVAL, -1, "", "only url is taken");
+        return read_str(root, "url", "url", out->endpoint, sizeof out->endpoint, err);
+    }
     static const char *const key_keys[] = {"p256dh", "auth", NULL};
     if (!json_is_object(root))
         return proto_error_set(err, CARC_E_INVAL, -1, "", "the body must be a JSON object");

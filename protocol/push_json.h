@@ -4,6 +4,7 @@
  *   POST   /api/push/subscriptions  a PushSubscription as the browser's toJSON() gives it:
  *          {"endpoint": URL, "expirationTime": null or a number, "keys": {"p256dh", "auth"}}
  *   DELETE /api/push/subscriptions  {"endpoint": URL}
+ *   POST   /api/me/webhook          {"url": URL}  (into endpoint)
  *
  * Decoding is strict as in account_json.h (an object, no key twice, no key
  * the route does not list, strings of bounded length); what the strings must
@@ -28,7 +29,7 @@ struct proto_push_body {
     char auth[PROTO_PUSH_KEY_MAX + 1];
 };
 
-enum { PROTO_PUSH_SUBSCRIBE = 0, PROTO_PUSH_UNSUBSCRIBE };
+enum { PROTO_PUSH_SUBSCRIBE = 0, PROTO_PUSH_UNSUBSCRIBE, PROTO_PUSH_WEBHOOK };
 
 /* Decode text[0..len), the body of kind, into *out (zeroed first). 0, or
  * CARC_E_TOO_BIG (over PROTO_PUSH_BODY_MAX), CARC_E_JSON (not JSON, a key

@@ -188,6 +188,16 @@ static const struct key keys[] = {
      0, 0,
      "the contact push services see in carcd's VAPID tokens: mailto:ADDRESS or an https:// URL"
      " (mailto:carcd@localhost)"},
+    {"webhooks", K_ONOFF, OFF(webhooks), 0, 0, 1,
+     "on: a signed-in player may give a webhook (POST /api/me/webhook) their notices are posted"
+     " to (Discord- and Slack-compatible); off: refused (on)"},
+    {"webhook-hosts", K_STR, OFF(webhook_hosts), sizeof(((struct carcd_config *)0)->webhook_hosts),
+     0, 0,
+     "comma-separated hosts a webhook may name (a host and its subdomains), e.g."
+     " discord.com,hooks.slack.com (any public host)"},
+    {"public-url", K_STR, OFF(public_url), sizeof(((struct carcd_config *)0)->public_url), 0, 0,
+     "the address players reach carcd at (https://play.example.org), for the links of webhook"
+     " messages (none: no link)"},
     {"outbound-private", K_ONOFF, OFF(outbound_private), 0, 0, 1,
      "on: push endpoints may be at loopback, private and link-local addresses (tests, a LAN's"
      " own push service); off: refused, so a user's URL cannot reach carcd's network (off)"},
@@ -220,6 +230,7 @@ void config_defaults(struct carcd_config *c)
     c->member_invites = 0;
     c->ladder_min_games = 5;
     strcpy(c->push_contact, "mailto:carcd@localhost");
+    c->webhooks = 1;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;

@@ -54,6 +54,9 @@ struct carcd_config {
     char push_contact[200];      /* a VAPID token's "sub" */
     char outbound_ca_file[1024]; /* "": the system's CAs only */
     int outbound_private;        /* 1: outbound requests may reach private addresses */
+    int webhooks;                /* 1: accounts may give a webhook */
+    char webhook_hosts[1000];    /* the hosts webhooks may name; "": any */
+    char public_url[512];        /* carcd's address for players, for links; "": none */
     struct lobby_limits limits;
 };
 

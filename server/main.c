@@ -420,7 +420,7 @@ static void on_push_list(void *arg, const struct accounts_result *r)
         snprintf(subs[n].p256dh, sizeof subs[n].p256dh, "%s", r->push->subs[i].p256dh);
         snprintf(subs[n].auth, sizeof subs[n].auth, "%s", r->push->subs[i].auth);
     }
-    notifier_subs_answer(arg, subs, n);
+    notifier_subs_answer(arg, subs, n, r->status == 0 && r->push != NULL ? r->push->webhook : NULL);
 }
 
 static int push_subs(void *arg, long long account, struct notifier_ask *ask)
@@ -431,14 +431,25 @@ static int push_subs(void *arg, long long account, struct notifier_ask *ask)
                : -1;
 }
 
+static int outcome_of(int outcome)
+{
+    return outcome == NOTIFIER_SENT   ? ACCOUNTS_PUSH_SENT
+           : outcome == NOTIFIER_GONE ? ACCOUNTS_PUSH_GONE
+                                      : ACCOUNTS_PUSH_FAILED;
+}
+
 static void push_outcome(void *arg, const char *endpoint, int outcome)
 {
     struct server *sv = arg;
-    int o = outcome == NOTIFIER_SENT   ? ACCOUNTS_PUSH_SENT
-            : outcome == NOTIFIER_GONE ? ACCOUNTS_PUSH_GONE
-                                       : ACCOUNTS_PUSH_FAILED;
     if (sv->accounts != NULL)
-        (void)accounts_push_outcome(sv->accounts, endpoint, o, NULL, NULL);
+        (void)accounts_push_outcome(sv->accounts, endpoint, outcome_of(outcome), NULL, NULL);
+}
+
+static void hook_outcome(void *arg, long long account, int outcome)
+{
+    struct server *sv = arg;
+    if (sv->accounts != NULL)
+        (void)accounts_webhook_outcome(sv->accounts, account, outcome_of(outcome), NULL, NULL);
 }
 
 /* The lobby's notice hook: to the notifier (the kinds are the same). */
@@ -493,9 +504,12 @@ static int notify_open(struct server *sv)
         return -1;
     }
     sv->api.vapid = sv->vapid;
+    sv->api.webhooks = sv->cfg.webhooks;
+    sv->api.webhook_hosts = sv->cfg.webhook_hosts;
     sv->push = (struct push_sender){sv->outbound, sv->vapid, sv->cfg.push_contact};
-    sv->notifier =
-        notifier_new(&sv->loop, &sv->push, &(struct notifier_ops){push_subs, push_outcome, sv});
+    sv->notifier = notifier_new(&sv->loop, &sv->push,
+                                &(struct notifier_ops){push_subs, push_outcome, hook_outcome, sv},
+                                sv->cfg.public_url);
     sv->lobby->notice = notice;
     sv->lobby->notice_arg = sv;
     return 0;

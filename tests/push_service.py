@@ -5,7 +5,9 @@ Usage: push_service.py CERT KEY LOG. Listens over HTTPS on 127.0.0.1, port 0, an
 line: "PORT P256DH AUTH", the keys (base64url) of the one subscription it holds, as a browser's
 PushSubscription would give them; its endpoints are https://127.0.0.1:PORT/push/NAME.
 
-Every POST is checked as a push service does and written as one JSON line to LOG:
+A POST to /hook/NAME is a webhook's (a chat service's): logged as {"path", "content_type",
+"body"} and answered 204 (404 for NAME "gone"). Every other POST is checked as a push service
+does and written as one JSON line to LOG:
   {"path", "ttl", "urgency", "encoding", "vapid": "ok" or why not, "aud", "sub", "exp",
    "key" (the k= of the Authorization header), "payload" (the decrypted text, or null),
    "error" (why it did not decrypt, or null)}
@@ -118,6 +120,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         origin = "https://127.0.0.1:%d" % self.server.server_address[1]
+        if self.path.startswith("/hook/"):  # a webhook (a chat service's), not a push
+            rec = {"path": self.path, "content_type": self.headers.get("Content-Type"),
+                   "body": body.decode("utf-8", "replace")}
+            with LOCK, open(self.server.log, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            name = self.path.rsplit("/", 1)[-1]
+            self.answer(404 if name == "gone" else 204)
+            return
         why, claims, key = vapid(self.headers.get("Authorization", ""), origin)
         payload, error = None, None
         try:

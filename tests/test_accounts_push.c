@@ -139,12 +139,12 @@ START_TEST(push_subscriptions_kept_moved_and_dropped)
 }
 END_TEST
 
-/* Account tables of version 2 gain push_subscriptions, their rows kept. */
+/* Account tables of version 2 gain push_subscriptions and webhooks, their rows kept. */
 START_TEST(migration_from_2_adds_push_subscriptions)
 {
     both_open();
     long long ann = account_new("Ann");
-    ck_assert_int_eq(store_test_exec(st, "DROP TABLE push_subscriptions;"
+    ck_assert_int_eq(store_test_exec(st, "DROP TABLE push_subscriptions; DROP TABLE webhooks;"
                                          " UPDATE accounts_version SET version = 2"),
                      0);
     store_accounts_close(ac);
@@ -155,7 +155,7 @@ START_TEST(migration_from_2_adds_push_subscriptions)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 2 to 3") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 2 to 4") == 1, "log: %s", test_log_text());
     struct store_account acc;
     ck_assert_int_eq(store_account_find(ac, "ann", &acc), 0);
     ck_assert_int_eq(acc.id, ann);
@@ -167,10 +167,61 @@ START_TEST(migration_from_2_adds_push_subscriptions)
 }
 END_TEST
 
+START_TEST(webhooks_set_read_and_dropped)
+{
+    both_open();
+    long long ann = account_new("Ann"), bob = account_new("Bob");
+    char url[STORE_WEBHOOK_MAX + 1];
+    ck_assert_int_eq(store_webhook_get(ac, ann, url, sizeof url), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_webhook_put(ac, ann, "https://discord.com/api/webhooks/1/a", 10), 0);
+    ck_assert_int_eq(store_webhook_put(ac, ann, "https://discord.com/api/webhooks/1/b", 20), 0);
+    ck_assert_int_eq(store_webhook_get(ac, ann, url, sizeof url), 0);
+    ck_assert_str_eq(url, "https://discord.com/api/webhooks/1/b"); /* replaced, one each */
+    ck_assert_int_eq(store_webhook_get(ac, bob, url, sizeof url), STORE_E_NOT_FOUND);
+    int dropped = -1;
+    ck_assert_int_eq(store_webhook_outcome(ac, ann, 0, 2, &dropped), 0);
+    ck_assert_int_eq(dropped, 0);
+    ck_assert_int_eq(store_webhook_outcome(ac, ann, 1, 2, &dropped), 0); /* forgiven */
+    ck_assert_int_eq(store_webhook_outcome(ac, ann, 0, 2, &dropped), 0);
+    ck_assert_int_eq(dropped, 0);
+    ck_assert_int_eq(store_webhook_outcome(ac, ann, 0, 2, &dropped), 0);
+    ck_assert_int_eq(dropped, 1);
+    ck_assert_int_eq(store_webhook_get(ac, ann, url, sizeof url), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_webhook_outcome(ac, ann, 0, 2, &dropped), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_webhook_put(ac, bob, "https://hooks.slack.com/services/x", 30), 0);
+    ck_assert_int_eq(store_webhook_delete(ac, bob), 0);
+    ck_assert_int_eq(store_webhook_delete(ac, bob), STORE_E_NOT_FOUND);
+    ck_assert_int_eq(store_webhook_put(ac, 0, "https://x/", 1), STORE_E_ARGS);
+    ck_assert_int_eq(store_webhook_put(ac, bob, "", 1), STORE_E_ARGS);
+}
+END_TEST
+
+/* Account tables of version 3 gain webhooks. */
+START_TEST(migration_from_3_adds_webhooks)
+{
+    both_open();
+    long long ann = account_new("Ann");
+    ck_assert_int_eq(
+        store_test_exec(st, "DROP TABLE webhooks; UPDATE accounts_version SET version = 3"), 0);
+    store_accounts_close(ac);
+    log_level_set(LOG_INFO);
+    test_log_capture();
+    char err[512];
+    ac = store_accounts_open(st, err, sizeof err);
+    test_log_release();
+    log_level_set(LOG_ERROR);
+    ck_assert_msg(ac != NULL, "%s", err);
+    ck_assert_msg(test_log_count("from version 3 to 4") == 1, "log: %s", test_log_text());
+    ck_assert_int_eq(store_webhook_put(ac, ann, "https://discord.com/api/webhooks/2/c", 1), 0);
+}
+END_TEST
+
 static void tests_add(TCase *tc)
 {
     tcase_add_test(tc, push_subscriptions_kept_moved_and_dropped);
     tcase_add_test(tc, migration_from_2_adds_push_subscriptions);
+    tcase_add_test(tc, webhooks_set_read_and_dropped);
+    tcase_add_test(tc, migration_from_3_adds_webhooks);
 }
 
 Suite *suite_accounts_push(void)

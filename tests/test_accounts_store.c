@@ -719,6 +719,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     long long ann = account_new("Ann");
     ck_assert_int_eq(store_rating_history_add(ac, ann, STORE_POOL_2P, &pt), 0);
     ck_assert_int_eq(store_test_exec(st, "DROP TABLE rated_games; DROP TABLE push_subscriptions;"
+                                         " DROP TABLE webhooks;"
                                          " UPDATE accounts_version SET version = 1"),
                      0);
     store_accounts_close(ac);
@@ -729,7 +730,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 1 to 3") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 1 to 4") == 1, "log: %s", test_log_text());
     struct store_rated_game g[4];
     int n = -1, claimed = -1;
     ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);
@@ -739,7 +740,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     ck_assert_int_eq(store_rated_game_claim(ac, "OLD", 1, &claimed), 0);
     ck_assert_int_eq(claimed, 0);
     ck_assert_int_eq(store_accounts_commit(ac), 0);
-    /* At version 3 now: opened again, nothing is updated. */
+    /* At the newest version now: opened again, nothing is updated. */
     store_accounts_close(ac);
     log_level_set(LOG_INFO);
     test_log_capture();

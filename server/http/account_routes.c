@@ -307,6 +307,8 @@ size_t api_account_body_route(const char *method, const char *path)
     if ((strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0) &&
         strcmp(path, "/api/push/subscriptions") == 0)
         return PROTO_PUSH_BODY_MAX; /* push_routes.c */
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/webhook") == 0)
+        return PROTO_PUSH_BODY_MAX; /* push_routes.c */
     int known;
     int r = route_of(method, path, &known);
     return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE

@@ -82,6 +82,10 @@ struct api {
     /* carcd's Web Push key (notify/vapid.h; push_routes.c): NULL without
      * push, and the push routes answer 404 push_off. */
     const struct vapid *vapid;
+    /* Webhooks (push_routes.c): allowed at all, and a comma-separated list of
+     * the hosts a webhook may name ("" or NULL: any public host). */
+    int webhooks;
+    const char *webhook_hosts;
 };
 
 struct api_reply {

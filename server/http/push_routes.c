@@ -4,6 +4,9 @@
  *                                   PushManager.subscribe's applicationServerKey takes it
  *   POST   /api/push/subscriptions  the browser's PushSubscription, kept for the account
  *   DELETE /api/push/subscriptions  {"endpoint"}: that subscription removed
+ *   GET    /api/me/webhook          {"url"}: the account's webhook, null for none
+ *   POST   /api/me/webhook          {"url"}: set (https; a host webhook-hosts allows)
+ *   DELETE /api/me/webhook          removed
  *
  * The key is public (no cookie). The subscription routes are checked as the
  * other state-changing /api/me routes (account_routes.c): an Origin of this
@@ -16,8 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http/api.h"
+#include "json_str.h"
 #include "notify/push.h"
 #include "notify/vapid.h"
 #include "players/accounts.h"
@@ -32,6 +37,7 @@ struct push_call {
     struct accounts_req *req;
     int https;
     int subscribe; /* 1: POST, 0: DELETE */
+    int hook;      /* /api/me/webhook: 1 POST, 2 DELETE, 3 GET */
     char token[TOKEN_LEN + 1];
     char csrf[TOKEN_LEN + 1];
     struct accounts_push_sub sub;
@@ -50,15 +56,32 @@ static void on_done(void *arg, const struct accounts_result *r)
     struct push_call *c = arg;
     struct api_reply *out = c->out;
     c->req = NULL;
-    if (r->status == 0) {
+    if (r->status == 0 && c->hook == 3) {
+        const char *url = r->push != NULL ? r->push->webhook : "";
+        size_t n = strlen(url) * 6 + 32;
+        char *json = mem_alloc(n);
+        size_t len = strlen("{\"url\":");
+        memcpy(json, "{\"url\":", len + 1);
+        if (url[0] != '\0') {
+            proto_json_str_append(json, n, &len, url);
+        } else {
+            memcpy(json + len, "null", 5);
+            len += 4;
+        }
+        memcpy(json + len, "}", 2);
+        api_reply_json(out, 200, json, NULL);
+    } else if (r->status == 0) {
         out->status = 204;
         out->content_type = "application/json";
         out->cache_control = "no-store";
         out->body = "";
         out->len = 0;
     } else if (r->status == ACCOUNTS_E_UNKNOWN) {
-        api_reply_json_error(out, 404, "no_such_subscription",
-                             "this account has no subscription with that endpoint");
+        if (c->hook)
+            api_reply_json_error(out, 404, "no_webhook", "this account has no webhook");
+        else
+            api_reply_json_error(out, 404, "no_such_subscription",
+                                 "this account has no subscription with that endpoint");
     } else if (r->status == ACCOUNTS_E_SESSION) {
         api_reply_json_error(out, 401, "not_signed_in", "not signed in");
     } else {
@@ -81,9 +104,11 @@ static void on_session(void *arg, const struct accounts_result *r)
     } else if (c->csrf[0] == '\0' || !token_equal(c->csrf, r->csrf)) {
         api_reply_json_error(out, 403, "csrf", "X-CSRF-Token must be the session's csrf token");
     } else {
-        c->req = c->subscribe
-                     ? accounts_push_put(c->a->accounts, c->token, &c->sub, on_done, c)
-                     : accounts_push_delete(c->a->accounts, c->token, c->sub.endpoint, on_done, c);
+        struct accounts *ac = c->a->accounts;
+        c->req = c->hook == 1   ? accounts_webhook_put(ac, c->token, c->sub.endpoint, on_done, c)
+                 : c->hook == 2 ? accounts_webhook_delete(ac, c->token, on_done, c)
+                 : c->subscribe ? accounts_push_put(ac, c->token, &c->sub, on_done, c)
+                                : accounts_push_delete(ac, c->token, c->sub.endpoint, on_done, c);
         if (c->req != NULL)
             return;
         api_reply_json_error(out, 503, "busy", "too many account requests; retry");
@@ -140,8 +165,112 @@ static int body_read(const struct api_request *rq, struct push_call *c, struct a
     return 0;
 }
 
+/* Whether url's host is one webhook_hosts lists (a name, or any name ending
+ * in "." and it); every host when the list is empty. */
+static int hook_host_ok(const char *hosts, const char *url)
+{
+    if (hosts == NULL || hosts[0] == '\0')
+        return 1;
+    char origin[PUSH_ENDPOINT_MAX + 1];
+    if (push_origin(url, origin, sizeof origin) != 0)
+        return 0;
+    const char *host = origin + 8; /* "https://" */
+    size_t hl = strcspn(host, ":");
+    for (const char *p = hosts; *p != '\0';) {
+        p += strspn(p, " ,");
+        size_t n = strcspn(p, " ,");
+        if (n > 0 && n <= hl && strncasecmp(host + hl - n, p, n) == 0 &&
+            (n == hl || host[hl - n - 1] == '.'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* POST /api/me/webhook's body into c: 0, or -1 with the answer written. */
+static int hook_read(struct api *a, const struct api_request *rq, struct push_call *c,
+                     struct api_reply *out)
+{
+    struct proto_push_body b;
+    struct proto_error err;
+    proto_error_init(&err);
+    if (proto_push_decode(PROTO_PUSH_WEBHOOK, rq->body != NULL ? rq->body : "", rq->body_len, &b,
+                          &err) != 0) {
+        char text[sizeof err.field + sizeof err.text + 4];
+        snprintf(text, sizeof text, "%s%s%s", err.field, err.field[0] ? ": " : "", err.text);
+        api_reply_json_error(out, 400, "bad_request", text);
+        return -1;
+    }
+    char origin[PUSH_ENDPOINT_MAX + 1];
+    int plain = 1;
+    for (const char *p = b.endpoint; *p != '\0'; p++)
+        plain &= (unsigned char)*p > 0x20 && *p != 0x7f;
+    if (!plain || push_origin(b.endpoint, origin, sizeof origin) != 0) {
+        api_reply_json_error(out, 400, "bad_webhook", "url: not an https:// URL with a host");
+        return -1;
+    }
+    if (!hook_host_ok(a->webhook_hosts, b.endpoint)) {
+        api_reply_json_error(out, 403, "webhook_host",
+                             "this server takes webhooks to other hosts only (webhook-hosts)");
+        return -1;
+    }
+    memcpy(c->sub.endpoint, b.endpoint, sizeof c->sub.endpoint);
+    return 0;
+}
+
+/* /api/me/webhook: 1 when rq was it. */
+static int hook_route(struct api *a, const struct api_request *rq, struct api_reply *out)
+{
+    int get = strcmp(rq->method, "GET") == 0, post = strcmp(rq->method, "POST") == 0;
+    int del = strcmp(rq->method, "DELETE") == 0;
+    if (a->accounts == NULL) {
+        api_reply_json_error(out, 404, "accounts_off", "this server has no accounts (no storage)");
+        return 1;
+    }
+    if (!a->webhooks) {
+        api_reply_json_error(out, 403, "webhooks_off", "this server sends no webhooks");
+        return 1;
+    }
+    if (!get && !post && !del) {
+        api_reply_json_error(out, 405, "method", "method not allowed on this route");
+        return 1;
+    }
+    if (!get && rq->origin != API_ORIGIN_OK) {
+        api_reply_json_error(out, 403, "origin",
+                             "a request that changes an account needs an Origin of this site");
+        return 1;
+    }
+    struct push_call *c = mem_zalloc(1, sizeof *c);
+    c->a = a;
+    c->out = out;
+    c->https = rq->https;
+    c->hook = post ? 1 : del ? 2 : 3;
+    if ((post && hook_read(a, rq, c, out) != 0) || !api_cookie_session(rq->cookie, c->token)) {
+        if (out->status == 0)
+            api_reply_json_error(out, 401, "not_signed_in", "not signed in");
+        call_free(c);
+        return 1;
+    }
+    if (rq->csrf != NULL && strlen(rq->csrf) == TOKEN_LEN)
+        memcpy(c->csrf, rq->csrf, TOKEN_LEN + 1);
+    if (out->ready != NULL)
+        c->req = get ? accounts_webhook_get(a->accounts, c->token, on_done, c)
+                     : accounts_session(a->accounts, c->token, on_session, c);
+    if (c->req == NULL) {
+        call_free(c);
+        api_reply_json_error(out, 503, "busy", "too many account requests; retry");
+        return 1;
+    }
+    out->deferred = 1;
+    out->cancel = on_cancel;
+    out->cancel_arg = c;
+    return 1;
+}
+
 int api_push_route(struct api *a, const struct api_request *rq, struct api_reply *out)
 {
+    if (strcmp(rq->path, "/api/me/webhook") == 0)
+        return hook_route(a, rq, out);
     int key = strcmp(rq->path, "/api/push/key") == 0;
     if (!key && strcmp(rq->path, "/api/push/subscriptions") != 0)
         return 0;

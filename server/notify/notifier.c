@@ -14,6 +14,7 @@
 #define RECENT 64   /* turns remembered as told */
 #define ATTEMPTS 4  /* a push tried at most this often */
 #define TTL_S 86400 /* a push service keeps a turn's notice a day at most */
+#define HOOK_MAX (WEBPUSH_PAYLOAD_MAX + 1200) /* a webhook's body: the payload and a line */
 
 static const int backoff_s[ATTEMPTS - 1] = {30, 120, 600};
 
@@ -23,18 +24,21 @@ struct job {
     struct notifier *n;
     uv_timer_t timer;
     int attempt;
-    int waiting; /* on the timer (counted in n->pending) */
-    struct push_subscription sub;
+    int waiting;                  /* on the timer (counted in n->pending) */
+    long long hook;               /* a webhook's post, for this account; 0: a push */
+    struct push_subscription sub; /* a webhook's: only its endpoint (the URL) */
     size_t len;
-    char payload[WEBPUSH_PAYLOAD_MAX + 1];
+    char payload[HOOK_MAX + 1];
 };
 
 /* A read of an account's subscriptions under way: a slot of the notifier. */
 struct notifier_ask {
     struct notifier *n;
     int used;
+    long long account;
     size_t len;
     char payload[WEBPUSH_PAYLOAD_MAX + 1];
+    char line[900]; /* the notice as one line of chat (a webhook's) */
 };
 
 struct notifier {
@@ -50,12 +54,14 @@ struct notifier {
     } recent[RECENT];
     int next_recent;
     struct notifier_ask asks[NOTIFIER_ASKS];
+    char public_url[256];
 };
 
 struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
-                              const struct notifier_ops *ops)
+                              const struct notifier_ops *ops, const char *public_url)
 {
     struct notifier *n = mem_zalloc(1, sizeof *n);
+    snprintf(n->public_url, sizeof n->public_url, "%s", public_url != NULL ? public_url : "");
     n->loop = loop;
     n->sender = s;
     n->ops = *ops;
@@ -89,6 +95,8 @@ static void job_end(struct job *j)
 }
 
 static void job_send(struct job *j);
+static void add(char *out, size_t size, size_t *len, const char *text);
+static void add_str(char *out, size_t size, size_t *len, const char *text);
 
 static void on_retry(uv_timer_t *t)
 {
@@ -119,27 +127,85 @@ static void on_result(void *arg, const struct push_result *r)
     int o = r->outcome == PUSH_SENT   ? NOTIFIER_SENT
             : r->outcome == PUSH_GONE ? NOTIFIER_GONE
                                       : NOTIFIER_FAILED;
-    if (n->ops.outcome != NULL)
+    if (j->hook != 0 && n->ops.hook_outcome != NULL)
+        n->ops.hook_outcome(n->ops.arg, j->hook, o);
+    else if (j->hook == 0 && n->ops.outcome != NULL)
         n->ops.outcome(n->ops.arg, j->sub.endpoint, o);
     job_end(j);
+}
+
+/* A webhook's answer, sorted as a push's (push.h). */
+static void on_hook_answer(void *arg, const struct outbound_result *r)
+{
+    int outcome = r->error == OUTBOUND_E_PRIVATE         ? PUSH_GONE
+                  : r->error != 0                        ? PUSH_RETRY
+                  : r->status >= 200 && r->status < 300  ? PUSH_SENT
+                  : r->status == 404 || r->status == 410 ? PUSH_GONE
+                  : r->status == 429 || r->status >= 500 ? PUSH_RETRY
+                                                         : PUSH_FAILED;
+    struct push_result res = {outcome, r->status, r->retry_after_s, r->error};
+    on_result(arg, &res);
 }
 
 static void job_send(struct job *j)
 {
     j->attempt++;
-    int rc = push_send(j->n->sender, &j->sub, j->payload, j->len, TTL_S, "high", on_result, j);
+    static const char *const json[] = {"Content-Type: application/json"};
+    int rc = j->hook != 0 ? outbound_post(j->n->sender->out, j->sub.endpoint, json, 1, j->payload,
+                                          j->len, on_hook_answer, j)
+                          : push_send(j->n->sender, &j->sub, j->payload, j->len, TTL_S, "high",
+                                      on_result, j);
     if (rc != 0) { /* the outbound queue is full or closing: this notice is lost */
         log_warn("push: a notice was not sent: %s", srv_status_name(rc));
         job_end(j);
     }
 }
 
-void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *subs, int count)
+static struct job *job_new(struct notifier *n)
+{
+    struct job *j = mem_zalloc(1, sizeof *j);
+    j->n = n;
+    uv_timer_init(n->loop, &j->timer);
+    j->timer.data = j;
+    j->next = n->head;
+    if (n->head != NULL)
+        n->head->prev = j;
+    n->head = j;
+    n->jobs++;
+    return j;
+}
+
+/* The webhook's body: {"content","text","username","carcd"}. 0, or -1. */
+static int hook_body(const struct notifier_ask *a, char *out, size_t size, size_t *len)
+{
+    *len = 0;
+    out[0] = '\0';
+    add(out, size, len, "{\"content\":");
+    add_str(out, size, len, a->line);
+    add(out, size, len, ",\"text\":");
+    add_str(out, size, len, a->line);
+    add(out, size, len, ",\"username\":\"carcd\",\"carcd\":");
+    add(out, size, len, a->payload);
+    add(out, size, len, "}");
+    return *len < size ? 0 : -1;
+}
+
+void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *subs, int count,
+                          const char *webhook)
 {
     struct notifier *n = a->n;
     a->used = 0;
     if (n->closed)
         return;
+    if (webhook != NULL && webhook[0] != '\0' && strlen(webhook) <= PUSH_ENDPOINT_MAX) {
+        struct job *j = job_new(n);
+        j->hook = a->account;
+        snprintf(j->sub.endpoint, sizeof j->sub.endpoint, "%s", webhook);
+        if (hook_body(a, j->payload, sizeof j->payload, &j->len) == 0)
+            job_send(j);
+        else
+            job_end(j);
+    }
     for (int i = 0; i < count; i++) {
         struct job *j = mem_zalloc(1, sizeof *j);
         const char *why = NULL;
@@ -151,17 +217,12 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
             free(j);
             continue;
         }
-        j->n = n;
-        j->len = a->len;
-        memcpy(j->payload, a->payload, a->len + 1);
-        uv_timer_init(n->loop, &j->timer);
-        j->timer.data = j;
-        j->next = n->head;
-        if (n->head != NULL)
-            n->head->prev = j;
-        n->head = j;
-        n->jobs++;
-        job_send(j);
+        struct job *k = job_new(n);
+        k->sub = j->sub;
+        free(j);
+        k->len = a->len;
+        memcpy(k->payload, a->payload, a->len + 1);
+        job_send(k);
     }
 }
 
@@ -286,6 +347,14 @@ void notifier_notice_send(struct notifier *n, const struct notifier_notice *t)
     }
     a->used = 1;
     a->len = (size_t)len;
+    a->account = t->account;
+    char title[64], body[NOTIFIER_PLAYERS * NOTIFIER_NAME_MAX + 96];
+    words(t, title, sizeof title, body, sizeof body);
+    if (n->public_url[0] != '\0')
+        snprintf(a->line, sizeof a->line, "%s: %s %s/#%s=%s", title, body, n->public_url,
+                 t->kind == NOTIFIER_OVER ? "replay" : "room", t->room);
+    else
+        snprintf(a->line, sizeof a->line, "%s: %s", title, body);
     if (n->ops.subs(n->ops.arg, t->account, a) != 0) {
         a->used = 0;
         log_warn("push: a notice of room %s was dropped (the accounts service is busy)", t->room);

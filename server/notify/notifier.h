@@ -6,7 +6,8 @@
  * caller (ops.subs: the accounts service reads them on the thread pool), the
  * payload is written here (the documented JSON), each push sent by push.h
  * (encrypted and signed off the loop), and what came of it handed back
- * (ops.outcome: the caller keeps, forgives or drops the subscription). A push
+ * (ops.outcome: the caller keeps, forgives or drops the subscription). An
+ * account's webhook gets the same notice as a chat message. A push
  * the service could not take now (429, 5xx, no answer) is tried again after
  * 30 s, 2 min and 10 min (or the service's Retry-After when longer), then
  * counted as failed. The same turn (room, account, its move number) is told
@@ -51,6 +52,8 @@ struct notifier_ops {
     int (*subs)(void *arg, long long account, struct notifier_ask *ask);
     /* A delivery to endpoint ended so (enum notifier_outcome). */
     void (*outcome)(void *arg, const char *endpoint, int outcome);
+    /* A post to account's webhook ended so. */
+    void (*hook_outcome)(void *arg, long long account, int outcome);
     void *arg;
 };
 
@@ -71,12 +74,18 @@ struct notifier_notice {
 
 struct notifier;
 
-/* A notifier sending with s (which must outlive it) through ops (copied). */
+/* A notifier sending with s (which must outlive it) through ops (copied);
+ * public_url (copied; "" or NULL: none) makes the links of webhook messages
+ * absolute. */
 struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
-                              const struct notifier_ops *ops);
+                              const struct notifier_ops *ops, const char *public_url);
 void notifier_notice_send(struct notifier *n, const struct notifier_notice *t);
-/* The answer of ops.subs for ask: a push of its notice to each. */
-void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *subs, int n);
+/* The answer of ops.subs for ask: a push of its notice to each subscription,
+ * and a post to the account's webhook (NULL or "": none): Discord's and
+ * Slack's JSON at once, {"content", "text", "username": "carcd", "carcd":
+ * the push payload}. */
+void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *subs, int n,
+                          const char *webhook);
 /* The payload of t as PROTOCOL.md "Notifications" gives it, into out (size
  * bytes): its length, or -1 when it does not fit. For tests too. */
 int notifier_payload(const struct notifier_notice *t, char *out, size_t size);

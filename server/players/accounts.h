@@ -376,6 +376,7 @@ struct accounts_push {
     long long account;
     int n;
     struct accounts_push_sub subs[ACCOUNTS_PUSH_MAX];
+    char webhook[1025]; /* the account's webhook URL, "" for none */
 };
 
 /* The subscription s stored for the account of the session of token (it
@@ -399,5 +400,21 @@ struct accounts_req *accounts_push_list(struct accounts *a, long long account, a
 enum { ACCOUNTS_PUSH_SENT = 0, ACCOUNTS_PUSH_GONE, ACCOUNTS_PUSH_FAILED };
 struct accounts_req *accounts_push_outcome(struct accounts *a, const char *endpoint, int outcome,
                                            accounts_cb cb, void *arg);
+
+/* The session's account's webhook (PROTOCOL.md "Notifications"): set to url
+ * (checked by the caller), read (r->push->webhook, "" for none) or removed
+ * (ACCOUNTS_E_UNKNOWN when there is none). ACCOUNTS_E_SESSION,
+ * ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_webhook_put(struct accounts *a, const char *token, const char *url,
+                                          accounts_cb cb, void *arg);
+struct accounts_req *accounts_webhook_get(struct accounts *a, const char *token, accounts_cb cb,
+                                          void *arg);
+struct accounts_req *accounts_webhook_delete(struct accounts *a, const char *token, accounts_cb cb,
+                                             void *arg);
+/* What came of a post to account's webhook (ACCOUNTS_PUSH_SENT forgives its
+ * failures; _GONE removes it; _FAILED counts one, ACCOUNTS_PUSH_FAILURES_MAX
+ * in a row remove it). cb may be NULL. */
+struct accounts_req *accounts_webhook_outcome(struct accounts *a, long long account, int outcome,
+                                              accounts_cb cb, void *arg);
 
 #endif

@@ -14,7 +14,16 @@
 #include "util/mem.h"
 #include "util/status.h"
 
-enum op { OP_PUT, OP_DELETE, OP_LIST, OP_OUTCOME };
+enum op {
+    OP_PUT,
+    OP_DELETE,
+    OP_LIST,
+    OP_OUTCOME,
+    OP_HOOK_PUT,
+    OP_HOOK_GET,
+    OP_HOOK_DELETE,
+    OP_HOOK_OUTCOME
+};
 
 _Static_assert(sizeof((struct accounts_push_sub *)0)->endpoint == STORE_PUSH_ENDPOINT_MAX + 1,
                "endpoint sizes");
@@ -92,6 +101,43 @@ struct accounts_req *accounts_push_outcome(struct accounts *a, const char *endpo
     return accounts__queue(r);
 }
 
+struct accounts_req *accounts_webhook_put(struct accounts *a, const char *token, const char *url,
+                                          accounts_cb cb, void *arg)
+{
+    struct accounts_req *r = session_req(a, token, OP_HOOK_PUT, cb, arg);
+    if (r == NULL || r->where == ACCOUNTS__READY)
+        return r;
+    struct push_ext *x = r->ext;
+    snprintf(x->list.webhook, sizeof x->list.webhook, "%s", url);
+    return accounts__queue(r);
+}
+
+struct accounts_req *accounts_webhook_get(struct accounts *a, const char *token, accounts_cb cb,
+                                          void *arg)
+{
+    struct accounts_req *r = session_req(a, token, OP_HOOK_GET, cb, arg);
+    return r == NULL || r->where == ACCOUNTS__READY ? r : accounts__queue(r);
+}
+
+struct accounts_req *accounts_webhook_delete(struct accounts *a, const char *token, accounts_cb cb,
+                                             void *arg)
+{
+    struct accounts_req *r = session_req(a, token, OP_HOOK_DELETE, cb, arg);
+    return r == NULL || r->where == ACCOUNTS__READY ? r : accounts__queue(r);
+}
+
+struct accounts_req *accounts_webhook_outcome(struct accounts *a, long long account, int outcome,
+                                              accounts_cb cb, void *arg)
+{
+    struct accounts_req *r = accounts__req_new(a, ACCOUNTS__PUSH, cb, arg);
+    if (r == NULL)
+        return NULL;
+    struct push_ext *x = push_req(r, OP_HOOK_OUTCOME)->ext;
+    x->outcome = outcome;
+    x->account = account;
+    return accounts__queue(r);
+}
+
 /* The host of an endpoint, for a log line. */
 static void host_of(const char *endpoint, char *out, size_t size)
 {
@@ -111,6 +157,11 @@ static void list_run(struct accounts_req *r, struct store_accounts *h, struct pu
     }
     x->list.account = x->account;
     x->list.n = n;
+    rc = store_webhook_get(h, x->account, x->list.webhook, sizeof x->list.webhook);
+    if (rc != 0 && rc != STORE_E_NOT_FOUND) {
+        accounts__storage_failed(r, h, "an account's webhook", rc);
+        return;
+    }
     for (int i = 0; i < n; i++) { /* same sizes: both NUL-terminated */
         memcpy(x->list.subs[i].endpoint, rows[i].endpoint, sizeof x->list.subs[i].endpoint);
         memcpy(x->list.subs[i].p256dh, rows[i].p256dh, sizeof x->list.subs[i].p256dh);
@@ -143,6 +194,51 @@ static void outcome_run(struct accounts_req *r, struct store_accounts *h, struct
     accounts__set(&r->res, 0);
 }
 
+static void hook_outcome_run(struct accounts_req *r, struct store_accounts *h, struct push_ext *x)
+{
+    int dropped = 0, rc;
+    if (x->outcome == ACCOUNTS_PUSH_GONE)
+        rc = store_webhook_delete(h, x->account), dropped = rc == 0;
+    else
+        rc = store_webhook_outcome(h, x->account, x->outcome == ACCOUNTS_PUSH_SENT,
+                                   ACCOUNTS_PUSH_FAILURES_MAX, &dropped);
+    if (rc == STORE_E_NOT_FOUND)
+        rc = 0;
+    if (rc != 0) {
+        accounts__storage_failed(r, h, "a webhook's delivery", rc);
+        return;
+    }
+    if (dropped)
+        log_info("webhook: account %lld's webhook was dropped (%s)", x->account,
+                 x->outcome == ACCOUNTS_PUSH_GONE ? "gone" : "too many failed deliveries");
+    accounts__set(&r->res, 0);
+}
+
+/* A signed-in page's webhook: set, read or removed. */
+static void hook_run(struct accounts_req *r, struct store_accounts *h, struct push_ext *x)
+{
+    int rc;
+    if (x->op == OP_HOOK_PUT) {
+        rc = store_webhook_put(h, r->res.account, x->list.webhook, r->now);
+    } else if (x->op == OP_HOOK_GET) {
+        rc = store_webhook_get(h, r->res.account, x->list.webhook, sizeof x->list.webhook);
+        if (rc == STORE_E_NOT_FOUND)
+            rc = 0; /* "" */
+        r->res.push = &x->list;
+    } else {
+        rc = store_webhook_delete(h, r->res.account);
+        if (rc == STORE_E_NOT_FOUND) {
+            accounts__set(&r->res, ACCOUNTS_E_UNKNOWN);
+            return;
+        }
+    }
+    if (rc != 0) {
+        accounts__storage_failed(r, h, "an account's webhook", rc);
+        return;
+    }
+    accounts__set(&r->res, 0);
+}
+
 void accounts__push_job_run(struct accounts_req *r, struct store_accounts *h)
 {
     struct push_ext *x = r->ext;
@@ -154,9 +250,17 @@ void accounts__push_job_run(struct accounts_req *r, struct store_accounts *h)
         outcome_run(r, h, x);
         return;
     }
+    if (x->op == OP_HOOK_OUTCOME) {
+        hook_outcome_run(r, h, x);
+        return;
+    }
     if (accounts__session_read(r, h) != 0)
         return;
     memset(r->res.csrf, 0, sizeof r->res.csrf); /* not part of these answers */
+    if (x->op >= OP_HOOK_PUT) {
+        hook_run(r, h, x);
+        return;
+    }
     int rc;
     if (x->op == OP_PUT) {
         struct store_push_sub s;

@@ -98,7 +98,8 @@ struct store_accounts {
     "CREATE TABLE account_games(game TEXT NOT NULL, seat INTEGER NOT NULL,"                        \
     " account BIGINT NOT NULL, time_ms BIGINT NOT NULL, PRIMARY KEY(game, seat));"                 \
     "CREATE INDEX account_games_account ON account_games(account, time_ms);"                       \
-    "CREATE TABLE accounts_version(version INTEGER NOT NULL);" ACC_RATED_SQL ACC_PUSH_SQL
+    "CREATE TABLE accounts_version(version INTEGER NOT NULL);" ACC_RATED_SQL ACC_PUSH_SQL          \
+        ACC_HOOK_SQL
 
 /* Version 2: the rated games (accounts_rated.c), one row per game rated (or
  * found unratable), written in the transaction of its ratings. */
@@ -119,6 +120,11 @@ struct store_accounts {
     "CREATE INDEX push_subscriptions_account ON push_subscriptions(account, created_ms);"
 /* From version 2 to 3. */
 #define ACC_V3_SQL ACC_PUSH_SQL "UPDATE accounts_version SET version = 3;"
+/* Version 4: an account's webhook (accounts_push.c). */
+#define ACC_HOOK_SQL                                                                               \
+    "CREATE TABLE webhooks(account BIGINT PRIMARY KEY, url TEXT NOT NULL,"                         \
+    " created_ms BIGINT NOT NULL, failures INTEGER NOT NULL DEFAULT 0);"
+#define ACC_V4_SQL ACC_HOOK_SQL "UPDATE accounts_version SET version = 4;"
 
 /* accounts_sqlite.c, accounts_pg.c: a handle on st's database (st of that
  * backend), its tables created or checked; NULL with err. With ACC_OPEN_READ

@@ -203,12 +203,14 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
     if (version == 0 && !read &&
         pg__run(c,
                 ACC_SCHEMA_SQL("BIGSERIAL PRIMARY KEY",
-                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(3);",
+                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(4);",
                 why, sizeof why) != 0)
         goto fail;
     if (version == 1 && !read && pg__run(c, ACC_V2_SQL, why, sizeof why) != 0)
         goto fail;
     if (version >= 1 && version <= 2 && !read && pg__run(c, ACC_V3_SQL, why, sizeof why) != 0)
+        goto fail;
+    if (version >= 1 && version <= 3 && !read && pg__run(c, ACC_V4_SQL, why, sizeof why) != 0)
         goto fail;
     if (pg__run(c, "COMMIT", why, sizeof why) != 0)
         goto fail;
@@ -217,7 +219,7 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
                  STORE_ACCOUNTS_SCHEMA);
     if (version >= 1 && version < STORE_ACCOUNTS_SCHEMA && !read)
         log_info("storage: updated the PostgreSQL account tables from version %d to %d"
-                 " (rated_games, push_subscriptions)",
+                 " (rated_games, push_subscriptions, webhooks)",
                  version, STORE_ACCOUNTS_SCHEMA);
     return 0;
 fail:

@@ -157,3 +157,86 @@ int store_push_list(struct store_accounts *a, long long account, struct store_pu
         *n = 0;
     return rc;
 }
+
+/* ---- webhooks ---- */
+
+int store_webhook_put(struct store_accounts *a, long long account, const char *url,
+                      long long now_ms)
+{
+    if (account <= 0 || !text_ok(url, STORE_WEBHOOK_MAX))
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(account), AV_S(url), AV_I(now_ms)};
+    return a->be->run(a,
+                      "INSERT INTO webhooks(account, url, created_ms, failures)"
+                      " VALUES($1, $2, $3, 0) ON CONFLICT(account) DO UPDATE"
+                      " SET url = excluded.url, created_ms = excluded.created_ms, failures = 0",
+                      3, v, NULL, NULL, NULL);
+}
+
+struct text_read {
+    struct store_accounts *a;
+    char *out;
+    size_t size;
+    int found;
+};
+
+static int text_row(void *arg, const struct acc_row *r)
+{
+    struct text_read *t = arg;
+    snprintf(t->out, t->size, "%s", t->a->be->col_text(r, 0));
+    t->found = 1;
+    return 0;
+}
+
+int store_webhook_get(struct store_accounts *a, long long account, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (account <= 0 || size <= STORE_WEBHOOK_MAX)
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(account)};
+    struct text_read t = {a, out, size, 0};
+    int rc = a->be->run(a, "SELECT url FROM webhooks WHERE account = $1", 1, v, text_row, &t, NULL);
+    return rc != 0 ? rc : t.found ? 0 : STORE_E_NOT_FOUND;
+}
+
+int store_webhook_delete(struct store_accounts *a, long long account)
+{
+    if (account <= 0)
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(account)};
+    long long changes = 0;
+    int rc = a->be->run(a, "DELETE FROM webhooks WHERE account = $1", 1, v, NULL, NULL, &changes);
+    return rc != 0 ? rc : changes == 0 ? STORE_E_NOT_FOUND : 0;
+}
+
+int store_webhook_outcome(struct store_accounts *a, long long account, int ok, int max,
+                          int *dropped)
+{
+    *dropped = 0;
+    if (account <= 0 || max < 1)
+        return STORE_E_ARGS;
+    struct acc_val v[] = {AV_I(account), AV_I(max)};
+    long long changes = 0;
+    if (ok) {
+        int rc = a->be->run(a, "UPDATE webhooks SET failures = 0 WHERE account = $1", 1, v, NULL,
+                            NULL, &changes);
+        return rc != 0 ? rc : changes == 0 ? STORE_E_NOT_FOUND : 0;
+    }
+    int own = 0;
+    int rc = begin(a, &own);
+    if (rc != 0)
+        return rc;
+    rc = a->be->run(a, "UPDATE webhooks SET failures = failures + 1 WHERE account = $1", 1, v, NULL,
+                    NULL, &changes);
+    if (rc == 0 && changes == 0)
+        rc = STORE_E_NOT_FOUND;
+    int gone = 0;
+    if (rc == 0)
+        rc = a->be->run(a,
+                        "DELETE FROM webhooks WHERE account = $1 AND failures >= $2"
+                        " RETURNING account",
+                        2, v, count_row, &gone, NULL);
+    rc = end(a, own, rc);
+    *dropped = rc == 0 && gone > 0;
+    return rc;
+}

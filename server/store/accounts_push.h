@@ -1,7 +1,9 @@
-/* store/accounts_push.h: the Web Push subscriptions of accounts, in the
- * account tables (version 3: push_subscriptions), on both backends.
+/* store/accounts_push.h: where accounts are told of their games: their Web
+ * Push subscriptions (account tables version 3) and their webhook (version
+ * 4), on both backends.
  *
  *   push_subscriptions(endpoint PRIMARY KEY, account, p256dh, auth, created_ms, failures)
+ *   webhooks(account PRIMARY KEY, url, created_ms, failures)
  *
  * One row per browser subscription (its endpoint is unique: a browser that
  * subscribes again while another account is signed in moves to it). The keys
@@ -45,5 +47,23 @@ int store_push_delivered(struct store_accounts *a, const char *endpoint);
  * number in *n. 0, STORE_E_ARGS, STORE_E_DB. */
 int store_push_list(struct store_accounts *a, long long account, struct store_push_sub *out,
                     int max, int *n);
+
+/* ---- webhooks: one URL an account's notices are posted to ---- */
+
+#define STORE_WEBHOOK_MAX 1024
+
+/* account's webhook set to url (replacing any, failures back to 0). 0,
+ * STORE_E_ARGS, STORE_E_DB. */
+int store_webhook_put(struct store_accounts *a, long long account, const char *url,
+                      long long now_ms);
+/* account's webhook into out (size > STORE_WEBHOOK_MAX): 0, STORE_E_NOT_FOUND,
+ * STORE_E_DB. */
+int store_webhook_get(struct store_accounts *a, long long account, char *out, size_t size);
+/* account's webhook removed: 0, STORE_E_NOT_FOUND, STORE_E_DB. */
+int store_webhook_delete(struct store_accounts *a, long long account);
+/* A delivery to account's webhook failed (max in a row remove it: *dropped
+ * 1) or worked (ok: failures back to 0). 0, STORE_E_NOT_FOUND, STORE_E_DB. */
+int store_webhook_outcome(struct store_accounts *a, long long account, int ok, int max,
+                          int *dropped);
 
 #endif

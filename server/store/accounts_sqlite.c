@@ -147,7 +147,7 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version == 0 && !read &&
         sqlite3_exec(DB(a),
                      ACC_SCHEMA_SQL("INTEGER PRIMARY KEY AUTOINCREMENT",
-                                    "REAL") "INSERT INTO accounts_version VALUES(3);",
+                                    "REAL") "INSERT INTO accounts_version VALUES(4);",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     what = "cannot update the account tables to version 2";
@@ -157,6 +157,10 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version >= 1 && version <= 2 && !read &&
         sqlite3_exec(DB(a), ACC_V3_SQL, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
+    what = "cannot update the account tables to version 4";
+    if (version >= 1 && version <= 3 && !read &&
+        sqlite3_exec(DB(a), ACC_V4_SQL, NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
     if (sqlite3_exec(DB(a), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (version == 0 && !read)
@@ -164,7 +168,7 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
                  STORE_ACCOUNTS_SCHEMA);
     if (version >= 1 && version < STORE_ACCOUNTS_SCHEMA && !read)
         log_info("storage: updated the account tables in %s from version %d to %d (rated_games,"
-                 " push_subscriptions)",
+                 " push_subscriptions, webhooks)",
                  path, version, STORE_ACCOUNTS_SCHEMA);
     return 0;
 fail:

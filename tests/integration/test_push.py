@@ -317,6 +317,128 @@ class PushPrivate(unittest.TestCase):
             shutil.rmtree(folder, ignore_errors=True)
 
 
+class Webhooks(unittest.TestCase):
+    """An account's webhook (PROTOCOL.md "Notifications"): set, read and removed with the
+    account routes' checks; its notices posted as Discord's and Slack's JSON at once; a 404
+    drops it; webhook-hosts and webhooks = off refuse."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="carcd-hooks-")
+        cls.svc = PushService(cls.dir)
+        cls.srv = h.Server(dict(CONFIG, **{"outbound-ca-file": cls.svc.cert,
+                                           "outbound-private": "on",
+                                           "public-url": "https://carcd.test",
+                                           "bot-pace-ms": 1500, "takeover-grace": 600,
+                                           "bots-alone-grace": 600})).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.svc.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    signup = PushRoutes.signup
+
+    def hook(self, srv, method, token, csrf, body=None, **kw):
+        return call(srv, method, "/api/me/webhook", body, cookie=token,
+                    headers={"X-CSRF-Token": csrf} if csrf else None, **kw)
+
+    def test_set_read_remove(self):
+        token, csrf = self.signup(self.srv, "Xan%d" % (int(time.time() * 1000) % 100000))
+        s, _, doc = self.hook(self.srv, "GET", token, None, origin=False)
+        self.assertEqual((s, doc), (200, {"url": None}))
+        url = "https://discord.com/api/webhooks/123/abc"
+        s, _, doc = call(self.srv, "POST", "/api/me/webhook", {"url": url})
+        self.assertEqual((s, doc["error"]), (401, "not_signed_in"))
+        s, _, doc = self.hook(self.srv, "POST", token, None, {"url": url})
+        self.assertEqual((s, doc["error"]), (403, "csrf"))
+        s, _, doc = self.hook(self.srv, "POST", token, csrf, {"url": url}, origin=False)
+        self.assertEqual((s, doc["error"]), (403, "origin"))
+        for body, code in [({"url": "http://discord.com/x"}, "bad_webhook"),
+                           ({"url": "https:// spaced/x"}, "bad_webhook"),
+                           ({"url": url, "x": 1}, "bad_request"), ({"link": url}, "bad_request")]:
+            s, _, doc = self.hook(self.srv, "POST", token, csrf, body)
+            self.assertEqual((s, doc["error"]), (400, code), body)
+        s, _, doc = self.hook(self.srv, "GET", token, None, origin=False)
+        self.assertEqual(doc, {"url": None})  # nothing was kept
+        s, _, doc = self.hook(self.srv, "POST", token, csrf, {"url": url})
+        self.assertEqual(s, 204, doc)
+        s, _, doc = self.hook(self.srv, "GET", token, None, origin=False)
+        self.assertEqual((s, doc), (200, {"url": url}))
+        s, _, doc = self.hook(self.srv, "DELETE", token, csrf)
+        self.assertEqual(s, 204, doc)
+        s, _, doc = self.hook(self.srv, "DELETE", token, csrf)
+        self.assertEqual((s, doc["error"]), (404, "no_webhook"))
+
+    def test_notice_posted_then_gone(self):
+        name = "Yul%d" % (int(time.time() * 1000) % 100000)
+        token, csrf = self.signup(self.srv, name)
+        s, _, doc = self.hook(self.srv, "POST", token, csrf, {"url": self.svc.endpoint("x")
+                                                               .replace("/push/", "/hook/")})
+        self.assertEqual(s, 204, doc)
+        room = PushDelivery.away_on_my_turn(self, token, name)
+        deadline = time.monotonic() + 20
+        while True:
+            hooks = []
+            if os.path.exists(self.svc.log):
+                with open(self.svc.log) as f:
+                    hooks = [json.loads(line) for line in f if '"/hook/x"' in line]
+            if hooks:
+                break
+            self.assertLess(time.monotonic(), deadline, "no webhook post")
+            time.sleep(0.1)
+        self.assertEqual(hooks[0]["content_type"], "application/json")
+        body = json.loads(hooks[0]["body"])
+        self.assertEqual(body["username"], "carcd")
+        self.assertEqual(body["content"], body["text"])
+        self.assertTrue(body["content"].startswith("Your turn: It is your turn in room " + room),
+                        body)
+        self.assertTrue(body["content"].endswith("https://carcd.test/#room=" + room), body)
+        self.assertEqual((body["carcd"]["type"], body["carcd"]["room"]), ("your_turn", room))
+        # A webhook answered 404 is dropped.
+        s, _, doc = self.hook(self.srv, "POST", token, csrf,
+                              {"url": "https://127.0.0.1:%d/hook/gone" % self.svc.port})
+        self.assertEqual(s, 204, doc)
+        a = h.Client(WithCookie(self.srv, token), name="a", timeout=30)
+        a.request_ok("resume", "joined", room=room)  # back: then away on the next turn
+        doc = a.wait_doc(lambda d: d["current"] == 0)
+        self.assertIsNotNone(a.wait_legal())
+        r = a.request("play", **h.random_move(random.Random(3), a))
+        self.assertEqual(r.get("type"), "ack", r)
+        a.close()
+        deadline = time.monotonic() + 20
+        while "webhook was dropped (gone)" not in self.srv.log():
+            self.assertLess(time.monotonic(), deadline, self.srv.log())
+            time.sleep(0.1)
+        s, _, doc = self.hook(self.srv, "GET", token, None, origin=False)
+        self.assertEqual(doc, {"url": None})
+
+    def test_hosts_and_off(self):
+        srv = h.Server(dict(CONFIG, **{"webhook-hosts": "discord.com, hooks.slack.com"})).start()
+        try:
+            token, csrf = self.signup(srv, "Zed%d" % (int(time.time() * 1000) % 100000))
+            for url, status in [("https://discord.com/api/webhooks/1/a", 204),
+                                ("https://canary.discord.com/api/webhooks/1/a", 204),
+                                ("https://hooks.slack.com/services/T/B/x", 204),
+                                ("https://evildiscord.com/x", 403),
+                                ("https://discord.com.evil.net/x", 403),
+                                ("https://127.0.0.1:9/x", 403)]:
+                s, _, doc = self.hook(srv, "POST", token, csrf, {"url": url})
+                self.assertEqual(s, status, (url, doc))
+                if status == 403:
+                    self.assertEqual(doc["error"], "webhook_host")
+        finally:
+            srv.stop()
+        srv = h.Server(dict(CONFIG, **{"webhooks": "off"})).start()
+        try:
+            token, csrf = self.signup(srv, "Zoe%d" % (int(time.time() * 1000) % 100000))
+            s, _, doc = self.hook(srv, "POST", token, csrf, {"url": "https://discord.com/x"})
+            self.assertEqual((s, doc["error"]), (403, "webhooks_off"))
+        finally:
+            srv.stop()
+
+
 class PushRoutesPg(PushRoutes):
     """The same on PostgreSQL."""
 
