@@ -207,22 +207,20 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
             job_end(j);
     }
     for (int i = 0; i < count; i++) {
-        struct job *j = mem_zalloc(1, sizeof *j);
+        struct push_subscription sub;
         const char *why = NULL;
-        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &j->sub, &why) !=
+        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
             0) {
             /* stored before a stricter check: it can never be sent */
             if (n->ops.outcome != NULL)
                 n->ops.outcome(n->ops.arg, subs[i].endpoint, NOTIFIER_GONE);
-            free(j);
             continue;
         }
-        struct job *k = job_new(n);
-        k->sub = j->sub;
-        free(j);
-        k->len = a->len;
-        memcpy(k->payload, a->payload, a->len + 1);
-        job_send(k);
+        struct job *j = job_new(n);
+        j->sub = sub;
+        j->len = a->len;
+        memcpy(j->payload, a->payload, a->len + 1);
+        job_send(j);
     }
 }
 
