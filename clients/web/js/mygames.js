@@ -1,5 +1,6 @@
 // mygames.js: "My games" of a signed-in account (GET /api/me/games, PROTOCOL.md "Accounts (HTTP)"):
-// the dialog #games-dlg, opened from the account menu, lists the running games first (whose turn,
+// the dialog #games-dlg, opened from the account menu, lists the running games first, those
+// waiting for you before the others (your turn, the least time left first; whose turn,
 // "Your turn" highlighted, the time left on the account's clock) with "Resume", then the finished
 // ones with the result and a "Replay" link, 20 more with each "More". Resume opens the room's link;
 // main.js then sends `resume` without a token (the server finds the account's seat), so it works on
@@ -104,7 +105,14 @@ function render() {
   const end = $("games-end-list");
   run.replaceChildren();
   end.replaceChildren();
-  games.forEach((g, i) => (g.status === "running" ? run : end).append(item(g, i)));
+  // Waiting for you first: the running games where it is your turn, the least time left first
+  // (no clock last), then the other running ones as the server lists them (newest first).
+  const waiting = (g) => (g.your_turn ? 0 : 1);
+  const left = (g) => (typeof g.time_ms === "number" ? g.time_ms : Infinity);
+  const running = games.map((g, i) => i).filter((i) => games[i].status === "running");
+  running.sort((a, b) => waiting(games[a]) - waiting(games[b]) || (games[a].your_turn ? left(games[a]) - left(games[b]) : 0) || a - b);
+  running.forEach((i) => run.append(item(games[i], i)));
+  games.forEach((g, i) => g.status !== "running" && end.append(item(g, i)));
   $("games-run").hidden = run.children.length === 0;
   $("games-end").hidden = end.children.length === 0;
   const moreBtn = $("games-more");
