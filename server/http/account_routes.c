@@ -41,16 +41,32 @@ struct call {
     struct proto_account_body body;
 };
 
-static void wipe(void *p, size_t n)
+void api_wipe(void *p, size_t n)
 {
     volatile unsigned char *v = p;
     for (size_t i = 0; i < n; i++)
         v[i] = 0;
 }
 
+int api_session_check(const struct accounts_result *r, const char *csrf, int https,
+                      struct api_reply *out)
+{
+    if (r->status == ACCOUNTS_E_SESSION) {
+        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
+        api_session_cookie_clear(out, https);
+    } else if (r->status != 0) {
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
+    } else if (csrf[0] == '\0' || !token_equal(csrf, r->csrf)) {
+        api_reply_json_error(out, 403, "csrf", "X-CSRF-Token must be the session's csrf token");
+    } else {
+        return 0;
+    }
+    return -1;
+}
+
 static void call_free(struct call *c)
 {
-    wipe(c, sizeof *c);
+    api_wipe(c, sizeof *c);
     free(c);
 }
 
@@ -260,7 +276,7 @@ static void on_answer(void *arg, const struct accounts_result *r)
     } else if (r->status != 0) {
         reply_refusal(c, r);
     }
-    wipe(&c->body, sizeof c->body);
+    api_wipe(&c->body, sizeof c->body);
     call_free(c);
     api_reply_ready(out);
 }
@@ -406,7 +422,7 @@ int api_account_route(struct api *a, const struct api_request *rq, struct api_re
     }
     /* The service copied the passwords of a sign-up or sign-in. */
     if (route == R_SIGNUP || route == R_SIGNIN)
-        wipe(&c->body, sizeof c->body);
+        api_wipe(&c->body, sizeof c->body);
     out->deferred = 1;
     out->cancel = on_cancel;
     out->cancel_arg = c;

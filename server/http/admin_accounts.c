@@ -33,13 +33,6 @@ struct call {
     char what[160]; /* "POST /admin/... from PEER" for the log */
 };
 
-static void wipe(void *p, size_t n)
-{
-    volatile unsigned char *v = p;
-    for (size_t i = 0; i < n; i++)
-        v[i] = 0;
-}
-
 static char *list_json(const struct accounts_result *r, int page)
 {
     struct admin_json j;
@@ -111,7 +104,7 @@ static void on_answer(void *arg, const struct accounts_result *r)
     /* The status alone: a 200's or 201's body may hold a password or a code. */
     log_info("admin: %s: %d%s%s", c->what, out->status, r->status != 0 ? " " : "",
              r->status != 0 ? srv_status_name(r->status) : "");
-    wipe(c, sizeof *c);
+    api_wipe(c, sizeof *c);
     free(c);
     api_reply_ready(out);
 }
@@ -120,7 +113,7 @@ static void on_cancel(void *arg)
 {
     struct call *c = arg;
     accounts_cancel(c->req);
-    wipe(c, sizeof *c);
+    api_wipe(c, sizeof *c);
     free(c);
 }
 

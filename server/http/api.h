@@ -57,6 +57,7 @@ struct accounts;
 typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
 
 struct vapid;
+struct accounts_result;
 
 struct api {
     const struct lobby *lobby;
@@ -140,6 +141,15 @@ void api_reply_free(struct api_reply *r);
 void api_reply_json(struct api_reply *out, int status, char *json, const char *cache_control);
 /* {"error": code, "message": message}, no-store (PROTOCOL.md "Accounts (HTTP)"). */
 void api_reply_json_error(struct api_reply *out, int status, const char *code, const char *message);
+/* Overwrite p[0..n) with zeros in a way the compiler keeps (passwords,
+ * tokens, before a free). account_routes.c. */
+void api_wipe(void *p, size_t n);
+/* A state-changing route's session, looked up (accounts_session): 0 when
+ * the session is there and csrf (the X-CSRF-Token sent, "" for none) is its
+ * CSRF token; else out holds the answer (401 not_signed_in with the cookie
+ * cleared, 503 storage_error, 403 csrf) and -1. account_routes.c. */
+int api_session_check(const struct accounts_result *r, const char *csrf, int https,
+                      struct api_reply *out);
 /* A deferred reply is filled: no cancel from now on, and ready(out) called. */
 void api_reply_ready(struct api_reply *out);
 

@@ -48,9 +48,7 @@ struct claim_call {
 
 static void call_free(struct claim_call *c)
 {
-    volatile unsigned char *v = (volatile unsigned char *)c;
-    for (size_t i = 0; i < sizeof *c; i++)
-        v[i] = 0;
+    api_wipe(c, sizeof *c);
     free(c);
 }
 
@@ -148,18 +146,13 @@ static int claim_seats(struct claim_call *c)
     }
     c->naway = stored->n;
     /* The tokens are not needed any more: the stored seats go by hash. */
-    for (int i = 0; i < c->body.n; i++) {
-        volatile char *t = c->body.seats[i].token;
-        for (size_t k = 0; k < sizeof c->body.seats[i].token; k++)
-            t[k] = 0;
-    }
+    for (int i = 0; i < c->body.n; i++)
+        api_wipe(c->body.seats[i].token, sizeof c->body.seats[i].token);
     if (stored->n > 0) {
         c->stage = 1;
         c->req = accounts_claim(c->a->accounts, c->token, stored, on_stored, c);
     }
-    volatile unsigned char *v = (volatile unsigned char *)stored;
-    for (size_t k = 0; k < sizeof *stored; k++)
-        v[k] = 0;
+    api_wipe(stored, sizeof *stored);
     free(stored);
     return c->req != NULL; /* a full queue: those seats are "retry" */
 }
@@ -169,14 +162,7 @@ static void on_session(void *arg, const struct accounts_result *r)
     struct claim_call *c = arg;
     struct api_reply *out = c->out;
     c->req = NULL;
-    if (r->status == ACCOUNTS_E_SESSION) {
-        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
-        api_session_cookie_clear(out, c->https);
-    } else if (r->status != 0) {
-        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
-    } else if (c->csrf[0] == '\0' || !token_equal(c->csrf, r->csrf)) {
-        api_reply_json_error(out, 403, "csrf", "X-CSRF-Token must be the session's csrf token");
-    } else {
+    if (api_session_check(r, c->csrf, c->https, out) == 0) {
         c->account = r->account;
         if (claim_seats(c))
             return;

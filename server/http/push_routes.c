@@ -45,9 +45,7 @@ struct push_call {
 
 static void call_free(struct push_call *c)
 {
-    volatile unsigned char *v = (volatile unsigned char *)c;
-    for (size_t i = 0; i < sizeof *c; i++)
-        v[i] = 0;
+    api_wipe(c, sizeof *c);
     free(c);
 }
 
@@ -96,14 +94,7 @@ static void on_session(void *arg, const struct accounts_result *r)
     struct push_call *c = arg;
     struct api_reply *out = c->out;
     c->req = NULL;
-    if (r->status == ACCOUNTS_E_SESSION) {
-        api_reply_json_error(out, 401, "not_signed_in", "not signed in");
-        api_session_cookie_clear(out, c->https);
-    } else if (r->status != 0) {
-        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
-    } else if (c->csrf[0] == '\0' || !token_equal(c->csrf, r->csrf)) {
-        api_reply_json_error(out, 403, "csrf", "X-CSRF-Token must be the session's csrf token");
-    } else {
+    if (api_session_check(r, c->csrf, c->https, out) == 0) {
         struct accounts *ac = c->a->accounts;
         c->req = c->hook == 1   ? accounts_webhook_put(ac, c->token, c->sub.endpoint, on_done, c)
                  : c->hook == 2 ? accounts_webhook_delete(ac, c->token, on_done, c)
