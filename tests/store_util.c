@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "event_json.h"
+#include "store/accounts.h"
 #include "store_util.h"
 #include "tests.h"
+#include "util/status.h"
 #include "util/log.h"
 
 char su_dir[64];
@@ -304,4 +306,30 @@ struct room *su_game(struct fake **pa, struct fake **pb)
 struct fake *su_mover(struct room *r, struct fake *a, struct fake *b)
 {
     return r->game->current == a->seat ? a : b;
+}
+
+void su_accounts_open(struct store **st, struct store_accounts **ac)
+{
+    char err[512];
+    *st = su_store_open(err, sizeof err);
+    ck_assert_msg(*st != NULL, "%s", err);
+    *ac = store_accounts_open(*st, err, sizeof err);
+    ck_assert_msg(*ac != NULL, "%s", err);
+}
+
+void su_accounts_close(struct store **st, struct store_accounts **ac)
+{
+    store_accounts_close(*ac);
+    *ac = NULL;
+    store_close(*st);
+    *st = NULL;
+}
+
+long long su_account_new(struct store_accounts *ac, const char *name)
+{
+    long long id = 0;
+    int rc = store_account_create(ac, name, "$argon2id$v=19$fake", 1000, NULL, &id);
+    ck_assert_msg(rc == 0, "%s: %s (%s)", name, srv_status_name(rc), store_accounts_error(ac));
+    ck_assert_int_gt(id, 0);
+    return id;
 }

@@ -30,6 +30,14 @@ void pg_setup(void);
 void pg_teardown(void);
 /* A store of the backend under test (su_pg or su_dir); NULL with err. */
 struct store *su_store_open(char *err, size_t errlen);
+/* The store of the test's directory (or database) and its account tables'
+ * handle, opened into *st and *ac (fails the test when either cannot be);
+ * closed again (both NULL after). */
+struct store_accounts;
+void su_accounts_open(struct store **st, struct store_accounts **ac);
+void su_accounts_close(struct store **st, struct store_accounts **ac);
+/* A new account of that name (a fake hash, created at 1000 ms): its id. */
+long long su_account_new(struct store_accounts *ac, const char *name);
 
 /* A fake client: a session whose sink does nothing. */
 struct fake {

@@ -33,19 +33,12 @@ static struct store_accounts *ac;
 
 static void both_open(void)
 {
-    char err[512];
-    st = su_store_open(err, sizeof err);
-    ck_assert_msg(st != NULL, "%s", err);
-    ac = store_accounts_open(st, err, sizeof err);
-    ck_assert_msg(ac != NULL, "%s", err);
+    su_accounts_open(&st, &ac);
 }
 
 static void both_close(void)
 {
-    store_accounts_close(ac);
-    ac = NULL;
-    store_close(st);
-    st = NULL;
+    su_accounts_close(&st, &ac);
 }
 
 static void sq_teardown(void)
@@ -62,11 +55,7 @@ static void pgs_teardown(void)
 
 static long long account_new(const char *name)
 {
-    long long id = 0;
-    int rc = store_account_create(ac, name, "$argon2id$v=19$fake", 1000, NULL, &id);
-    ck_assert_msg(rc == 0, "%s: %s (%s)", name, srv_status_name(rc), store_accounts_error(ac));
-    ck_assert_int_gt(id, 0);
-    return id;
+    return su_account_new(ac, name);
 }
 
 /* A digest of 64 characters c, a CSRF token of 43. */
