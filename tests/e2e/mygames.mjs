@@ -95,8 +95,8 @@ export async function mygamesSuite({ browser, url, test, errors }) {
     await b.waitForFunction(() => !document.getElementById("games-dlg").open);
     await b.waitForSelector("#room-view:not([hidden])");
     // app.room is set before the resume's answer gives app.seat: wait for both
-    await b.waitForFunction(async (r) => { const { app } = await import("/js/app.js"); return app.room === r && app.seat !== null; }, room);
-    assert((await seatOf(b)) === seat, "B's seat " + (await seatOf(b)));
+    const resumed = await b.waitForFunction(async ([r, st]) => { const { app } = await import("/js/app.js"); return app.room === r && app.seat === st; }, [room, seat], { timeout: 10000 }).then(() => true, () => false);
+    assert(resumed, "B's seat " + (await seatOf(b)));
     await b.waitForSelector("#world .legal", { timeout: 20000 });
     await clickMove(b, 1);
     await a.context().close();
@@ -117,8 +117,9 @@ export async function mygamesSuite({ browser, url, test, errors }) {
     await c.keyboard.press("Escape");
     await c.waitForFunction(() => !document.getElementById("games-dlg").open);
     await c.goto(url + "/#room=" + room);
-    await c.waitForFunction(async (rm) => { const { app } = await import("/js/app.js"); return app.room === rm && app.seat !== null; }, room, { timeout: 10000 });
-    assert((await seatOf(c)) === seat, "the link's seat " + (await seatOf(c)));
+    // the page may redial after its sign-in (the seat null again a moment): wait for the seat itself
+    const got = await c.waitForFunction(async ([rm, st]) => { const { app } = await import("/js/app.js"); return app.room === rm && app.seat === st; }, [room, seat], { timeout: 10000 }).then(() => true, () => false);
+    assert(got, "the link's seat " + (await seatOf(c)));
     await c.context().close();
   });
 
