@@ -140,6 +140,8 @@ int main(void)
     srunner_add_suite(sr, suite_webpush());
     srunner_add_suite(sr, suite_accounts_push());
     srunner_add_suite(sr, suite_accounts_push_pg());
+    srunner_add_suite(sr, suite_accounts_mail());
+    srunner_add_suite(sr, suite_accounts_mail_pg());
     srunner_add_suite(sr, suite_notices());
     srunner_add_suite(sr, suite_outbound());
     srunner_add_suite(sr, suite_push());

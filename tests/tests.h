@@ -79,6 +79,8 @@ Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, to
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
 Suite *suite_accounts_push(void);    /* tests/test_accounts_push.c: push subscriptions, SQLite */
 Suite *suite_accounts_push_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_mail(void);    /* tests/test_accounts_mail.c: e-mail settings, SQLite */
+Suite *suite_accounts_mail_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
 Suite *suite_notices(void);          /* tests/test_notices.c: the lobby's notice hook (game/) */
 Suite *suite_outbound(void); /* tests/test_outbound.c: outbound HTTPS off the loop (notify/) */
 Suite *suite_push(void);     /* tests/test_push.c: Web Push to a local push service (notify/) */

@@ -264,6 +264,10 @@ int store_account_delete(struct store_accounts *a, long long id)
                         id, AV_S(STORE_DELETED_NAME));
     if (rc == 0)
         rc = store_session_delete_all(a, id, NULL);
+    /* An address is personal data: it goes with the account (accounts_mail.h). */
+    if (rc == 0)
+        rc = a->be->run(a, "DELETE FROM account_mail WHERE account = $1", 1, &AV_I(id), NULL, NULL,
+                        NULL);
     return tx_close(a, own, rc);
 }
 

@@ -19,7 +19,7 @@
  * it is, so that any carcd opens the database): accounts, sessions, invites,
  * ratings, rating_history, account_games, rated_games (version 2),
  * push_subscriptions (version 3: store/accounts_push.h), webhooks (version 4,
- * idem), and
+ * idem), account_mail (version 5: store/accounts_mail.h), and
  * accounts_version (one row:
  * STORE_ACCOUNTS_SCHEMA). store_accounts_open creates them when missing, in
  * one transaction, on a database made by any carcd. */
@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#define STORE_ACCOUNTS_SCHEMA 4
+#define STORE_ACCOUNTS_SCHEMA 5
 #define STORE_ACCOUNT_NAME_MAX 24   /* bytes of a name (players/account.h ACCOUNT_NAME_MAX) */
 #define STORE_ACCOUNT_HASH_MAX 128  /* bytes of a password hash (Argon2id's encoded string) */
 #define STORE_SESSION_DIGEST_LEN 64 /* hex characters of a session token's SHA-256 */
