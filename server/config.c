@@ -204,6 +204,14 @@ static const struct key keys[] = {
     {"outbound-ca-file", K_STR, OFF(outbound_ca_file),
      sizeof(((struct carcd_config *)0)->outbound_ca_file), 0, 0,
      "PEM certificates trusted for outbound HTTPS besides the system's (none)"},
+    {"smtp-url", K_URL, OFF(smtp_url), sizeof(((struct carcd_config *)0)->smtp_url), 0, 0,
+     "the mail relay for e-mail notices: smtp://HOST[:PORT] (STARTTLS when offered) or"
+     " smtps://HOST[:PORT], with user:password@ when it wants a login; never logged (off: no"
+     " e-mail at all)"},
+    {"mail-from", K_STR, OFF(mail_from), sizeof(((struct carcd_config *)0)->mail_from), 0, 0,
+     "the From address of carcd's e-mail, e.g. carcd@play.example.org (required with smtp-url)"},
+    {"digest-hour", K_INT, OFF(digest_hour), 0, 0, 23,
+     "the UTC hour of the daily e-mail digest; a start after it sends that day's digest then (7)"},
 };
 
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -231,6 +239,7 @@ void config_defaults(struct carcd_config *c)
     c->ladder_min_games = 5;
     strcpy(c->push_contact, "mailto:carcd@localhost");
     c->webhooks = 1;
+    c->digest_hour = 7;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
@@ -570,6 +579,38 @@ static int flag_kv(int argc, char **argv, int *i, char *key, size_t keylen, cons
     return 0;
 }
 
+/* E-mail's settings together: smtp-url "off" is none; with a relay, a
+ * mail-from of one '@' and printable ASCII (no spaces, '<' or '>': it goes
+ * into the SMTP envelope). 0, or -1 with err (the URL never echoed). */
+static int mail_check(struct carcd_config *c, char *err, size_t errlen)
+{
+    if (strcmp(c->smtp_url, "off") == 0)
+        c->smtp_url[0] = '\0';
+    if (c->smtp_url[0] == '\0')
+        return 0;
+    if (strncmp(c->smtp_url, "smtp://", 7) != 0 && strncmp(c->smtp_url, "smtps://", 8) != 0) {
+        snprintf(err, errlen, "smtp-url: must be an smtp:// or smtps:// URL (or off)");
+        return -1;
+    }
+    if (strncmp(c->public_url, "http://", 7) != 0 && strncmp(c->public_url, "https://", 8) != 0) {
+        snprintf(err, errlen,
+                 "public-url: smtp-url is set, so carcd needs the address players reach it at"
+                 " (http:// or https://) for the links of its e-mail, the unsubscribe link first");
+        return -1;
+    }
+    const char *at = strchr(c->mail_from, '@');
+    int ok = at != NULL && at != c->mail_from && at[1] != '\0' && strchr(at + 1, '@') == NULL;
+    for (const char *p = c->mail_from; ok && *p != '\0'; p++)
+        ok = *p > 0x20 && *p < 0x7f && *p != '<' && *p != '>';
+    if (!ok) {
+        snprintf(err, errlen,
+                 "mail-from: smtp-url is set, so carcd needs the From address of its e-mail"
+                 " (one '@', printable ASCII, no spaces or angle brackets)");
+        return -1;
+    }
+    return 0;
+}
+
 int config_load(struct carcd_config *c, int argc, char **argv, FILE *out, char *err, size_t errlen)
 {
     config_defaults(c);
@@ -599,5 +640,5 @@ int config_load(struct carcd_config *c, int argc, char **argv, FILE *out, char *
         if (strcmp(key, "config") != 0 && config_set(c, key, value, err, errlen) != 0)
             return -1;
     }
-    return 0;
+    return mail_check(c, err, errlen);
 }

@@ -57,6 +57,9 @@ struct carcd_config {
     int webhooks;                /* 1: accounts may give a webhook */
     char webhook_hosts[1000];    /* the hosts webhooks may name; "": any */
     char public_url[512];        /* carcd's address for players, for links; "": none */
+    char smtp_url[512];          /* the mail relay; "": no e-mail (may hold a password) */
+    char mail_from[256];         /* the From address of carcd's mail */
+    int digest_hour;             /* the UTC hour of the daily digest (0..23) */
     struct lobby_limits limits;
 };
 

@@ -24,6 +24,7 @@
 #include "http/api.h"
 #include "metrics/metrics.h"
 #include "net/net.h"
+#include "notify/mail.h"
 #include "notify/notifier.h"
 #include "notify/outbound.h"
 #include "notify/vapid.h"
@@ -54,6 +55,7 @@ struct server {
     struct outbound *outbound; /* outbound HTTPS and e-mail, off the loop; NULL likewise */
     struct push_sender push;   /* Web Push's sender: the two above and push-contact */
     struct notifier *notifier; /* who is told what (the lobby's notice hook); NULL likewise */
+    struct mailer *mailer;     /* e-mail: the digest, reminders; NULL without smtp-url */
     struct net *net;
     struct loopstat stats; /* loop busy time per turn, storage timings: GET /api/stats */
     struct memtrim trim;   /* freed rooms' memory back to the system (memtrim.h) */
@@ -475,6 +477,18 @@ static void notice(void *arg, const struct lobby_notice *t)
     notifier_notice_send(sv->notifier, &nt);
 }
 
+/* The mailer's reads: this node's rooms, the accounts service. */
+static int mail_settings(void *arg, const long long *ids, int n, long long day,
+                         struct mail_ask *ask)
+{
+    return api_mail_settings(((struct server *)arg)->accounts, ids, n, day, ask);
+}
+
+static int mail_waiting(void *arg, struct mail_game *out, int max)
+{
+    return api_mail_waiting(((struct server *)arg)->lobby, out, max);
+}
+
 /* Notifications (notify/): carcd's Web Push key pair, read from its file or
  * made there at the first start, and the outbound client. 0, or -1 (logged):
  * a key file that cannot be read or made stops the start, as a bad setting. */
@@ -512,6 +526,16 @@ static int notify_open(struct server *sv)
                                 sv->cfg.public_url);
     sv->lobby->notice = notice;
     sv->lobby->notice_arg = sv;
+    if (sv->cfg.smtp_url[0] != '\0') { /* e-mail (notify/mail.h) */
+        struct mail_config mc = {sv->cfg.smtp_url, sv->cfg.mail_from, sv->cfg.public_url,
+                                 sv->cfg.digest_hour};
+        sv->mailer = mailer_new(&sv->loop, sv->outbound, &mc,
+                                &(struct mail_ops){mail_settings, mail_waiting, sv});
+        notifier_mailer_set(sv->notifier, sv->mailer);
+        sv->api.mail = 1;
+        log_info("mail: on (the relay of smtp-url), the digest at %02d:00 UTC",
+                 sv->cfg.digest_hour);
+    }
     return 0;
 }
 
@@ -522,6 +546,8 @@ static void notify_close(struct server *sv)
     sv->api.vapid = NULL;
     sv->lobby->notice = NULL;
     notifier_close(sv->notifier);
+    sv->api.mail = 0;
+    mailer_close(sv->mailer);
     if (sv->outbound != NULL)
         outbound_close(sv->outbound, NULL, NULL);
     sv->outbound = NULL;
@@ -663,6 +689,7 @@ static int server_close(struct server *sv, int status)
     store_close(sv->store);
     api_fini(&sv->api);
     notifier_free(sv->notifier);
+    mailer_free(sv->mailer);
     vapid_free(sv->vapid);
     int lc = uv_loop_close(&sv->loop);
     if (lc != 0) {

@@ -14,6 +14,7 @@
 
 #include "account_json.h"
 #include "claim_json.h"
+#include "mail_json.h"
 #include "push_json.h"
 #include "http/api.h"
 #include "players/accounts.h"
@@ -325,6 +326,10 @@ size_t api_account_body_route(const char *method, const char *path)
         return PROTO_PUSH_BODY_MAX; /* push_routes.c */
     if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/webhook") == 0)
         return PROTO_PUSH_BODY_MAX; /* push_routes.c */
+    if (strcmp(method, "PUT") == 0 && strcmp(path, "/api/me/email") == 0)
+        return PROTO_MAIL_BODY_MAX; /* mail_routes.c */
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/unsubscribe") == 0)
+        return 256; /* RFC 8058's "List-Unsubscribe=One-Click", never read (mail_routes.c) */
     int known;
     int r = route_of(method, path, &known);
     return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE

@@ -87,6 +87,9 @@ struct api {
      * the hosts a webhook may name ("" or NULL: any public host). */
     int webhooks;
     const char *webhook_hosts;
+    /* E-mail (mail_routes.c): 1 when smtp-url is set; 0: /api/me/email
+     * answers 404 mail_off. */
+    int mail;
 };
 
 struct api_reply {
@@ -221,6 +224,19 @@ int api_claim_route(struct api *a, const struct api_request *rq, struct api_repl
  * (PROTOCOL.md "Notifications"). 1 when rq was one of them (out written or
  * deferred), 0 otherwise. */
 int api_push_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* mail_routes.c: GET, PUT and DELETE /api/me/email, GET and POST
+ * /unsubscribe (PROTOCOL.md "Notifications", "E-mail"). 1 when rq was one of
+ * them (out written or deferred), 0 otherwise. */
+int api_mail_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* The mailer's ops (notify/mail.h struct mail_ops), for main to wire: the
+ * games of lb where it is an account's turn now (as GET /api/me/games tells
+ * them), and a read of accounts' settings through the accounts service
+ * (accounts_mail_read; -1 when its queue is full). */
+struct mail_game;
+struct mail_ask;
+int api_mail_waiting(const struct lobby *lb, struct mail_game *out, int max);
+int api_mail_settings(struct accounts *ac, const long long *ids, int n, long long day,
+                      struct mail_ask *ask);
 /* A Set-Cookie that clears the session cookie (account_routes.c). */
 void api_session_cookie_clear(struct api_reply *out, int https);
 /* The value of ?page=N in a query string (1 when absent or bad). */

@@ -133,7 +133,14 @@ static void text_series(struct metrics_text *t, const struct metrics_family *f, 
     if (f->label != NULL) {
         text_str(t, f->label);
         text_put(t, "=\"", 2);
-        text_escaped(t, f->values[i], 1);
+        text_escaped(t, f->values[f->label2 != NULL ? i / f->nvalues2 : i], 1);
+        text_put(t, "\"", 1);
+    }
+    if (f->label != NULL && f->label2 != NULL) {
+        text_put(t, ",", 1);
+        text_str(t, f->label2);
+        text_put(t, "=\"", 2);
+        text_escaped(t, f->values2[i % f->nvalues2], 1);
         text_put(t, "\"", 1);
     }
     if (le != NULL) {

@@ -37,7 +37,12 @@ struct metrics_family {
     const char *label;         /* the one label's name, or NULL: a single series */
     const char *const *values; /* label != NULL: the label's value of each series */
     int nseries;               /* series (1 without a label) */
-    const double *bounds;      /* histogram: bucket upper bounds (le), ascending; +Inf is added */
+    /* A second label (NULL: none): series i is values[i / nvalues2] and
+     * values2[i % nvalues2]; values then names nseries / nvalues2 of them. */
+    const char *label2;
+    const char *const *values2;
+    int nvalues2;
+    const double *bounds; /* histogram: bucket upper bounds (le), ascending; +Inf is added */
     int nbounds;
     /* Storage, owned by whoever defines the family (static arrays): */
     double *v;         /* counter, gauge: nseries values */
@@ -182,6 +187,11 @@ void metrics_account_waiting_set(int n);
 /* A Web Push delivery ended so (notify/push.h enum push_outcome: sent, gone,
  * retry, failed): carcd_push_deliveries_total{result}. */
 void metrics_push_count(int outcome);
+
+/* An e-mail (notify/mail.h) of kind was handed to the relay (ok) or not:
+ * carcd_mail_sent_total{kind="digest"|"reminder",result="sent"|"failed"}. */
+enum { METRICS_MAIL_DIGEST = 0, METRICS_MAIL_REMINDER };
+void metrics_mail_count(int kind, int ok);
 
 /* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
 uint64_t metrics_now_ns(void);

@@ -91,6 +91,9 @@ static const char *const account_results[METRICS_ACCOUNT_RESULTS] = {"ok", "refu
                                                                      "failed"};
 static const char *const push_results[] = {"sent", "gone", "retry", "failed"};
 static double v_push[4];
+static const char *const mail_kinds[] = {"digest", "reminder"};
+static const char *const mail_results[] = {"sent", "failed"};
+static double v_mail[4]; /* kind x result */
 
 #define COUNTER(n, h, var)                                                                         \
     {                                                                                              \
@@ -192,6 +195,19 @@ static struct metrics_family f_push =
              "Web Push deliveries by what the push service answered (sent; gone: 404 or 410, the"
              " subscription dropped; retry: 429, 5xx or no answer; failed: any other).",
              METRICS_COUNTER, "result", push_results, v_push);
+static struct metrics_family f_mail = {
+    .name = "carcd_mail_sent_total",
+    .help =
+        "E-mail handed to the relay of smtp-url (sent: it answered 2xx) or not (failed: refused,"
+        " unreachable, or not queued), by kind (the daily digest, a low-clock reminder).",
+    .kind = METRICS_COUNTER,
+    .label = "kind",
+    .values = mail_kinds,
+    .nseries = 4,
+    .label2 = "result",
+    .values2 = mail_results,
+    .nvalues2 = 2,
+    .v = v_mail};
 static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
                                                 METRICS_GAUGE, "phase", phase_names, v_rooms);
 static struct metrics_family f_conns =
@@ -238,6 +254,7 @@ static struct metrics_family *const families[] = {
     &f_signins,       &f_signups,
     &f_rating_fail,   &f_acct_refused,
     &f_acct_waiting,  &f_push,
+    &f_mail,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -344,6 +361,12 @@ void metrics_account_count(int kind, int result)
 void metrics_push_count(int outcome)
 {
     metrics_family_add(&f_push, outcome, 1);
+}
+
+void metrics_mail_count(int kind, int ok)
+{
+    if (kind == METRICS_MAIL_DIGEST || kind == METRICS_MAIL_REMINDER)
+        metrics_family_add(&f_mail, kind * 2 + (ok ? 0 : 1), 1);
 }
 
 void metrics_rating_failure_count(void)

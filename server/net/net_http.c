@@ -79,6 +79,8 @@ static const char *method_name(struct lws *wsi)
         return "POST";
     case LWSHUMETH_DELETE:
         return "DELETE";
+    case LWSHUMETH_PUT:
+        return "PUT";
     default:
         return "OTHER";
     }
@@ -172,12 +174,15 @@ static int json_type(const char *v)
 
 /* An account route's body (api_account_body_route): application/json (else
  * 415), a Content-Length (cl; NULL when absent: 411) of plain digits (400)
- * and at most max bytes, the route's limit (413). 0 with *body its length. */
-static int body_refusal(struct lws *wsi, const char *cl, size_t max, size_t *body)
+ * and at most max bytes, the route's limit (413). 0 with *body its length.
+ * any_type: any Content-Type (RFC 8058's one-click POST /unsubscribe is a
+ * form, and its body is never read). */
+static int body_refusal(struct lws *wsi, const char *cl, size_t max, size_t *body, int any_type)
 {
     char type[128];
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) >= (int)sizeof type ||
-        lws_hdr_copy(wsi, type, sizeof type, WSI_TOKEN_HTTP_CONTENT_TYPE) <= 0 || !json_type(type))
+    if (!any_type && (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE) >= (int)sizeof type ||
+                      lws_hdr_copy(wsi, type, sizeof type, WSI_TOKEN_HTTP_CONTENT_TYPE) <= 0 ||
+                      !json_type(type)))
         return 415;
     if (cl == NULL)
         return 411;
@@ -229,7 +234,7 @@ static int http_refusal(struct lws *wsi, const char *path, size_t len, size_t *b
     size_t max = api_account_body_route(method_name(wsi), path);
     if (max == 0)
         return n > 0 && strcmp(cl, "0") != 0 ? 400 : 0;
-    return body_refusal(wsi, n > 0 ? cl : NULL, max, body);
+    return body_refusal(wsi, n > 0 ? cl : NULL, max, body, strcmp(path, "/unsubscribe") == 0);
 }
 
 static int http_headers(struct lws *wsi, struct conn *c);
@@ -264,7 +269,7 @@ static int account_path(const char *path)
 {
     return strcmp(path, "/api/account") == 0 || strcmp(path, "/api/session") == 0 ||
            (strncmp(path, "/api/me", 7) == 0 && (path[7] == '\0' || path[7] == '/')) ||
-           strncmp(path, "/api/push/", 10) == 0;
+           strncmp(path, "/api/push/", 10) == 0 || strcmp(path, "/unsubscribe") == 0;
 }
 
 /* Where the request's Origin header points (net/origin.h). */
@@ -434,6 +439,11 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
         memset(auth, 0, sizeof auth);
         return http_headers(wsi, c);
     }
+    char unsub[64]; /* GET or POST /unsubscribe?token=T: the link of an e-mail */
+    if (strcmp(path, "/unsubscribe") == 0)
+        snprintf(query, sizeof query, "token=%s",
+                 lws_get_urlarg_by_name(wsi, "token=", unsub, (int)sizeof unsub) != NULL ? unsub
+                                                                                         : "");
     if (account_path(path))
         return account_request(n, wsi, c, path, query, body);
     char enc[128] = "", inm[128] = "";

@@ -101,7 +101,7 @@ enum http_pending {
 struct http_in {
     char method[8];
     char path[24];
-    char query[32];  /* page=N (GET /api/me/games), or "" */
+    char query[64];  /* page=N (GET /api/me/games), token=T (/unsubscribe), or "" */
     char cookie[80]; /* "carcd_session=TOKEN", or "" */
     char csrf[64];   /* X-CSRF-Token, or "" when absent or too long */
     char peer[64];

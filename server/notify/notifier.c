@@ -7,6 +7,7 @@
 
 #include "json_str.h"
 #include "metrics/metrics.h"
+#include "notify/mail.h"
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/status.h"
@@ -55,6 +56,7 @@ struct notifier {
     int next_recent;
     struct notifier_ask asks[NOTIFIER_ASKS];
     char public_url[256];
+    struct mailer *mailer; /* NULL: no e-mail */
 };
 
 struct notifier *notifier_new(uv_loop_t *loop, const struct push_sender *s,
@@ -333,6 +335,7 @@ void notifier_notice_send(struct notifier *n, const struct notifier_notice *t)
 {
     if (n->closed || told(n, t))
         return;
+    mailer_reminder(n->mailer, t); /* NULL, or not time_low: nothing */
     struct notifier_ask *a = NULL;
     for (int i = 0; i < NOTIFIER_ASKS && a == NULL; i++)
         if (!n->asks[i].used)
@@ -357,6 +360,11 @@ void notifier_notice_send(struct notifier *n, const struct notifier_notice *t)
         a->used = 0;
         log_warn("push: a notice of room %s was dropped (the accounts service is busy)", t->room);
     }
+}
+
+void notifier_mailer_set(struct notifier *n, struct mailer *m)
+{
+    n->mailer = m;
 }
 
 void notifier_close(struct notifier *n)

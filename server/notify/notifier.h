@@ -89,6 +89,10 @@ void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *s
 /* The payload of t as PROTOCOL.md "Notifications" gives it, into out (size
  * bytes): its length, or -1 when it does not fit. For tests too. */
 int notifier_payload(const struct notifier_notice *t, char *out, size_t size);
+/* E-mail too (NULL: none; m must outlive n): each time_low notice, told
+ * once as the push is, is handed to mailer_reminder (notify/mail.h). */
+struct mailer;
+void notifier_mailer_set(struct notifier *n, struct mailer *m);
 /* Stops: the retries waiting are dropped (their timers closed), later
  * answers of reads and pushes change nothing. Then run the loop until the
  * outbound client has answered everything (outbound_close) before

@@ -181,6 +181,8 @@ struct accounts_result {
     const struct accounts_claim *claim; /* accounts_claim: its seats with their outcomes, valid
                                      during the call */
     const struct accounts_push *push;   /* accounts_push_list: valid during the call */
+    const struct accounts_mail *mail;   /* the e-mail calls: nmail rows, valid during the call */
+    int nmail;
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -416,5 +418,43 @@ struct accounts_req *accounts_webhook_delete(struct accounts *a, const char *tok
  * in a row remove it). cb may be NULL. */
 struct accounts_req *accounts_webhook_outcome(struct accounts *a, long long account, int outcome,
                                               accounts_cb cb, void *arg);
+
+/* ---- e-mail settings (accounts_mail.c; PROTOCOL.md "Notifications") ---- */
+
+#define ACCOUNTS_MAIL_BATCH 32        /* accounts of one accounts_mail_read */
+#define ACCOUNTS_MAIL_ADDRESS_MAX 254 /* bytes of an address (store/accounts_mail.h) */
+
+/* An account's e-mail settings. */
+struct accounts_mail {
+    long long account;
+    char address[ACCOUNTS_MAIL_ADDRESS_MAX + 1]; /* "": none (then both flags 0) */
+    int digest, reminders;                       /* 1: on */
+    char unsub[TOKEN_LEN + 1];                   /* the unsubscribe token (never logged) */
+    int claimed; /* accounts_mail_read with a day: that day's digest is this call's to send */
+};
+
+/* The session's account's settings: read (r->mail, one row: address ""
+ * when it gave none), written (address checked by the caller; the account's
+ * unsubscribe token made at its first address, 32 random bytes in base64url,
+ * then kept) or removed (ACCOUNTS_E_UNKNOWN when there was none).
+ * ACCOUNTS_E_SESSION, ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_mail_get(struct accounts *a, const char *token, accounts_cb cb,
+                                       void *arg);
+struct accounts_req *accounts_mail_put(struct accounts *a, const char *token, const char *address,
+                                       int digest, int reminders, accounts_cb cb, void *arg);
+struct accounts_req *accounts_mail_delete(struct accounts *a, const char *token, accounts_cb cb,
+                                          void *arg);
+/* The digest and reminders of the account whose unsubscribe token is unsub
+ * turned off (no session: the link of a mail): r->mail its row after,
+ * ACCOUNTS_E_UNKNOWN for a token that is nobody's, ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_mail_unsubscribe(struct accounts *a, const char *unsub,
+                                               accounts_cb cb, void *arg);
+/* The settings of the accounts ids[0..n) (n <= ACCOUNTS_MAIL_BATCH, copied):
+ * r->mail, one row per account that has an address and is neither deleted
+ * nor disabled (r->nmail of them). day > 0 (UTC days since 1970): each
+ * row's digest of that day claimed as well (store_mail_digest_claim: claimed
+ * 1 for this call alone, on any node). ACCOUNTS_E_STORAGE. */
+struct accounts_req *accounts_mail_read(struct accounts *a, const long long *ids, int n,
+                                        long long day, accounts_cb cb, void *arg);
 
 #endif

@@ -10,6 +10,7 @@
  *   accounts_stats.c both sides of a player's statistics (GET /api/players/NAME)
  *   accounts_claim.c both sides of a claim of stored seats (POST /api/me/claim)
  *   accounts_push.c  both sides of Web Push subscriptions (/api/push/subscriptions)
+ *   accounts_mail.c  both sides of e-mail settings (/api/me/email, the digest, reminders)
  *
  * Internal: nothing outside players/accounts*.c includes this. */
 #ifndef CARCD_PLAYERS_ACCOUNTS_INT_H
@@ -42,6 +43,7 @@ enum accounts__kind {
     ACCOUNTS__STATS,  /* a player's statistics (accounts_stats.c) */
     ACCOUNTS__CLAIM,  /* a guest's stored seats claimed (accounts_claim.c) */
     ACCOUNTS__PUSH,   /* Web Push subscriptions (accounts_push.c; its operation in r->ext) */
+    ACCOUNTS__MAIL,   /* e-mail settings (accounts_mail.c; its operation in r->ext) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -148,6 +150,8 @@ void accounts__games_free(struct accounts_req *r);
 void accounts__stats_job_run(struct accounts_req *r, struct store_accounts *h);
 /* accounts_push.c: the pool's side of ACCOUNTS__PUSH. */
 void accounts__push_job_run(struct accounts_req *r, struct store_accounts *h);
+/* accounts_mail.c: the pool's side of ACCOUNTS__MAIL. */
+void accounts__mail_job_run(struct accounts_req *r, struct store_accounts *h);
 /* accounts_claim.c: the pool's side of ACCOUNTS__CLAIM (its seats in r->ext). */
 void accounts__claim_job_run(struct accounts_req *r, struct store_accounts *h);
 
