@@ -440,10 +440,10 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
         return http_headers(wsi, c);
     }
     char unsub[64]; /* GET or POST /unsubscribe?token=T: the link of an e-mail */
-    if (strcmp(path, "/unsubscribe") == 0)
-        snprintf(query, sizeof query, "token=%s",
-                 lws_get_urlarg_by_name(wsi, "token=", unsub, (int)sizeof unsub) != NULL ? unsub
-                                                                                         : "");
+    if (strcmp(path, "/unsubscribe") == 0) {
+        const char *t = lws_get_urlarg_by_name(wsi, "token=", unsub, (int)sizeof unsub);
+        snprintf(query, sizeof query, "token=%s", t != NULL ? t : "");
+    }
     if (account_path(path))
         return account_request(n, wsi, c, path, query, body);
     char enc[128] = "", inm[128] = "";

@@ -31,7 +31,7 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
            "test_logs", "test_proxy",
            "test_metrics", "test_admin", "test_accounts", "test_accounts_admin",
            "test_seat_accounts", "test_ratings", "test_rated_rules", "test_rating_crash", "test_rated_multi", "test_me_games", "test_profiles",
-           "test_claim", "test_push",
+           "test_claim", "test_push", "test_mail",
            "test_deploy", "test_variants",
            "test_fair", "test_rematch"]
 
