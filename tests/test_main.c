@@ -144,6 +144,7 @@ int main(void)
     srunner_add_suite(sr, suite_accounts_mail_pg());
     srunner_add_suite(sr, suite_notices());
     srunner_add_suite(sr, suite_outbound());
+    srunner_add_suite(sr, suite_mail());
     srunner_add_suite(sr, suite_push());
     srunner_add_suite(sr, suite_account());
     srunner_add_suite(sr, suite_attempts());
