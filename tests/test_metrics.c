@@ -247,6 +247,40 @@ START_TEST(test_accept_counted)
 }
 END_TEST
 
+/* The value of a series line ("name{labels}") in a fresh exposition; -1 when missing. */
+static double series_value(const char *series)
+{
+    char *text = metrics_exposition(NULL, NULL);
+    ck_assert_ptr_nonnull(text);
+    char needle[160];
+    snprintf(needle, sizeof needle, "\n%s ", series);
+    const char *p = strstr(text, needle);
+    double v = p != NULL ? strtod(p + strlen(needle), NULL) : -1;
+    free(text);
+    return v;
+}
+
+/* E-mail (notify/mail.c): two labels, every series there from the start. */
+START_TEST(test_mail_counted)
+{
+    const char *sent = "carcd_mail_sent_total{kind=\"digest\",result=\"sent\"}";
+    const char *failed = "carcd_mail_sent_total{kind=\"reminder\",result=\"failed\"}";
+    double s0 = series_value(sent), f0 = series_value(failed);
+    ck_assert(s0 >= 0 && f0 >= 0);
+    ck_assert(series_value("carcd_mail_sent_total{kind=\"digest\",result=\"failed\"}") >= 0);
+    ck_assert(series_value("carcd_mail_sent_total{kind=\"reminder\",result=\"sent\"}") >= 0);
+    metrics_mail_count(METRICS_MAIL_DIGEST, 1);
+    metrics_mail_count(METRICS_MAIL_DIGEST, 1);
+    metrics_mail_count(METRICS_MAIL_REMINDER, 0);
+    metrics_mail_count(7, 1); /* no such kind: nothing */
+    ck_assert(series_value(sent) == s0 + 2);
+    ck_assert(series_value(failed) == f0 + 1);
+    char *text = metrics_exposition(NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\n# TYPE carcd_mail_sent_total counter\n"));
+    free(text);
+}
+END_TEST
+
 static const char *const secret_pw = "hunter2-secret-pw";
 
 /* A whole game through the lobby: what the fakes send and get is counted, a
@@ -405,6 +439,7 @@ Suite *suite_metrics(void)
     Suite *s = suite_create("metrics");
     TCase *tc = tcase_create("text");
     tcase_add_test(tc, test_exposition_exact);
+    tcase_add_test(tc, test_mail_counted);
     tcase_add_test(tc, test_histogram_labelled);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_sent_classified);
