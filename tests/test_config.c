@@ -178,6 +178,53 @@ START_TEST(config_stall)
 }
 END_TEST
 
+/* E-mail's settings: off by default; smtp-url needs mail-from and
+ * public-url (config_load refuses the start, naming the missing one, and
+ * never echoes the URL, which may hold a password); digest-hour 0..23. */
+START_TEST(config_mail)
+{
+    struct carcd_config c;
+    char err[512];
+    config_defaults(&c);
+    ck_assert_str_eq(c.smtp_url, "");
+    ck_assert_int_eq(c.digest_hour, 7);
+    ck_assert_int_eq(config_set(&c, "digest-hour", "24", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "digest-hour", "0", err, sizeof err), 0);
+    char a0[] = "carcd", a1[] = "--smtp-url", a2[] = "smtp://u:hunter2@relay:25",
+         a3[] = "--public-url", a4[] = "https://play.example.org", a5[] = "--mail-from",
+         a6[] = "carcd@play.example.org", a7[] = "bad address@x";
+    char *v1[] = {a0, a1, a2, a3, a4};
+    ck_assert_int_eq(config_load(&c, 5, v1, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "mail-from") != NULL, "%s", err);
+    ck_assert_ptr_null(strstr(err, "hunter2"));
+    char *v2[] = {a0, a1, a2, a5, a6};
+    ck_assert_int_eq(config_load(&c, 5, v2, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "public-url") != NULL, "%s", err);
+    char *v3[] = {a0, a1, a2, a3, a4, a5, a7};
+    ck_assert_int_eq(config_load(&c, 7, v3, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "mail-from") != NULL, "%s", err);
+    char *v4[] = {a0, a1, a2, a3, a4, a5, a6};
+    ck_assert_int_eq(config_load(&c, 7, v4, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(c.mail_from, "carcd@play.example.org");
+    char off[] = "off";
+    char *v5[] = {a0, a1, off};
+    ck_assert_int_eq(config_load(&c, 3, v5, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(c.smtp_url, ""); /* off: no e-mail, nothing else asked */
+    size_t len = 0;
+    const char *docs[] = {"server/README.md", "deploy/carcd.conf.example"};
+    const char *want[][2] = {{"| `smtp-url` | off |", "\n# smtp-url = "},
+                             {"| `mail-from` | none |", "\n# mail-from = "},
+                             {"| `digest-hour` | `7` |", "\ndigest-hour = 7 "}};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 2; i++) {
+            char *text = test_file_read(docs[i], &len);
+            ck_assert_msg(text != NULL, "%s (run from the repository root)", docs[i]);
+            ck_assert_msg(strstr(text, want[k][i]) != NULL, "%s: no %s", docs[i], want[k][i]);
+            free(text);
+        }
+}
+END_TEST
+
 /* The accounts' settings: their defaults, their bounds, the three registrations. */
 START_TEST(config_accounts)
 {
@@ -228,6 +275,7 @@ Suite *suite_config(void)
     Suite *s = suite_create("config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, config_parse);
+    tcase_add_test(tc, config_mail);
     tcase_add_test(tc, config_storage);
     tcase_add_test(tc, config_cluster);
     tcase_add_test(tc, config_bare_onoff_flag);
