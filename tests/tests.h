@@ -83,12 +83,11 @@ Suite *suite_accounts_mail(void);    /* tests/test_accounts_mail.c: e-mail setti
 Suite *suite_accounts_mail_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
 Suite *suite_notices(void);          /* tests/test_notices.c: the lobby's notice hook (game/) */
 Suite *suite_outbound(void); /* tests/test_outbound.c: outbound HTTPS off the loop (notify/) */
-Suite *
-suite_mail(void); /* tests/test_mail.c: e-mail texts, reminders and digests to an SMTP sink */
-Suite *suite_push(void);    /* tests/test_push.c: Web Push to a local push service (notify/) */
-Suite *suite_webpush(void); /* tests/test_webpush.c: Web Push encryption and VAPID (notify/) */
-Suite *suite_rating(void);  /* tests/test_rating.c: Glicko-2 and Plackett-Luce (players/) */
-Suite *suite_fair(void);    /* tests/test_fair.c: the fair draw: commitment, seed, verification */
+Suite *suite_mail(void);     /* tests/test_mail.c: e-mail texts, mailer, SMTP sink (notify/) */
+Suite *suite_push(void);     /* tests/test_push.c: Web Push to a local push service (notify/) */
+Suite *suite_webpush(void);  /* tests/test_webpush.c: Web Push encryption and VAPID (notify/) */
+Suite *suite_rating(void);   /* tests/test_rating.c: Glicko-2 and Plackett-Luce (players/) */
+Suite *suite_fair(void);     /* tests/test_fair.c: the fair draw: commitment, seed, verification */
 Suite *suite_cluster(void); /* tests/test_cluster.c: the Redis client, leases (real redis-server) */
 Suite *suite_lease(void);   /* tests/test_lease.c: room leases between two nodes (real Redis) */
 Suite *suite_fence_pg(void);  /* tests/test_fence.c: stale writers refused (PostgreSQL) */
