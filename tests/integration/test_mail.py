@@ -14,6 +14,7 @@ turns of 20 minutes or more, too long for this suite.)"""
 import email
 import email.policy
 import glob
+import http.client
 import os
 import random
 import shutil
@@ -217,8 +218,7 @@ class Mail(unittest.TestCase):
         return room, bot_name
 
     def metric(self, srv, series):
-        s, _, _ = (None, None, None)
-        import http.client
+        """The value of one series of GET /metrics (with the metrics token)."""
         c = http.client.HTTPConnection(srv.host, srv.port, timeout=10)
         c.request("GET", "/metrics", headers={"Authorization": "Bearer " + METRICS_TOKEN})
         text = c.getresponse().read().decode()
