@@ -8,7 +8,7 @@ List-Unsubscribe-Post), once: a restart the same day sends nothing; the one-clic
 unsubscribe link turns the digest and reminders off (the page says so, GET /api/me/email shows
 it), an unknown token is 404, carcd_mail_sent_total counted the digest. Without smtp-url the
 routes are 404 mail_off; smtp-url without mail-from or public-url stops the start with a clear
-error. (The low-clock reminder is tested in tests/test_mail.c: a time_low notice comes only for
+error. On SQLite and a real PostgreSQL (pg_util). (The low-clock reminder is tested in tests/test_mail.c: a time_low notice comes only for
 turns of 20 minutes or more, too long for this suite.)"""
 
 import email
@@ -25,6 +25,7 @@ import unittest
 import urllib.parse
 
 import harness as h
+import pg_util
 from test_accounts import CONFIG, call, session_of
 from test_seat_accounts import WithCookie
 
@@ -81,6 +82,7 @@ def uniq(prefix):
 
 
 class Mail(unittest.TestCase):
+    pg = None
 
     @classmethod
     def setUpClass(cls):
@@ -103,11 +105,13 @@ class Mail(unittest.TestCase):
 
     def setUp(self):
         self.servers = []
+        h.PG_URL_FOR = self.pg.database_for if self.pg is not None else None
 
     def tearDown(self):
         for s in self.servers:
             if s.alive():
                 s.stop()
+        h.PG_URL_FOR = None
 
     def start(self, config=None, data_dir=None):
         srv = h.Server(dict(self.config, **(config or {})), data_dir=data_dir).start()
@@ -180,6 +184,8 @@ class Mail(unittest.TestCase):
         self.assertEqual(s, 404)
 
     def test_off_and_refused_settings(self):
+        if self.pg is not None:
+            return  # settings are settings: once is enough
         srv = self.start({"smtp-url": "off"})
         token, csrf = self.signup(srv, uniq("Off"))
         s, _, doc = self.email(srv, "GET", token, None, origin=False)
@@ -278,6 +284,15 @@ class Mail(unittest.TestCase):
         self.assertEqual(doc, {"address": "dig@carcd.test", "digest": False, "reminders": False})
         s, _, _ = call(srv, "GET", "/unsubscribe?token=" + t, origin=False)
         self.assertEqual(s, 200)  # the link works again (still off)
+
+
+class MailPg(Mail):
+    """The same on PostgreSQL: the day's claim in its account_mail table."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.pg = pg_util.shared()
 
 
 if __name__ == "__main__":
