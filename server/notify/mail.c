@@ -13,6 +13,11 @@
 #include "util/status.h"
 
 #define DAY_MS 86400000LL
+/* The next batch of a digest is asked only while the outbound client holds
+ * at most this many requests (its queue is 256: a claimed digest that found
+ * it full would be lost for the day); else again after PACE_MS. */
+#define MAIL_IN_FLIGHT 96
+#define PACE_MS 500
 
 /* A read of settings under way: the digest's (one at a time) or a reminder's. */
 struct mail_ask {
@@ -29,6 +34,7 @@ struct mailer {
     char smtp_url[512], from[256], public_url[512];
     struct mail_config cfg; /* pointing at the copies above */
     uv_timer_t timer;
+    uv_timer_t pace; /* a digest waiting for the outbound queue to drain */
     int closed;
     /* The digest run under way: its games sorted by account, the accounts
      * asked so far (next: the index of the first game not yet asked). */
@@ -96,9 +102,21 @@ static void digest_end(struct mailer *m)
     m->ngames = m->next = m->running = 0;
 }
 
-/* The next batch's accounts asked; the run ends when none is left. */
+static void digest_next(struct mailer *m);
+
+static void on_pace(uv_timer_t *t)
+{
+    digest_next(t->data);
+}
+
+/* The next batch's accounts asked (once the outbound queue has room for
+ * its mails); the run ends when none is left. */
 static void digest_next(struct mailer *m)
 {
+    if (m->next < m->ngames && outbound_pending(m->out) > MAIL_IN_FLIGHT - MAIL_BATCH) {
+        uv_timer_start(&m->pace, on_pace, PACE_MS, 0);
+        return;
+    }
     long long ids[MAIL_BATCH];
     int n = 0;
     while (m->next < m->ngames && n < MAIL_BATCH) {
@@ -187,6 +205,8 @@ struct mailer *mailer_new(uv_loop_t *loop, struct outbound *o, const struct mail
         m->asks[i].m = m;
     uv_timer_init(loop, &m->timer);
     m->timer.data = m;
+    uv_timer_init(loop, &m->pace);
+    m->pace.data = m;
     /* Started after the hour (or down at it): today's digest soon, once the
      * rooms are back; the day's claim keeps it from going twice. */
     long long now = clock_wall_ms();
@@ -248,6 +268,7 @@ void mailer_close(struct mailer *m)
         return;
     m->closed = 1;
     uv_close((uv_handle_t *)&m->timer, timer_closed);
+    uv_close((uv_handle_t *)&m->pace, timer_closed);
     digest_end(m);
 }
 

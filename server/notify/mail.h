@@ -9,7 +9,8 @@
  * the hour still sends the day's digest). A run asks ops.waiting for the
  * games where it is an account's turn now (this node's rooms, as GET
  * /api/me/games shows them), then the accounts' settings in batches of
- * MAIL_BATCH, one batch under way at a time (ops.settings: the accounts
+ * MAIL_BATCH, one batch under way at a time, the next one asked once the
+ * outbound client holds few enough requests for its mails (ops.settings: the accounts
  * service, on the pool), each read claiming the day's digest in the
  * database (store_mail_digest_claim), so that a restart or a second run
  * never sends a day's digest twice. An account with nothing waiting gets
