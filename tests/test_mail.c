@@ -8,8 +8,11 @@
  * accounts whose claim was theirs, each its own games, the least time left
  * first. The accounts service is replaced by a table of rows the test
  * answers from (its own statements are test_accounts_mail.c's). */
+#include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +212,8 @@ static void mail_setup(void)
     struct outbound_config c;
     outbound_config_defaults(&c);
     c.ca_file = sink.cert;
+    c.private_ok = 1;    /* the stuck endpoint below is on 127.0.0.1 */
+    c.timeout_ms = 1500; /* and it gives up on it soon */
     char err[256];
     out = outbound_new(&loop, &c, err, sizeof err);
     ck_assert_msg(out != NULL, "%s", err);
@@ -376,6 +381,50 @@ START_TEST(digest_in_batches_to_the_claims)
 }
 END_TEST
 
+static void on_stuck(void *arg, const struct outbound_result *r)
+{
+    (void)r;
+    (*(int *)arg)++;
+}
+
+/* A digest waits while the outbound client is busy: 70 requests to an
+ * endpoint that never answers (a socket that listens and never accepts:
+ * TCP connects, TLS never starts) hold it until their 1.5 s timeout; no
+ * account is asked (so none claimed) until they are gone, then the digest
+ * goes. */
+START_TEST(digest_waits_for_the_outbound_queue)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(fd, 128), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    char url[64];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/x", ntohs(sa.sin_port));
+    int hour = (int)((clock_wall_ms() / 3600000LL + 1) % 24);
+    struct mailer *m = mailer_open(hour);
+    struct push_sender ps = {out, NULL, "mailto:carcd@carcd.test"};
+    struct notifier *n =
+        notifier_new(&loop, &ps, &(struct notifier_ops){no_subs, NULL, NULL, NULL}, "");
+    int stuck = 0;
+    for (int i = 0; i < 70; i++)
+        ck_assert_int_eq(outbound_post(out, url, NULL, 0, "x", 1, on_stuck, &stuck), 0);
+    waiting_games[nwaiting++] = game_of("W1", 3, 0);
+    rows[nrows++] = account_of(3, 1, 1);
+    ck_assert_int_eq(mailer_digest_run(m), 0);
+    spin(700, -1);
+    ck_assert_int_eq(asks, 0); /* waiting */
+    ck_assert_int_eq(stuck, 0);
+    spin(8000, 1);
+    ck_assert_int_eq(stuck, 70); /* timed out, then the digest went */
+    ck_assert_int_eq(asks, 1);
+    ck_assert_int_eq(mails(), 1);
+    close(fd);
+    all_close(m, n);
+}
+END_TEST
+
 Suite *suite_mail(void)
 {
     Suite *s = suite_create("mail");
@@ -387,6 +436,7 @@ Suite *suite_mail(void)
     tcase_set_timeout(smtp, 60);
     tcase_add_test(smtp, reminder_mailed_once);
     tcase_add_test(smtp, digest_in_batches_to_the_claims);
+    tcase_add_test(smtp, digest_waits_for_the_outbound_queue);
     suite_add_tcase(s, smtp);
     return s;
 }
