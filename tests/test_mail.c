@@ -6,7 +6,8 @@
  * and to nobody else; a digest run that reads the accounts of the waiting
  * games in batches of MAIL_BATCH with the day to claim, and mails only the
  * accounts whose claim was theirs, each its own games, the least time left
- * first. The accounts service is replaced by a table of rows the test
+ * first; and a digest that waits while the outbound client is busy. The
+ * accounts service is replaced by a table of rows the test
  * answers from (its own statements are test_accounts_mail.c's). */
 #include <arpa/inet.h>
 #include <check.h>
