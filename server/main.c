@@ -35,6 +35,7 @@
 #include "util/loopstat.h"
 #include "util/memtrim.h"
 #include "util/stall.h"
+#include "util/tz.h"
 
 struct server {
     uv_loop_t loop;
@@ -47,6 +48,7 @@ struct server {
     struct lobby *lobby;
     struct store *store; /* NULL with storage off */
     struct bots *bots;   /* the built-in bots' searches */
+    struct tz_db *zones; /* the time zones of clocks (util/tz.h), read at start */
     struct api api;
     struct admin admin;        /* the admin API (/admin/), behind admin-token */
     struct accounts *accounts; /* accounts and sessions; NULL without storage */
@@ -332,6 +334,17 @@ static void game_open(struct server *sv)
     memtrim_init(&sv->trim);
     sv->bots = bots_new(&sv->loop, sv->cfg.bot_searches, sv->cfg.bot_think_ms);
     lobby_bots_set(sv->lobby, sv->bots);
+    int zones = 0;
+    sv->zones = tz_db_load(sv->cfg.zoneinfo_dir, &zones);
+    if (zones == 0)
+        log_warn("no time zone found in %s: clocks know only UTC (setting zoneinfo-dir)",
+                 sv->cfg.zoneinfo_dir);
+    lobby_zones_set(sv->lobby, sv->zones);
+    if (sv->cfg.test_clock >= 0) {
+        clock_test_advance((int64_t)sv->cfg.test_clock * 1000);
+        log_warn("test-clock is set: the clocks run %d s ahead and POST /admin/clock moves them",
+                 sv->cfg.test_clock);
+    }
 }
 
 /* The configured backend, opened for serving; NULL with err. */
@@ -540,6 +553,7 @@ static int http_open(struct server *sv)
     sv->api.metrics_token = sv->cfg.metrics_token;
     sv->api.redis = sv->redis;
     admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
+    sv->admin.test_clock = sv->cfg.test_clock >= 0;
     sv->api.admin = &sv->admin;
     sv->api.session_days = sv->cfg.session_days;
     sv->api.ladder_min_games = sv->cfg.ladder_min_games;
@@ -660,6 +674,7 @@ static int server_close(struct server *sv, int status)
     directory_free(sv->dir);
     lobby_free(sv->lobby);
     bots_free(sv->bots);
+    tz_db_free(sv->zones);
     store_close(sv->store);
     api_fini(&sv->api);
     notifier_free(sv->notifier);

@@ -126,6 +126,7 @@ int main(void)
     srunner_add_suite(sr, suite_loopstat());
     srunner_add_suite(sr, suite_stall());
     srunner_add_suite(sr, suite_tz());
+    srunner_add_suite(sr, suite_corr());
     srunner_add_suite(sr, suite_bounds());
     srunner_add_suite(sr, suite_memtrim());
     srunner_add_suite(sr, suite_rxguard());

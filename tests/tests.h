@@ -66,6 +66,7 @@ Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the s
 Suite *suite_loopstat(void); /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_stall(void);    /* tests/test_stall.c: loop stalls seen (clocks: test_turn.c) */
 Suite *suite_tz(void);       /* tests/test_tz.c: time zones and week ends (util/tz.c) */
+Suite *suite_corr(void);     /* tests/test_corr.c: correspondence clocks, week ends (turn.c) */
 Suite *suite_bounds(void);   /* tests/test_bounds.c: worst cases of the engine's arrays */
 Suite *suite_rxguard(void);  /* tests/test_rxguard.c: unmasked frames, early frames */
 Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded addresses */

@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/tz.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -235,7 +236,8 @@ static void room_notice(void *arg, const struct room *r, int seat, int kind)
     snprintf(t.room, sizeof t.room, "%s", r->id);
     t.account = s->account;
     t.seat = seat;
-    t.deadline = r->clock.initial > 0 ? clock_wall_ms() + s->clock_ms : 0;
+    long long deadline = turn_deadline(r); /* the mover's; nobody else's clock runs */
+    t.deadline = deadline > 0 && r->game != NULL && r->game->current == seat ? deadline : 0;
     t.moves = r->nmoves;
     t.n = r->nseats < CARC_MAX_PLAYERS ? r->nseats : CARC_MAX_PLAYERS;
     t.rank = 1;
@@ -259,7 +261,17 @@ void lobby_room_add(struct lobby *lb, struct room *r)
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     r->alone_grace_ms = (uint64_t)lb->lim.bots_alone_grace * 1000;
+    r->tz = tz_db_find(lb->tz, r->clock.time_zone[0] != '\0' ? r->clock.time_zone : "UTC");
+    if (r->tz == NULL && r->clock.weekend_pause)
+        log_event(LOG_WARN, &(struct log_fields){.room = r->id},
+                  "time zone %s unknown to this server: its week ends are UTC's",
+                  r->clock.time_zone);
     lobby__room_insert(lb, r);
+}
+
+void lobby_zones_set(struct lobby *lb, const struct tz_db *tz)
+{
+    lb->tz = tz;
 }
 
 void lobby_bots_set(struct lobby *lb, struct bots *b)

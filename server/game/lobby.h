@@ -23,6 +23,7 @@ struct lobby_ip;
 struct store;
 struct bots;
 struct roomnode;
+struct tz_db;
 
 /* Something a person who is not there should hear of: plain data for the
  * notice hook (the notifications). */
@@ -77,9 +78,10 @@ struct lobby {
      * yet), and those not logged since, their count and time. */
     uint64_t stall_logged, stall_quiet_ms;
     int stall_quiet;
-    struct store *store;   /* NULL: memory only (lobby_store_set) */
-    struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
-    struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
+    struct store *store;    /* NULL: memory only (lobby_store_set) */
+    struct bots *bots;      /* NULL: no bot plays (lobby_bots_set) */
+    const struct tz_db *tz; /* the time zones clocks may name (lobby_zones_set); NULL: UTC */
+    struct roomnode *node;  /* NULL: one node alone; else the cluster (roomnode.h) */
 
     /* Seats of accounts (issue 27): when a game starts, called once for
      * each seat that belongs to an account (room.h room_seat.account), with
@@ -144,6 +146,9 @@ int lobby_stall(struct lobby *lb, uint64_t ms, uint64_t now);
 
 /* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
 void lobby_bots_set(struct lobby *lb, struct bots *b);
+/* The time zones a clock's time_zone may name (util/tz.h; owned by the
+ * caller, kept until lobby_free). Set before any room exists. */
+void lobby_zones_set(struct lobby *lb, const struct tz_db *tz);
 
 /* Close every session with 1001 "server restarting, retry" and refuse new
  * ones. */

@@ -31,6 +31,7 @@
 #define ROOM_TIMED 4      /* held moves timed at once (struct room.timed_ns) */
 
 struct lobby;
+struct tz_zone;
 struct carc_record;
 struct store;
 struct bots;
@@ -131,17 +132,19 @@ struct room {
     int fair;
 
     /* Turns (turn.h): the clock, bots playing seats. */
-    struct proto_clock clock; /* clock.initial == 0: none */
-    uint64_t turn_ms;         /* loop ms the current turn started; 0: not yet (restored) */
-    long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
-    int turn_moves;           /* nmoves when the current turn started */
-    int timed_out;            /* the current turn's clock ran out and was handled */
-    int turn_moved;           /* a stall moved the turn's start (turn_stall): publish it */
-    struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
-    int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
-    struct bots_job *job;     /* the search playing the current turn, or NULL */
-    int job_moves;            /* nmoves of the turn the job plays */
-    int bot_refused;          /* this turn's bot move was refused: play it at random */
+    struct proto_clock clock;  /* clock.initial == 0: none */
+    uint64_t turn_ms;          /* loop ms the current turn started; 0: not yet (restored) */
+    long long turn_wall;       /* the same on the wall clock (ms since 1970), for the state */
+    long long turn_wall_saved; /* restored: the stored turn start of a per-move clock, 0 */
+    const struct tz_zone *tz;  /* clock.time_zone's zone (the lobby's); NULL: UTC */
+    int turn_moves;            /* nmoves when the current turn started */
+    int timed_out;             /* the current turn's clock ran out and was handled */
+    int turn_moved;            /* a stall moved the turn's start (turn_stall): publish it */
+    struct bots *bots;         /* NULL: no bot ever plays (tests without bots) */
+    int bot_pace_ms;           /* a bot's turn lasts at least this while anyone watches */
+    struct bots_job *job;      /* the search playing the current turn, or NULL */
+    int job_moves;             /* nmoves of the turn the job plays */
+    int bot_refused;           /* this turn's bot move was refused: play it at random */
     /* Called once when its game ends by a move (lobby_room_add: the lobby's
      * rated game hook); NULL: nobody is told. */
     void (*over)(void *arg, const struct room *r);

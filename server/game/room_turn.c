@@ -63,7 +63,7 @@ void room__time_check(struct room *r, uint64_t now)
         r->clock.initial <= 0 || r->turn_ms == 0 || r->paused_ms != 0 || now < r->turn_ms)
         return;
     const struct room_seat *seat = &r->seats[r->game->current];
-    long long had = seat->clock_ms, left = had - (long long)(now - r->turn_ms);
+    long long had = seat->clock_ms, left = had - turn_used(r, now);
     int bit = 0;
     if (!(r->low_told & 1) && had >= LOW_MIN_MS && left <= had / 4)
         bit = 1;

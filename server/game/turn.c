@@ -9,6 +9,7 @@
 #include "game/room.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/tz.h"
 
 static int has_clock(const struct room *r)
 {
@@ -78,10 +79,52 @@ void turn_game_start(struct room *r, uint64_t now)
     room__turn_to(r, -1); /* the first mover, if away, is told */
 }
 
-/* Time used by the current turn so far. */
+/* The part of the wall-clock interval [from, to) that the room's clocks run:
+ * all of it, or with weekend_pause what falls outside the room zone's week
+ * ends. */
+static long long counted(const struct room *r, long long from, long long to)
+{
+    if (to <= from)
+        return 0;
+    if (!r->clock.weekend_pause)
+        return to - from;
+    return tz_week_days_ms(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), from, to);
+}
+
+/* Time used by the current turn so far. The loop's clock says how long the
+ * turn has run; the wall clock, which moves with it (turn_stall,
+ * turn_resume), says which of it fell on a week end. */
 static long long turn_elapsed(const struct room *r, uint64_t now)
 {
-    return r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
+    long long e = r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
+    return e > 0 && r->clock.weekend_pause ? counted(r, r->turn_wall, r->turn_wall + e) : e;
+}
+
+long long turn_used(const struct room *r, uint64_t now)
+{
+    return turn_elapsed(r, now);
+}
+
+long long turn_deadline(const struct room *r)
+{
+    if (!has_clock(r) || !playing(r) || r->turn_ms == 0)
+        return -1;
+    long long left = r->seats[r->game->current].clock_ms;
+    if (left < 0)
+        left = 0;
+    if (!r->clock.weekend_pause)
+        return r->turn_wall + left;
+    return tz_week_days_add(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), r->turn_wall, left);
+}
+
+long long turn_time_left(const struct room *r, int i, long long wall)
+{
+    if (!has_clock(r) || i < 0 || i >= r->nseats)
+        return -1;
+    long long left = r->seats[i].clock_ms;
+    if (playing(r) && r->game->current == i && r->turn_ms != 0)
+        left -= counted(r, r->turn_wall, wall);
+    return left > 0 ? left : 0;
 }
 
 /* Seat out of time for good: its clock ran out (on_timeout bot) and no
@@ -89,14 +132,16 @@ static long long turn_elapsed(const struct room *r, uint64_t now)
  * at once. A bot plays it until its player takes it back (turn_seat_back). */
 static int out_of_time(const struct room *r, const struct room_seat *seat)
 {
-    return has_clock(r) && r->clock.increment == 0 && seat->autoplay == PROTO_AUTO_TIMEOUT &&
-           seat->clock_ms <= 0;
+    return has_clock(r) && r->clock.increment == 0 && r->clock.per_move == 0 &&
+           seat->autoplay == PROTO_AUTO_TIMEOUT && seat->clock_ms <= 0;
 }
 
 void turn_moved(struct room *r, int mover, uint64_t now)
 {
     struct room_seat *seat = &r->seats[mover];
-    if (has_clock(r)) {
+    if (has_clock(r) && r->clock.per_move > 0) {
+        seat->clock_ms = (long long)r->clock.per_move * 1000; /* nothing carried over */
+    } else if (has_clock(r)) {
         long long left = seat->clock_ms - turn_elapsed(r, now);
         seat->clock_ms = (left > 0 ? left : 0) + (long long)r->clock.increment * 1000;
     }
@@ -314,6 +359,17 @@ int turn_restart(struct room *r, uint64_t now)
 {
     if (!playing(r) || r->turn_ms != 0)
         return 0;
+    /* A per-move clock runs for days: its turn goes on from where it
+     * started (stored), the time since charged, the server's down time with
+     * it. Other clocks start the turn again: nobody is charged for the time
+     * the server was not there. */
+    long long since = r->turn_wall_saved;
+    r->turn_wall_saved = 0;
+    if (has_clock(r) && r->clock.per_move > 0 && since > 0) {
+        struct room_seat *seat = &r->seats[r->game->current];
+        long long left = seat->clock_ms - counted(r, since, clock_wall_ms());
+        seat->clock_ms = left > 0 ? left : 0;
+    }
     turn_start(r, now);
     return 1;
 }
@@ -341,8 +397,10 @@ int turn_alone(struct room *r, int members, uint64_t now)
         r->alone_ms = 0;
         return r->paused_ms != 0 ? TURN_RESUME : TURN_GOES_ON;
     }
-    /* A rated game never pauses: an absent player's clock runs (turn.h). */
-    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING || r->rated)
+    /* A rated game never pauses, nor a correspondence one (per-move clock),
+     * which people leave between their moves: an absent player's clock runs
+     * (turn.h). */
+    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING || r->rated || r->clock.per_move > 0)
         return TURN_GOES_ON;
     if (r->alone_ms == 0) {
         r->alone_ms = now != 0 ? now : 1;

@@ -174,6 +174,7 @@ struct api_request {
     const char *accept_encoding, *if_none_match;
     const char *authorization; /* the Authorization header (the admin API's token) */
     const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
+    const char *seconds;       /* the ?seconds= argument (POST /admin/clock) */
     const char *peer;          /* the client's address, for the admin API's log lines */
     /* The account routes (account_routes.c): */
     const char *cookie; /* the Cookie header (the session is its carcd_session) */

@@ -130,7 +130,7 @@ fail:
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
     " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
     "fair,"                                                                                        \
-    " fence"
+    " fence, clock_per_move, clock_zone, turn_wall"
 
 static long long col_ll(const PGresult *q, int row, int col)
 {
@@ -176,6 +176,9 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
     e->variants = (int)col_ll(q, i, 18);
     snprintf(e->fair, sizeof e->fair, "%s", PQgetvalue(q, i, 19));
     e->fence = (uint64_t)col_ll(q, i, 20);
+    e->clock_per_move = (int)col_ll(q, i, 21);
+    snprintf(e->clock_zone, sizeof e->clock_zone, "%s", PQgetvalue(q, i, 22));
+    e->turn_wall = col_ll(q, i, 23);
     const char *v[] = {e->id};
     PGresult *s = pg__query(c,
                             "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"

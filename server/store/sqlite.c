@@ -7,11 +7,13 @@
  *           clock_initial, clock_increment, clock_policy,   the time control, 0: none
  *           fence,                                          0 (the place of a lease's number)
  *           variants,                     options.farms (enum carc_farm_rule) | small_city 2
- *                                         << 2 | seat_order random << 3 | rated << 4;
- *                                         0: the defaults
- *           fair)                         the fair draw's secret and entropies
+ *                                         << 2 | seat_order random << 3 | rated << 4 |
+ *                                         clock.weekend_pause << 5; 0: the defaults
+ *           fair,                         the fair draw's secret and entropies
  *                                         (fair/fair_room.h), "" for none: secret
  *                                         until the game's record reveals them
+ *           clock_per_move, clock_zone,   clock.per_move (s, 0: none), clock.time_zone
+ *           turn_wall)                    a per-move clock's turn start (wall ms), 0: none
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
  *           bot, autoplay, forfeited, timeouts, clock_ms,   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
@@ -30,7 +32,8 @@
  *
  * Schema history (PRAGMA user_version, and the table schema_version from 4 on): 1 the tables
  * above without games.status; 2 adds it; 3 adds the clock and bot columns of rooms and seats;
- * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account. */
+ * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account;
+ * 6 adds rooms.clock_per_move, rooms.clock_zone and rooms.turn_wall. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -54,7 +57,9 @@ static const char *schema_sql =
     " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
     " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
     " clock_policy INTEGER NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0,"
-    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '');"
+    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '',"
+    " clock_per_move INTEGER NOT NULL DEFAULT 0, clock_zone TEXT NOT NULL DEFAULT '',"
+    " turn_wall INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
@@ -69,8 +74,8 @@ static const char *schema_sql =
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(5);"
-    "PRAGMA user_version = 5;";
+    "INSERT INTO schema_version VALUES(6);"
+    "PRAGMA user_version = 6;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -103,6 +108,13 @@ static const char *migrations[STORE_SCHEMA] = {
     "ALTER TABLE seats ADD COLUMN account INTEGER NOT NULL DEFAULT 0;"
     "UPDATE schema_version SET version = 5;"
     "PRAGMA user_version = 5;",
+    /* 5 -> 6: correspondence clocks: time per move, the room's time zone (weekend_pause is
+     * variants' bit 5) and the turn's start, which such a clock keeps across a restart. */
+    "ALTER TABLE rooms ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE rooms ADD COLUMN clock_zone TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE rooms ADD COLUMN turn_wall INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE schema_version SET version = 6;"
+    "PRAGMA user_version = 6;",
 };
 
 int sq__exec(sqlite3 *db, const char *sql)
@@ -159,8 +171,9 @@ static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
              " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
-             " clock_initial, clock_increment, clock_policy, fence, variants, fair)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+             " clock_initial, clock_increment, clock_policy, fence, variants, fair,"
+             " clock_per_move, clock_zone, turn_wall)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
              &s->room) ||
         prep(db, "DELETE FROM seats WHERE room = ?", &s->seat_del) ||
         prep(db,
@@ -217,6 +230,9 @@ static int write_room(sqlite3_stmt *room, const struct store_room *e, uint64_t f
     sqlite3_bind_int64(room, 19, (sqlite3_int64)(e->fence ? e->fence : fence));
     sqlite3_bind_int(room, 20, e->variants);
     sqlite3_bind_text(room, 21, e->fair, -1, SQLITE_STATIC);
+    sqlite3_bind_int(room, 22, e->clock_per_move);
+    sqlite3_bind_text(room, 23, e->clock_zone, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(room, 24, (sqlite3_int64)e->turn_wall);
     return step_done(room);
 }
 

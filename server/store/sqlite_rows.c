@@ -125,7 +125,7 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
     " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
     "fair,"                                                                                        \
-    " fence"
+    " fence, clock_per_move, clock_zone, turn_wall"
 
 static const char *text_col(sqlite3_stmt *s, int i)
 {
@@ -163,6 +163,9 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     e->variants = sqlite3_column_int(q, 18);
     snprintf(e->fair, sizeof e->fair, "%s", text_col(q, 19));
     e->fence = (uint64_t)sqlite3_column_int64(q, 20);
+    e->clock_per_move = sqlite3_column_int(q, 21);
+    snprintf(e->clock_zone, sizeof e->clock_zone, "%s", text_col(q, 22));
+    e->turn_wall = sqlite3_column_int64(q, 23);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
