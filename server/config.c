@@ -150,6 +150,9 @@ static const struct key keys[] = {
      0,
      "the tz database (TZif files) read at start for clocks' time_zone and weekend_pause"
      " (/usr/share/zoneinfo; without it only UTC)"},
+    {"vacation-days", K_INT, OFF(vacation_days), 0, 0, 366,
+     "days a year an account may be away from its correspondence games (per-move clocks),"
+     " taken by hand or when a clock runs out (14; 0 = no vacations)"},
     {"test-clock", K_INT, OFF(test_clock), 0, -1, 100000000,
      "for tests only: the server's clocks start this many seconds ahead of the system's, and"
      " POST /admin/clock (body: seconds) moves them further (-1 = off)"},
@@ -246,6 +249,7 @@ void config_defaults(struct carcd_config *c)
     c->stall_threshold_ms = STALL_THRESHOLD_MS;
     snprintf(c->zoneinfo_dir, sizeof c->zoneinfo_dir, "%s", TZ_DIR_DEFAULT);
     c->test_clock = -1;
+    c->vacation_days = 14;
     strcpy(c->metrics_listen, "127.0.0.1");
     lobby_limits_defaults(&c->limits);
 }

@@ -33,6 +33,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/loopstat.h"
+#include "util/mem.h"
 #include "util/memtrim.h"
 #include "util/stall.h"
 #include "util/tz.h"
@@ -422,6 +423,40 @@ static void rated_game(void *arg, const struct lobby_rated_game *g)
         (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
 }
 
+/* The lobby's vacation hook (game/lobby.h): the accounts service answers
+ * with the account's vacation, a day taken if its clock needs one. */
+struct vacation_ask {
+    struct server *sv;
+    char room[PROTO_ROOM_MAX];
+    int seat, moves;
+};
+
+static void on_vacation(void *arg, const struct accounts_result *r)
+{
+    struct vacation_ask *q = arg;
+    const struct accounts_vacation *v = r->status == 0 ? r->vacation : NULL;
+    if (v != NULL && v->taken)
+        log_event(LOG_INFO, &(struct log_fields){.room = q->room, LOG_SEAT(q->seat)},
+                  "a vacation day taken for the seat's account (%d left this year)", v->days_left);
+    lobby_vacation_answer(q->sv->lobby, q->room, q->seat, q->moves, v != NULL ? v->from_ms : 0,
+                          v != NULL ? v->until_ms : 0);
+    free(q);
+}
+
+static void vacation(void *arg, long long account, const char *room, int seat, int moves,
+                     long long at)
+{
+    struct server *sv = arg;
+    struct vacation_ask *q = mem_zalloc(1, sizeof *q);
+    *q = (struct vacation_ask){sv, "", seat, moves};
+    snprintf(q->room, sizeof q->room, "%s", room);
+    if (sv->api.accounts == NULL ||
+        accounts_vacation_auto(sv->api.accounts, account, at, on_vacation, q) == NULL) {
+        free(q);
+        lobby_vacation_answer(sv->lobby, room, seat, moves, 0, 0); /* none: the clock's end */
+    }
+}
+
 /* The notifier's reads and outcomes, through the accounts service. */
 static void on_push_list(void *arg, const struct accounts_result *r)
 {
@@ -569,6 +604,7 @@ static int http_open(struct server *sv)
     ac.hash_mem = (size_t)sv->cfg.hash_mem_kib * 1024;
     ac.invite_days = sv->cfg.invite_days;
     ac.member_invites = sv->cfg.member_invites;
+    ac.vacation_days = sv->cfg.vacation_days;
     char err[256];
     sv->accounts = accounts_new(&sv->loop, sv->store, &ac, NULL, err, sizeof err);
     if (sv->accounts == NULL) {
@@ -582,6 +618,11 @@ static int http_open(struct server *sv)
     sv->lobby->account_game_arg = sv;
     sv->lobby->rated_game = rated_game;
     sv->lobby->rated_game_arg = sv;
+    if (sv->cfg.vacation_days > 0) {
+        sv->api.vacations = 1;
+        sv->lobby->vacation = vacation;
+        sv->lobby->vacation_arg = sv;
+    }
     return notify_open(sv);
 }
 

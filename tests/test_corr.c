@@ -190,6 +190,110 @@ START_TEST(correspondence_never_pauses_alone)
 }
 END_TEST
 
+/* The lobby's vacation hook, as main.c's but answered by the test. */
+static int asked;
+static long long asked_account;
+static int asked_seat, asked_moves;
+static long long asked_at;
+
+static void vacation_hook(void *arg, long long account, const char *room, int seat, int moves,
+                          long long at)
+{
+    (void)arg;
+    (void)room;
+    asked++;
+    asked_at = at;
+    asked_account = account;
+    asked_seat = seat;
+    asked_moves = moves;
+}
+
+/* A day per move, seat 0 an account's (7), the hook set: a's clock runs out
+ * after a day; the hook is asked once, and until it answers nothing times
+ * out; a vacation day answered moves the deadline a day; run out again, it
+ * is asked again, and "none" lets the clock's end stand. */
+START_TEST(vacation_taken_when_the_clock_runs_out)
+{
+    lb->vacation = vacation_hook;
+    struct fake *a, *b;
+    struct room *r = corr_game("{\"per_move\": 86400, \"on_timeout\": \"skip\"}", &a, &b);
+    r->seats[0].account = 7;
+    long long deadline = turn_deadline(r);
+    jump(DAY_MS + 1000);
+    ck_assert_int_eq(asked, 1);
+    ck_assert_int_eq(asked_account, 7);
+    ck_assert_int_eq(asked_seat, 0);
+    ck_assert_int_eq(asked_moves, r->nmoves);
+    jump(60000); /* no answer yet: asked once, no timeout */
+    ck_assert_int_eq(asked, 1);
+    ck_assert_int_eq(r->game->current, 0);
+    /* A day from when the clock ran out: the time since then is not charged. */
+    ck_assert_int_eq(asked_at, deadline);
+    long long from = deadline, until = from + DAY_MS;
+    long long seq = r->seq;
+    lobby_vacation_answer(lb, r->id, 0, asked_moves, from, until);
+    ck_assert_int_eq(turn_deadline(r), deadline + DAY_MS);
+    ck_assert_int_gt(r->seq, seq); /* the new deadline published */
+    drain(b);
+    ck_assert_msg(strstr(b->last, "\"/clock/deadline\"") != NULL, "%s", b->last);
+    jump(DAY_MS - 70000); /* within the vacation and the rest of the day */
+    ck_assert_int_eq(r->game->current, 0);
+    ck_assert_int_eq(asked, 1);
+    jump(20000);
+    ck_assert_int_eq(asked, 2);
+    ck_assert_int_eq(asked_at, deadline + DAY_MS);
+    ck_assert_int_eq(r->game->current, 0);
+    lobby_vacation_answer(lb, r->id, 0, asked_moves, 0, 0);
+    jump(100);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert(r->moves[r->nmoves - 1].skip);
+    ck_assert_int_eq(asked, 2);
+}
+END_TEST
+
+/* A move while the bank is asked is in time. */
+START_TEST(vacation_asked_move_in_time)
+{
+    lb->vacation = vacation_hook;
+    struct fake *a, *b;
+    struct room *r = corr_game("{\"per_move\": 3600, \"on_timeout\": \"forfeit\"}", &a, &b);
+    r->seats[0].account = 7;
+    jump(HOUR_MS + 500);
+    ck_assert_int_eq(asked, 1);
+    play_first_legal(a);
+    ck_assert_int_eq(r->game->current, 1);
+    ck_assert_int_eq(r->seats[0].forfeited, 0);
+    ck_assert(!r->moves[r->nmoves - 1].skip);
+}
+END_TEST
+
+/* Taken by hand: the seats of the account in every room learn it, the
+ * mover's clock stops for it (its deadline moves), a guest's does not. */
+START_TEST(vacation_by_hand_stops_the_clock)
+{
+    struct fake *a, *b;
+    struct room *r = corr_game("{\"per_move\": 86400, \"on_timeout\": \"skip\"}", &a, &b);
+    r->seats[0].account = 7;
+    long long deadline = turn_deadline(r), from = r->turn_wall + HOUR_MS, used = turn_used(r, now);
+    jump(HOUR_MS);
+    lobby_vacation_set(lb, 7, from, from + 3 * DAY_MS);
+    ck_assert_int_eq(turn_deadline(r), deadline + 3 * DAY_MS);
+    ck_assert_int_eq(r->seats[0].vac_until, from + 3 * DAY_MS);
+    lobby_vacation_set(lb, 8, from, from + 9 * DAY_MS); /* nobody's here */
+    ck_assert_int_eq(turn_deadline(r), deadline + 3 * DAY_MS);
+    jump(3 * DAY_MS);
+    ck_assert_int_eq(turn_used(r, now), used + HOUR_MS);
+    /* Ended by hand a day in: the rest of the time runs again from then. */
+    lobby_vacation_set(lb, 7, from, from + DAY_MS);
+    ck_assert_int_eq(turn_deadline(r), deadline + DAY_MS);
+    /* 3 days + 1 h in, 2 days + 1 h charged: out; no bank here to ask (the
+     * answer "none" comes at once), the next tick times the turn out. */
+    jump(100);
+    jump(100);
+    ck_assert_int_eq(r->game->current, 1);
+}
+END_TEST
+
 Suite *suite_corr(void)
 {
     Suite *s = suite_create("corr");
@@ -200,6 +304,9 @@ Suite *suite_corr(void)
     tcase_add_test(tc, weekend_pause_across_the_date_line);
     tcase_add_test(tc, unknown_zone_refused);
     tcase_add_test(tc, correspondence_never_pauses_alone);
+    tcase_add_test(tc, vacation_taken_when_the_clock_runs_out);
+    tcase_add_test(tc, vacation_asked_move_in_time);
+    tcase_add_test(tc, vacation_by_hand_stops_the_clock);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -142,6 +142,8 @@ int main(void)
     srunner_add_suite(sr, suite_webpush());
     srunner_add_suite(sr, suite_accounts_push());
     srunner_add_suite(sr, suite_accounts_push_pg());
+    srunner_add_suite(sr, suite_accounts_vacation());
+    srunner_add_suite(sr, suite_accounts_vacation_pg());
     srunner_add_suite(sr, suite_notices());
     srunner_add_suite(sr, suite_outbound());
     srunner_add_suite(sr, suite_push());

@@ -89,11 +89,15 @@ START_TEST(schema_migrated_from_v4)
                                               "ALTER TABLE rooms DROP COLUMN clock_per_move;"
                                               "ALTER TABLE rooms DROP COLUMN clock_zone;"
                                               "ALTER TABLE rooms DROP COLUMN turn_wall;"
+                                              "ALTER TABLE seats DROP COLUMN vac_from;"
+                                              "ALTER TABLE seats DROP COLUMN vac_until;"
                                               "UPDATE schema_version SET version = 4;"
                                             : "ALTER TABLE seats DROP COLUMN account;"
                                               "ALTER TABLE rooms DROP COLUMN clock_per_move;"
                                               "ALTER TABLE rooms DROP COLUMN clock_zone;"
                                               "ALTER TABLE rooms DROP COLUMN turn_wall;"
+                                              "ALTER TABLE seats DROP COLUMN vac_from;"
+                                              "ALTER TABLE seats DROP COLUMN vac_until;"
                                               "UPDATE schema_version SET version = 4;"
                                               "PRAGMA user_version = 4;"),
                      0);

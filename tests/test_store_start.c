@@ -51,6 +51,8 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE rooms DROP COLUMN clock_per_move;"
                                         "ALTER TABLE rooms DROP COLUMN clock_zone;"
                                         "ALTER TABLE rooms DROP COLUMN turn_wall;"
+                                        "ALTER TABLE seats DROP COLUMN vac_from;"
+                                        "ALTER TABLE seats DROP COLUMN vac_until;"
                                         "ALTER TABLE rooms DROP COLUMN fair;"
                                         "ALTER TABLE rooms DROP COLUMN fence;"
                                         "DROP TABLE schema_version;"

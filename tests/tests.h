@@ -79,9 +79,11 @@ Suite *suite_claim_pg(void);     /* the same, on PostgreSQL (CARC_PG_URL) */
 Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
-Suite *suite_accounts_push(void);    /* tests/test_accounts_push.c: push subscriptions, SQLite */
-Suite *suite_accounts_push_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
-Suite *suite_notices(void);          /* tests/test_notices.c: the lobby's notice hook (game/) */
+Suite *suite_accounts_push(void);     /* tests/test_accounts_push.c: push subscriptions, SQLite */
+Suite *suite_accounts_push_pg(void);  /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_vacation(void); /* tests/test_accounts_vacation.c: vacation bank, SQLite */
+Suite *suite_accounts_vacation_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_notices(void);              /* tests/test_notices.c: the lobby's notice hook (game/) */
 Suite *suite_outbound(void); /* tests/test_outbound.c: outbound HTTPS off the loop (notify/) */
 Suite *suite_push(void);     /* tests/test_push.c: Web Push to a local push service (notify/) */
 Suite *suite_webpush(void);  /* tests/test_webpush.c: Web Push encryption and VAPID (notify/) */

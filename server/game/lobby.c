@@ -250,12 +250,47 @@ static void room_notice(void *arg, const struct room *r, int seat, int kind)
     lb->notice(lb->notice_arg, &t);
 }
 
+/* The room's vacation hook: to the lobby's, or no vacation at once. */
+static void room_vacation_ask(void *arg, const struct room *r, int seat)
+{
+    struct lobby *lb = arg;
+    struct room *mine = lobby_room_find(lb, r->id);
+    if (mine == NULL)
+        return;
+    if (lb->vacation == NULL) {
+        room_vacation(mine, seat, mine->nmoves, 0, 0);
+        return;
+    }
+    lb->vacation(lb->vacation_arg, r->seats[seat].account, r->id, seat, r->nmoves,
+                 turn_deadline(r));
+}
+
+void lobby_vacation_answer(struct lobby *lb, const char *room, int seat, int moves, long long from,
+                           long long until)
+{
+    struct room *r = lobby_room_find(lb, room);
+    if (r != NULL)
+        room_vacation(r, seat, moves, from, until);
+}
+
+void lobby_vacation_set(struct lobby *lb, long long account, long long from, long long until)
+{
+    if (account <= 0)
+        return;
+    for (struct room *r = lb->oldest; r != NULL; r = r->newer)
+        for (int i = 0; i < r->nseats; i++)
+            if (r->seats[i].account == account && !r->seats[i].bot)
+                room_vacation(r, i, -1, from, until);
+}
+
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->over = room_over;
     r->over_arg = lb;
     r->notice = room_notice;
     r->notice_arg = lb;
+    r->vacation = room_vacation_ask;
+    r->vacation_arg = lb;
     r->store = lb->store;
     r->holds = &lb->holds;
     r->bots = lb->bots;

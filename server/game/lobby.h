@@ -101,6 +101,14 @@ struct lobby {
      * plays it), its clock runs low, or the game ended. NULL: nobody is told. */
     void (*notice)(void *arg, const struct lobby_notice *t);
     void *notice_arg;
+    /* Vacations (PROTOCOL.md "Vacations"): the correspondence clock of seat
+     * `seat` (an account's) of room ran out at `at` (wall ms; its deadline)
+     * after `moves` moves: main.c asks
+     * the accounts service, whose answer comes back by lobby_vacation_answer
+     * (exactly once, maybe from inside the call). NULL: no vacations. */
+    void (*vacation)(void *arg, long long account, const char *room, int seat, int moves,
+                     long long at);
+    void *vacation_arg;
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
@@ -143,6 +151,14 @@ void lobby_clock_tick(struct lobby *lb, uint64_t now);
  * at most once a minute (the stalls in between are added up in the next
  * line). Returns the running clocks credited. */
 int lobby_stall(struct lobby *lb, uint64_t ms, uint64_t now);
+
+/* The answer to the vacation hook: the account's vacation [from, until)
+ * (wall ms; until <= now: none). Nothing when the room is gone. */
+void lobby_vacation_answer(struct lobby *lb, const char *room, int seat, int moves, long long from,
+                           long long until);
+/* account took or ended a vacation by hand: every seat of it in this
+ * lobby's rooms learns [from, until). */
+void lobby_vacation_set(struct lobby *lb, long long account, long long from, long long until);
 
 /* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
 void lobby_bots_set(struct lobby *lb, struct bots *b);

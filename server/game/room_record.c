@@ -178,6 +178,8 @@ static int stored_seats(struct room *r, const struct store_room *e)
         r->seats[i].timeouts = s->timeouts;
         r->seats[i].clock_ms = s->clock_ms;
         r->seats[i].account = s->bot == 0 && s->account > 0 ? s->account : 0;
+        r->seats[i].vac_from = s->vac_from;
+        r->seats[i].vac_until = s->vac_until;
     }
     return 0;
 }

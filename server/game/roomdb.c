@@ -106,6 +106,8 @@ static void snapshot(struct lobby *lb, struct room *r)
             s->timeouts = rs->timeouts;
             s->clock_ms = rs->clock_ms;
             s->account = rs->account;
+            s->vac_from = rs->vac_from;
+            s->vac_until = rs->vac_until;
         }
     e->move_from = r->moves_saved;
     e->move_to = r->nmoves;

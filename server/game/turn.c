@@ -91,13 +91,40 @@ static long long counted(const struct room *r, long long from, long long to)
     return tz_week_days_ms(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), from, to);
 }
 
+static const struct tz_zone *zone(const struct room *r);
+
+static const struct tz_zone *zone(const struct room *r)
+{
+    return r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC");
+}
+
+/* The instant ms of running clock after t. */
+static long long counted_add(const struct room *r, long long t, long long ms)
+{
+    return r->clock.weekend_pause ? tz_week_days_add(zone(r), t, ms) : t + (ms > 0 ? ms : 0);
+}
+
+/* counted() for seat's clock: without its account's vacation. */
+static long long counted_seat(const struct room *r, const struct room_seat *seat, long long from,
+                              long long to)
+{
+    long long all = counted(r, from, to);
+    if (r->clock.per_move <= 0 || seat->vac_until <= seat->vac_from)
+        return all;
+    long long a = from > seat->vac_from ? from : seat->vac_from;
+    long long b = to < seat->vac_until ? to : seat->vac_until;
+    return all - counted(r, a, b);
+}
+
 /* Time used by the current turn so far. The loop's clock says how long the
  * turn has run; the wall clock, which moves with it (turn_stall,
- * turn_resume), says which of it fell on a week end. */
+ * turn_resume), says which of it fell on a week end or a vacation. */
 static long long turn_elapsed(const struct room *r, uint64_t now)
 {
     long long e = r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
-    return e > 0 && r->clock.weekend_pause ? counted(r, r->turn_wall, r->turn_wall + e) : e;
+    if (e <= 0 || r->clock.per_move <= 0)
+        return e;
+    return counted_seat(r, &r->seats[r->game->current], r->turn_wall, r->turn_wall + e);
 }
 
 long long turn_used(const struct room *r, uint64_t now)
@@ -109,12 +136,15 @@ long long turn_deadline(const struct room *r)
 {
     if (!has_clock(r) || !playing(r) || r->turn_ms == 0)
         return -1;
-    long long left = r->seats[r->game->current].clock_ms;
-    if (left < 0)
-        left = 0;
-    if (!r->clock.weekend_pause)
-        return r->turn_wall + left;
-    return tz_week_days_add(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), r->turn_wall, left);
+    const struct room_seat *seat = &r->seats[r->game->current];
+    long long left = seat->clock_ms > 0 ? seat->clock_ms : 0;
+    long long end = counted_add(r, r->turn_wall, left);
+    if (r->clock.per_move <= 0 || seat->vac_until <= r->turn_wall || seat->vac_from > end ||
+        seat->vac_until <= seat->vac_from)
+        return end;
+    /* A vacation in the way: what runs before it, then the rest after it. */
+    long long from = seat->vac_from > r->turn_wall ? seat->vac_from : r->turn_wall;
+    return counted_add(r, seat->vac_until, left - counted(r, r->turn_wall, from));
 }
 
 long long turn_time_left(const struct room *r, int i, long long wall)
@@ -123,7 +153,8 @@ long long turn_time_left(const struct room *r, int i, long long wall)
         return -1;
     long long left = r->seats[i].clock_ms;
     if (playing(r) && r->game->current == i && r->turn_ms != 0)
-        left -= counted(r, r->turn_wall, wall);
+        left -= r->clock.per_move > 0 ? counted_seat(r, &r->seats[i], r->turn_wall, wall)
+                                      : counted(r, r->turn_wall, wall);
     return left > 0 ? left : 0;
 }
 
@@ -254,8 +285,49 @@ static int timed_out(const struct room *r, uint64_t now)
 {
     const struct room_seat *seat = &r->seats[r->game->current];
     /* a seat out of time for good is its bot's: no timeout again each turn */
-    return has_clock(r) && !r->timed_out && r->turn_ms != 0 && !out_of_time(r, seat) &&
-           turn_elapsed(r, now) >= seat->clock_ms;
+    if (!has_clock(r) || r->timed_out || r->turn_ms == 0 || out_of_time(r, seat))
+        return 0;
+    /* A vacation that began as the clock ran out (a day taken then) holds it
+     * at zero: its end is the deadline's. */
+    if (r->clock.per_move > 0 && seat->vac_until > seat->vac_from)
+        return r->turn_wall + (now > r->turn_ms ? (long long)(now - r->turn_ms) : 0) >=
+               turn_deadline(r);
+    return turn_elapsed(r, now) >= seat->clock_ms;
+}
+
+/* The mover's correspondence clock ran out: 1 while its account's vacation
+ * decides (asked now, or already), 0 when the clock's end stands (no
+ * vacations here, a guest's or a bot's seat, or no vacation this turn). */
+static int vacation_pending(struct room *r)
+{
+    struct room_seat *seat = &r->seats[r->game->current];
+    if (r->clock.per_move <= 0 || r->vacation == NULL || seat->account <= 0 || seat->bot ||
+        seat->vac_none == r->nmoves + 1)
+        return 0;
+    if (!seat->vac_asking) {
+        seat->vac_asking = 1;
+        r->vacation(r->vacation_arg, r, r->game->current);
+    }
+    return 1;
+}
+
+int turn_vacation(struct room *r, int i, int moves, long long from, long long until, long long wall)
+{
+    if (i < 0 || i >= r->nseats)
+        return 0;
+    struct room_seat *seat = &r->seats[i];
+    seat->vac_asking = 0;
+    int changed = from != seat->vac_from || until != seat->vac_until;
+    if (until > from && until > seat->vac_from) {
+        seat->vac_from = from;
+        seat->vac_until = until;
+    } else {
+        changed = 0;
+    }
+    /* No vacation going on: the clock's end stands for this turn. */
+    if (moves == r->nmoves && until <= wall)
+        seat->vac_none = r->nmoves + 1;
+    return changed && playing(r) && r->game->current == i;
 }
 
 int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *out,
@@ -267,7 +339,9 @@ int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *ou
         return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
     if (i != r->game->current)
         return carc_error_set(err, CARC_E_TURN, NULL);
-    if (timed_out(r, now)) {
+    /* While its vacation is asked, a move is in time: its clock's end is not
+     * decided until the bank answers. */
+    if (timed_out(r, now) && !vacation_pending(r)) {
         turn_timeout(r, out);
         return carc_error_set(err, CARC_E_TIME_OUT, NULL);
     }
@@ -367,7 +441,7 @@ int turn_restart(struct room *r, uint64_t now)
     r->turn_wall_saved = 0;
     if (has_clock(r) && r->clock.per_move > 0 && since > 0) {
         struct room_seat *seat = &r->seats[r->game->current];
-        long long left = seat->clock_ms - counted(r, since, clock_wall_ms());
+        long long left = seat->clock_ms - counted_seat(r, seat, since, clock_wall_ms());
         seat->clock_ms = left > 0 ? left : 0;
     }
     turn_start(r, now);
@@ -382,7 +456,8 @@ void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outc
     int i = r->game->current;
     const struct room_seat *seat = &r->seats[i];
     if (timed_out(r, now)) {
-        turn_timeout(r, out);
+        if (!vacation_pending(r))
+            turn_timeout(r, out);
     } else if (!has_clock(r) && !r->rated && grace_ms > 0 && !seat->bot &&
                seat->autoplay == PROTO_AUTO_NONE && seat->s == NULL) {
         uint64_t since = seat->offline_ms > r->turn_ms ? seat->offline_ms : r->turn_ms;

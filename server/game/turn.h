@@ -89,6 +89,16 @@ long long turn_deadline(const struct room *r);
  * turn's time when it moves; -1 without a clock. */
 long long turn_time_left(const struct room *r, int i, long long wall);
 
+/* Vacations (PROTOCOL.md "Vacations"): a correspondence clock of an
+ * account's seat that runs out first asks the room's vacation hook (once a
+ * turn, no timeout meanwhile); the answer, or a vacation taken by hand, is
+ * the account's vacation [from, until) (wall ms), during which the seat's
+ * clock does not run. Seat i learns it (moves: r->nmoves when asked, -1 when
+ * not an answer); until <= wall on an answer for this turn: none, the
+ * clock's end stands. Returns 1 when the mover's deadline moved (publish). */
+int turn_vacation(struct room *r, int i, int moves, long long from, long long until,
+                  long long wall);
+
 /* The level (enum carc_bot_level) a bot must search the current turn at, or
  * -1: none (r has no bots, a search runs already, a person plays, the turn
  * has not started, the game is paused). Not before the turn (or the game's

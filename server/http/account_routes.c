@@ -15,6 +15,7 @@
 #include "account_json.h"
 #include "claim_json.h"
 #include "push_json.h"
+#include "vacation_json.h"
 #include "http/api.h"
 #include "players/accounts.h"
 #include "players/token.h"
@@ -325,6 +326,8 @@ size_t api_account_body_route(const char *method, const char *path)
         return PROTO_PUSH_BODY_MAX; /* push_routes.c */
     if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/webhook") == 0)
         return PROTO_PUSH_BODY_MAX; /* push_routes.c */
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/vacation") == 0)
+        return PROTO_VACATION_BODY_MAX; /* vacation_routes.c */
     int known;
     int r = route_of(method, path, &known);
     return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE

@@ -87,6 +87,10 @@ struct api {
      * the hosts a webhook may name ("" or NULL: any public host). */
     int webhooks;
     const char *webhook_hosts;
+    /* /api/me/vacation (vacation_routes.c): 0 answers 404 vacations_off
+     * (no accounts, or vacation-days 0); a change is told to claim_lobby's
+     * rooms. */
+    int vacations;
 };
 
 struct api_reply {
@@ -202,6 +206,10 @@ int api_account_route(struct api *a, const struct api_request *rq, struct api_re
  * and GET /api/ladder. 1 when rq is one of them (out is then answered or
  * deferred), 0 when its path is not theirs. */
 int api_rating_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* /api/me/vacation (vacation_routes.c): 1 when rq was it (answered, maybe
+ * deferred). */
+int api_vacation_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+
 /* The most bytes of JSON body the account route that method and path name
  * takes (the transport reads a body for those only): PROTO_ACCOUNT_BODY_MAX
  * (4096), PROTO_CLAIM_BODY_MAX (16384) for POST /api/me/claim; 0 for a

@@ -48,7 +48,8 @@ static const char *schema_sql =
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms BIGINT NOT NULL DEFAULT 0,"
-    " account BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
+    " account BIGINT NOT NULL DEFAULT 0, vac_from BIGINT NOT NULL DEFAULT 0,"
+    " vac_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id BIGSERIAL PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -68,7 +69,9 @@ static const char *migrations[STORE_SCHEMA + 1] = {
     /* 5 -> 6: correspondence clocks (sqlite.c) */
     [5] = "ALTER TABLE rooms ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;"
           "ALTER TABLE rooms ADD COLUMN clock_zone TEXT NOT NULL DEFAULT '';"
-          "ALTER TABLE rooms ADD COLUMN turn_wall BIGINT NOT NULL DEFAULT 0;",
+          "ALTER TABLE rooms ADD COLUMN turn_wall BIGINT NOT NULL DEFAULT 0;"
+          "ALTER TABLE seats ADD COLUMN vac_from BIGINT NOT NULL DEFAULT 0;"
+          "ALTER TABLE seats ADD COLUMN vac_until BIGINT NOT NULL DEFAULT 0;",
 };
 
 static uint64_t now_ms(void)
@@ -493,17 +496,20 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
             proto_json_str_append(js, sizeof js, &m, t->name);
             m += (size_t)snprintf(js + m, sizeof js - m,
                                   ",\"hash\":\"%s\",\"bot\":%d,\"autoplay\":%d,\"forfeited\":%d,"
-                                  "\"timeouts\":%d,\"clock_ms\":%lld,\"account\":%lld}",
+                                  "\"timeouts\":%d,\"clock_ms\":%lld,\"account\":%lld,"
+                                  "\"vac_from\":%lld,\"vac_until\":%lld}",
                                   t->hash, t->bot, t->autoplay, t->forfeited, t->timeouts,
-                                  t->clock_ms, t->account);
+                                  t->clock_ms, t->account, t->vac_from, t->vac_until);
         }
         snprintf(js + m, sizeof js - m, "]");
         const char *sv[] = {e->id, js, f};
         pipe_send(pp,
                   "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited,"
-                  " timeouts, clock_ms, account) SELECT $1, (s->>'idx')::int, s->>'name',"
-                  " s->>'hash', (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
-                  " (s->>'timeouts')::int, (s->>'clock_ms')::bigint, (s->>'account')::bigint"
+                  " timeouts, clock_ms, account, vac_from, vac_until) SELECT $1,"
+                  " (s->>'idx')::int, s->>'name', s->>'hash', (s->>'bot')::int,"
+                  " (s->>'autoplay')::int, (s->>'forfeited')::int, (s->>'timeouts')::int,"
+                  " (s->>'clock_ms')::bigint, (s->>'account')::bigint,"
+                  " (s->>'vac_from')::bigint, (s->>'vac_until')::bigint"
                   " FROM json_array_elements($2::json) AS s WHERE " FENCE_OK("$3"),
                   3, sv);
     }

@@ -182,7 +182,8 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
     const char *v[] = {e->id};
     PGresult *s = pg__query(c,
                             "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-                            " clock_ms, account FROM seats WHERE room = $1 ORDER BY idx",
+                            " clock_ms, account, vac_from, vac_until FROM seats WHERE room = $1"
+                            " ORDER BY idx",
                             1, v);
     if (s == NULL)
         return -1;
@@ -197,6 +198,8 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
         t->timeouts = (int)col_ll(s, k, 6);
         t->clock_ms = col_ll(s, k, 7);
         t->account = col_ll(s, k, 8);
+        t->vac_from = col_ll(s, k, 9);
+        t->vac_until = col_ll(s, k, 10);
     }
     PQclear(s);
     PGresult *m = pg__query(c, "SELECT move FROM moves WHERE room = $1 ORDER BY idx", 1, v);

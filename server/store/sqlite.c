@@ -17,7 +17,8 @@
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
  *           bot, autoplay, forfeited, timeouts, clock_ms,   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
- *           account)                      the account the seat belongs to, 0: none
+ *           account,                      the account the seat belongs to, 0: none
+ *           vac_from, vac_until)          that account's vacation the room knows (wall ms), 0
  *   moves  (room, idx, move)                      move = one record move as JSON
  *                                                 (PROTOCOL.md "Game records")
  *   chat   (id, room, seat, name, text, time)
@@ -33,7 +34,8 @@
  * Schema history (PRAGMA user_version, and the table schema_version from 4 on): 1 the tables
  * above without games.status; 2 adds it; 3 adds the clock and bot columns of rooms and seats;
  * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account;
- * 6 adds rooms.clock_per_move, rooms.clock_zone and rooms.turn_wall. */
+ * 6 adds rooms.clock_per_move, rooms.clock_zone, rooms.turn_wall, seats.vac_from and
+ * seats.vac_until. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,7 +66,8 @@ static const char *schema_sql =
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms INTEGER NOT NULL DEFAULT 0,"
-    " account INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
+    " account INTEGER NOT NULL DEFAULT 0, vac_from INTEGER NOT NULL DEFAULT 0,"
+    " vac_until INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id INTEGER PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -109,10 +112,13 @@ static const char *migrations[STORE_SCHEMA] = {
     "UPDATE schema_version SET version = 5;"
     "PRAGMA user_version = 5;",
     /* 5 -> 6: correspondence clocks: time per move, the room's time zone (weekend_pause is
-     * variants' bit 5) and the turn's start, which such a clock keeps across a restart. */
+     * variants' bit 5) and the turn's start, which such a clock keeps across a restart; the
+     * vacation of each seat's account that the room knows. */
     "ALTER TABLE rooms ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE rooms ADD COLUMN clock_zone TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE rooms ADD COLUMN turn_wall INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN vac_from INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN vac_until INTEGER NOT NULL DEFAULT 0;"
     "UPDATE schema_version SET version = 6;"
     "PRAGMA user_version = 6;",
 };
@@ -178,7 +184,7 @@ static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
         prep(db, "DELETE FROM seats WHERE room = ?", &s->seat_del) ||
         prep(db,
              "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-             " clock_ms, account) VALUES(?,?,?,?,?,?,?,?,?,?)",
+             " clock_ms, account, vac_from, vac_until) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
              &s->seat) ||
         prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &s->move) ||
         prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &s->chat) ||
@@ -253,6 +259,8 @@ static int write_seats(const struct batch_stmts *s, const struct store_room *e)
         sqlite3_bind_int(s->seat, 8, e->seats[k].timeouts);
         sqlite3_bind_int64(s->seat, 9, e->seats[k].clock_ms);
         sqlite3_bind_int64(s->seat, 10, e->seats[k].account);
+        sqlite3_bind_int64(s->seat, 11, e->seats[k].vac_from);
+        sqlite3_bind_int64(s->seat, 12, e->seats[k].vac_until);
         if (step_done(s->seat))
             return -1;
     }

@@ -169,7 +169,8 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-                           " clock_ms, account FROM seats WHERE room = ? ORDER BY idx",
+                           " clock_ms, account, vac_from, vac_until FROM seats WHERE room = ?"
+                           " ORDER BY idx",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(s, 1, e->id, -1, SQLITE_TRANSIENT);
@@ -184,6 +185,8 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
         t->timeouts = sqlite3_column_int(s, 6);
         t->clock_ms = sqlite3_column_int64(s, 7);
         t->account = sqlite3_column_int64(s, 8);
+        t->vac_from = sqlite3_column_int64(s, 9);
+        t->vac_until = sqlite3_column_int64(s, 10);
     }
     sqlite3_finalize(s);
     if (sqlite3_prepare_v2(db, "SELECT move FROM moves WHERE room = ? ORDER BY idx", -1, &s,

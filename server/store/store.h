@@ -74,6 +74,7 @@ struct store_seat {
     int bot, autoplay, forfeited, timeouts; /* as in a room's seat (room.h) */
     long long clock_ms;
     long long account; /* the account the seat belongs to, 0: none (a guest's, a bot's) */
+    long long vac_from, vac_until; /* its account's last vacation known to the room, 0 */
 };
 
 enum store_gone {
