@@ -604,10 +604,12 @@ void lobby_tick(struct lobby *lb, uint64_t now)
     while (r != NULL) {
         struct room *next = r->newer;
         lobby__room_recount(lb, r); /* a game's end, the admin's changes */
-        if (room_members(r) > 0 || (r->rated && r->phase == PROTO_PHASE_PLAYING)) {
+        if (room_members(r) > 0 ||
+            ((r->rated || r->clock.per_move > 0) && r->phase == PROTO_PHASE_PLAYING)) {
             /* A rated game is never closed for want of people: it does not
              * pause, and its clocks and bots settle it (PROTOCOL.md
-             * "Ratings"); closing it would let a loser escape the rating. */
+             * "Ratings"); closing it would let a loser escape the rating.
+             * Nor is a correspondence game, whose players come days apart. */
             r->empty = 0;
         } else if (!r->empty) {
             r->empty = 1;

@@ -106,7 +106,8 @@ int pg__stale_close(struct store *st, long long before, char *err, size_t errlen
         "DELETE FROM chat WHERE room IN (SELECT id FROM rooms WHERE closed = 0"
         " AND phase = 0 AND updated < $1)",
         "DELETE FROM rooms WHERE closed = 0 AND phase = 0 AND updated < $1",
-        "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < $1",
+        "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < $1"
+        " AND NOT (phase = 1 AND clock_per_move > 0)",
     };
     if (pg__run(p->w.c, "BEGIN", why, sizeof why) != 0)
         goto fail;

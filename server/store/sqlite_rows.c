@@ -101,7 +101,8 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
 {
     struct sq *q = SQ(st);
     /* A stale lobby room is nobody's game: its rows go. A game is closed
-     * and becomes a record (restore.c). */
+     * and becomes a record (restore.c), but a correspondence game in play,
+     * whose moves may be days apart: its clocks settle it. */
     char sql[640];
     snprintf(sql, sizeof sql,
              "BEGIN IMMEDIATE;"
@@ -110,7 +111,8 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
              "DELETE FROM chat WHERE room IN (SELECT id FROM rooms WHERE closed = 0"
              " AND phase = 0 AND updated < %lld);"
              "DELETE FROM rooms WHERE closed = 0 AND phase = 0 AND updated < %lld;"
-             "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < %lld;"
+             "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < %lld"
+             " AND NOT (phase = 1 AND clock_per_move > 0);"
              "COMMIT;",
              before, before, before, before);
     if (sq__exec(q->db, sql) != 0) {

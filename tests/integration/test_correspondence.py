@@ -17,11 +17,13 @@ import zoneinfo
 
 import harness as h
 import pg_util
+from test_accounts import CONFIG as ACCOUNTS, call, session_of
+from test_seat_accounts import WithCookie
 
 TOKEN = "adm-corr-5b1e0c7d"
 DAY = 86400
 ZONE = "Asia/Tokyo"
-CONFIG = dict(h.LIMITS, **{"admin-token": TOKEN})
+CONFIG = dict(ACCOUNTS, **{"admin-token": TOKEN})
 h.secret_add(TOKEN)
 
 
@@ -71,9 +73,7 @@ class Correspondence(unittest.TestCase):
         self.tmp.cleanup()
 
     def start(self, ahead_s):
-        srv = h.Server(dict(CONFIG, **{"test-clock": str(ahead_s)}), data_dir=self.tmp.name)
-        self.servers.append(srv.start())
-        return srv
+        return self.start_with({}, ahead_s)
 
     def test_refused_without_test_clock(self):
         srv = h.Server(CONFIG).start()
@@ -161,6 +161,121 @@ class Correspondence(unittest.TestCase):
         self.assertEqual(len(doc["board"]), board)
         self.assertEqual(doc["seats"][other.seat]["time_ms"], DAY * 1000)
         self.assertEqual(srv.stop(), 0)
+
+
+    def signup(self, srv, name):
+        pw = "pw-%s-long-enough" % name
+        h.secret_add(pw)
+        s, hd, doc = call(srv, "POST", "/api/account", {"name": name, "password": pw})
+        self.assertEqual(s, 201, doc)
+        token, _ = session_of(hd)
+        h.secret_add(token)
+        return token, doc["csrf"]
+
+    def bank(self, srv, cookie):
+        s, _, doc = call(srv, "GET", "/api/me/vacation", cookie=cookie)
+        self.assertEqual(s, 200, doc)
+        return doc
+
+    def test_vacation_by_hand_and_when_the_clock_runs_out(self):
+        """vacation-days 3: Ann takes 2 days by hand (4 refused), ends them half a day in
+        (one back); her day-per-move clock stops meanwhile; later it runs out twice and a
+        day is taken each time (the bank then empty, across a restart), and the third time
+        the clock's end stands (skip)."""
+        srv = self.start_with({"vacation-days": "3"}, 0)
+        ann, ann_csrf = self.signup(srv, "ann%d" % (int(time.time() * 1000) % 100000))
+        hd = {"X-CSRF-Token": ann_csrf}
+        s, _, doc = call(srv, "GET", "/api/me/vacation")
+        self.assertEqual(s, 401, doc)
+        bank = self.bank(srv, ann)
+        self.assertEqual((bank["days_per_year"], bank["days_left"], bank["until"]), (3, 3, None))
+        s, _, doc = call(srv, "POST", "/api/me/vacation", {"days": 2}, cookie=ann)
+        self.assertEqual((s, doc["error"]), (403, "csrf"), doc)
+        s, _, doc = call(srv, "POST", "/api/me/vacation", {"days": 0}, cookie=ann, headers=hd)
+        self.assertEqual((s, doc["error"]), (400, "bad_request"), doc)
+        s, _, doc = call(srv, "POST", "/api/me/vacation", {"days": 4}, cookie=ann, headers=hd)
+        self.assertEqual((s, doc["error"]), (409, "not_enough_days"), doc)
+        self.assertEqual(self.bank(srv, ann)["days_left"], 3)
+
+        a = h.Client(WithCookie(srv, ann), name="a")
+        b = h.Client(srv, name="b")
+        clock = {"per_move": DAY, "on_timeout": "skip"}
+        j = a.request_ok("create", "joined", name="Ann", seats=2, clock=clock)
+        room = j["room"]
+        a.wait_type("state")
+        b.request_ok("join", "joined", room=room, name="Bob")
+        a.send({"v": h.V, "type": "start"})
+        doc = a.wait_doc(lambda d: d["phase"] == "playing" and d["clock"]["deadline"])
+        if doc["current"] != a.seat:  # Bob moves first: his move, then Ann's turn
+            self.assertIsNotNone(b.wait_legal())
+            self.assertEqual(b.request("play", **h.random_move(random.Random(5), b))["type"],
+                             "ack")
+            doc = a.wait_doc(lambda d: d["current"] == a.seat)
+        deadline = doc["clock"]["deadline"]
+        s, _, v = call(srv, "POST", "/api/me/vacation", {"days": 2}, cookie=ann, headers=hd)
+        self.assertEqual(s, 200, v)
+        self.assertEqual(v["days_left"], 1)
+        self.assertLess(abs(v["until"] - v["from"] - 2 * DAY * 1000), 1000)
+        # The room learns it at once: Ann's deadline moves by what is left of the vacation.
+        doc = a.wait_doc(lambda d: d["clock"]["deadline"] != deadline)
+        self.assertLess(abs(doc["clock"]["deadline"] - (deadline + 2 * DAY * 1000)), 2000)
+        a.close()
+        b.close()
+        # Half a day in, ended: the day begun is spent, the whole one after it comes back.
+        admin_advance(srv, DAY // 2)
+        s, _, v = call(srv, "DELETE", "/api/me/vacation", cookie=ann, headers=hd)
+        self.assertEqual(s, 200, v)
+        self.assertEqual((v["days_left"], v["until"]), (2, None))
+        s, _, v = call(srv, "DELETE", "/api/me/vacation", cookie=ann, headers=hd)
+        self.assertEqual((s, v["error"]), (404, "no_vacation"))
+        doc = h.fresh_state(srv, room)[1]
+        self.assertEqual(doc["current"], j["seat"])
+        # Her clock stood still for the half day of vacation: its deadline moved by that.
+        self.assertLess(abs(doc["clock"]["deadline"] - (deadline + DAY * 500)), 5000)
+
+        # Now let it run out: a day is taken (one left), then, after a restart, another
+        # (none left), then the clock's end stands.
+        left = (doc["clock"]["deadline"] - srv_now(srv)) // 1000
+        admin_advance(srv, left + 5)
+        time.sleep(1.0)
+        self.assertEqual(self.bank(srv, ann)["days_left"], 1)
+        doc = h.fresh_state(srv, room)[1]
+        self.assertEqual(doc["current"], j["seat"])
+        offset = srv_offset(srv)
+        srv.kill()
+        srv = self.start_with({"vacation-days": "3"}, offset // 1000)
+        admin_advance(srv, DAY + 5)
+        time.sleep(1.0)
+        self.assertEqual(self.bank(srv, ann)["days_left"], 0)
+        self.assertEqual(h.fresh_state(srv, room)[1]["current"], j["seat"])
+        admin_advance(srv, DAY + 5)
+        time.sleep(1.0)
+        doc = h.fresh_state(srv, room)[1]
+        self.assertNotEqual(doc["current"], j["seat"])
+        self.assertTrue(any("a vacation day taken" in l for l in srv.lines))
+        self.assertEqual(srv.stop(), 0)
+
+    def start_with(self, config, ahead_s):
+        srv = h.Server(dict(CONFIG, **config, **{"test-clock": str(ahead_s)}),
+                       data_dir=self.tmp.name)
+        self.servers.append(srv.start())
+        return srv
+
+
+def srv_now(srv):
+    c = h.Client(srv, name="now")
+    try:
+        return c.welcome["time"]
+    finally:
+        c.close()
+
+
+def srv_offset(srv):
+    """The test clock's offset now (ms), as POST /admin/clock?seconds=0 reports it."""
+    import json
+    status, body = admin_advance(srv, 0)
+    assert status == 200, body
+    return json.loads(body)["offset_ms"]
 
 
 @unittest.skipUnless(pg_util.available(), "no PostgreSQL server binaries")
