@@ -29,6 +29,7 @@ run_packages=(
     libsodium-dev                       # server/players/: Argon2id password hashes, tokens
     libssl-dev                          # server/notify/: Web Push encryption and VAPID (libcrypto)
     libcurl4-openssl-dev                # server/notify/outbound.c: outbound HTTPS off the loop
+    tzdata                              # server/util/tz.c: clocks' time zones (zoneinfo-dir)
 )
 
 test_packages=(

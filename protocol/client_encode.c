@@ -43,6 +43,25 @@ static json_t *escape_new(const struct proto_msg *m, int *ok)
 }
 
 /* The fields of m after the frame. */
+/* A create's clock as the client wrote it: per_move alone, or initial and
+ * increment; the week-end keys only when they say something. */
+static json_t *clock_json(const struct proto_clock *k, int *ok)
+{
+    json_t *c = json_object();
+    if (k->per_move > 0) {
+        proto__set(c, "per_move", json_integer(k->per_move), ok);
+    } else {
+        proto__set(c, "initial", json_integer(k->initial), ok);
+        proto__set(c, "increment", json_integer(k->increment), ok);
+    }
+    proto__set(c, "on_timeout", proto__string_or(proto_timeout_name(k->on_timeout), ""), ok);
+    if (k->weekend_pause)
+        proto__set(c, "weekend_pause", json_true(), ok);
+    if (k->time_zone[0] != '\0' && strcmp(k->time_zone, "UTC") != 0)
+        proto__set(c, "time_zone", json_string(k->time_zone), ok);
+    return c;
+}
+
 static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
 {
     switch (m->type) {
@@ -59,14 +78,8 @@ static void put_fields(json_t *o, const struct proto_msg *m, int *ok)
             proto__set(o, "rated", json_true(), ok);
         if (m->u.create.password[0] != '\0')
             put_text(o, "password", m->u.create.password, ok);
-        if (m->u.create.clock.initial > 0) {
-            json_t *c = json_object();
-            proto__set(c, "initial", json_integer(m->u.create.clock.initial), ok);
-            proto__set(c, "increment", json_integer(m->u.create.clock.increment), ok);
-            proto__set(c, "on_timeout",
-                       proto__string_or(proto_timeout_name(m->u.create.clock.on_timeout), ""), ok);
-            proto__set(o, "clock", c, ok);
-        }
+        if (m->u.create.clock.initial > 0)
+            proto__set(o, "clock", clock_json(&m->u.create.clock, ok), ok);
         break;
     }
     case PROTO_T_ADD_BOT:

@@ -8,11 +8,13 @@
 #include "msg.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bot.h"
 #include "name.h"
+#include "msg_int.h"
 #include "patch.h"
 
 #define FIELD_MAX 64
@@ -31,7 +33,7 @@ const char *proto_type_name(int type)
 
 /* ---- decoding helpers ---- */
 
-static int bad(struct proto_error *err, int code, const char *field, const char *what)
+int msg__bad(struct proto_error *err, int code, const char *field, const char *what)
 {
     return proto_error_set(err, code, -1, field, "%s: %s", field, what);
 }
@@ -42,11 +44,11 @@ static void path_key(char *out, const char *base, const char *key)
 }
 
 /* Every key of obj is in allowed (NULL-terminated) or in extra (may be NULL). */
-static int check_keys(const json_t *obj, const char *path, const char *const *allowed,
-                      const char *const *extra, struct proto_error *err)
+int msg__check_keys(const json_t *obj, const char *path, const char *const *allowed,
+                    const char *const *extra, struct proto_error *err)
 {
     if (!json_is_object(obj))
-        return bad(err, CARC_E_INVAL, path[0] ? path : "message", "must be an object");
+        return msg__bad(err, CARC_E_INVAL, path[0] ? path : "message", "must be an object");
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)obj, key, v)
@@ -59,7 +61,7 @@ static int check_keys(const json_t *obj, const char *path, const char *const *al
         if (!known) {
             char field[FIELD_MAX];
             path_key(field, path, key);
-            return bad(err, CARC_E_INVAL, field, "unknown key");
+            return msg__bad(err, CARC_E_INVAL, field, "unknown key");
         }
     }
     return 0;
@@ -72,7 +74,7 @@ static int member(const json_t *obj, const char *path, const char *key, int requ
     path_key(field, path, key);
     *v = json_object_get(obj, key);
     if (*v == NULL && required)
-        return bad(err, CARC_E_INVAL, field, "missing");
+        return msg__bad(err, CARC_E_INVAL, field, "missing");
     return 0;
 }
 
@@ -97,14 +99,14 @@ static int int_of(const json_t *v, long long *out)
 /* The text of a string value, or NULL when v is not a string or holds U+0000
  * (decoded with JSON_ALLOW_NUL so that it is refused as a bad value, not as
  * malformed JSON; C strings cannot carry it). */
-static const char *str_of(const json_t *v)
+const char *msg__str_of(const json_t *v)
 {
     const char *s = json_string_value(v);
     return s != NULL && strlen(s) == json_string_length(v) ? s : NULL;
 }
 
-static int get_int(const json_t *obj, const char *path, const char *key, int required,
-                   long long min, long long max, long long *out, struct proto_error *err)
+int msg__get_int(const json_t *obj, const char *path, const char *key, int required, long long min,
+                 long long max, long long *out, struct proto_error *err)
 {
     char field[FIELD_MAX];
     json_t *v;
@@ -113,7 +115,7 @@ static int get_int(const json_t *obj, const char *path, const char *key, int req
         return rc;
     long long n;
     if (!int_of(v, &n))
-        return bad(err, CARC_E_INVAL, field, "must be an integer");
+        return msg__bad(err, CARC_E_INVAL, field, "must be an integer");
     if (n < min || n > max)
         return proto_error_set(err, CARC_E_INVAL, -1, field, "%s: must be in %lld..%lld", field,
                                min, max);
@@ -130,7 +132,7 @@ static int get_bool(const json_t *obj, const char *path, const char *key, int *o
     if (rc != 0 || v == NULL)
         return rc;
     if (!json_is_boolean(v))
-        return bad(err, CARC_E_INVAL, field, "must be true or false");
+        return msg__bad(err, CARC_E_INVAL, field, "must be true or false");
     *out = json_is_true(v);
     return 0;
 }
@@ -191,13 +193,13 @@ static int get_text(const json_t *obj, const char *path, const char *key, int re
     if (rc != 0 || v == NULL)
         return rc;
     if (!json_is_string(v))
-        return bad(err, CARC_E_INVAL, field, "must be a string");
-    const char *s = str_of(v);
+        return msg__bad(err, CARC_E_INVAL, field, "must be a string");
+    const char *s = msg__str_of(v);
     if (s == NULL)
-        return bad(err, CARC_E_INVAL, field, "must not contain U+0000");
+        return msg__bad(err, CARC_E_INVAL, field, "must not contain U+0000");
     size_t len = json_string_length(v);
     if (len >= size || !text_ok(s, len, kind))
-        return bad(err, CARC_E_INVAL, field, text_rules[kind]);
+        return msg__bad(err, CARC_E_INVAL, field, text_rules[kind]);
     memcpy(out, s, len + 1);
     if (kind != TEXT_NAME)
         return 0;
@@ -207,9 +209,9 @@ static int get_text(const json_t *obj, const char *path, const char *key, int re
     size_t n = proto_name_trim(out);
     memset(out + n, 0, len + 1 - n); /* nothing of the untrimmed text stays behind */
     if (n == 0)
-        return bad(err, CARC_E_INVAL, field, "must not be blank");
+        return msg__bad(err, CARC_E_INVAL, field, "must not be blank");
     if (proto_name_check(out, why, sizeof why) != 0)
-        return bad(err, CARC_E_INVAL, field, why);
+        return msg__bad(err, CARC_E_INVAL, field, why);
     return 0;
 }
 
@@ -229,20 +231,20 @@ static int read_sets(const json_t *v, unsigned *sets, struct proto_error *err)
     if (v == NULL)
         return 0;
     if (!json_is_array(v))
-        return bad(err, CARC_E_INVAL, "sets", "must be a list of set names");
+        return msg__bad(err, CARC_E_INVAL, "sets", "must be a list of set names");
     unsigned seen = 0;
     for (size_t i = 0; i < json_array_size(v); i++) {
         char field[FIELD_MAX];
         snprintf(field, sizeof field, "sets[%zu]", i);
         const json_t *s = json_array_get(v, i);
-        if (str_of(s) == NULL)
-            return bad(err, CARC_E_INVAL, field, "must be a set name");
-        int set = carc_set_find(str_of(s));
+        if (msg__str_of(s) == NULL)
+            return msg__bad(err, CARC_E_INVAL, field, "must be a set name");
+        int set = carc_set_find(msg__str_of(s));
         if (set < 0)
             return proto_error_set(err, CARC_E_SETS, -1, field, "%s: unknown set \"%.40s\"", field,
                                    json_string_value(s));
         if (seen & (1u << set))
-            return bad(err, CARC_E_SETS, field, "set named twice");
+            return msg__bad(err, CARC_E_SETS, field, "set named twice");
         seen |= 1u << set;
     }
     *sets |= seen;
@@ -256,7 +258,7 @@ static int read_options(const json_t *v, struct proto_msg *m, struct proto_error
     int farmers = 1;
     if (v == NULL)
         return 0;
-    int rc = check_keys(v, "options", keys, NULL, err);
+    int rc = msg__check_keys(v, "options", keys, NULL, err);
     if (rc == 0)
         rc = get_bool(v, "options", "farmers", &farmers, err);
     if (rc != 0)
@@ -264,31 +266,32 @@ static int read_options(const json_t *v, struct proto_msg *m, struct proto_error
     m->u.create.no_farmers = !farmers;
     const json_t *e = json_object_get(v, "siege_escape");
     if (e != NULL) {
-        int rule = str_of(e) != NULL ? proto__escape_rule_find(str_of(e)) : -1;
+        int rule = msg__str_of(e) != NULL ? proto__escape_rule_find(msg__str_of(e)) : -1;
         if (rule < 0)
-            return bad(err, CARC_E_INVAL, "options.siege_escape",
-                       "must be \"siege-tile\" or \"any-tile\"");
+            return msg__bad(err, CARC_E_INVAL, "options.siege_escape",
+                            "must be \"siege-tile\" or \"any-tile\"");
         m->u.create.escape_rule = rule;
     }
     const json_t *f = json_object_get(v, "farms");
     if (f != NULL) {
-        int rule = str_of(f) != NULL ? proto__farm_rule_find(str_of(f)) : -1;
+        int rule = msg__str_of(f) != NULL ? proto__farm_rule_find(msg__str_of(f)) : -1;
         if (rule < 0)
-            return bad(err, CARC_E_INVAL, "options.farms",
-                       "must be \"third\", \"second\" or \"first\"");
+            return msg__bad(err, CARC_E_INVAL, "options.farms",
+                            "must be \"third\", \"second\" or \"first\"");
         m->u.create.farm_rule = rule;
     }
     const json_t *c = json_object_get(v, "small_city");
     if (c != NULL) {
         if (!json_is_integer(c) || (json_integer_value(c) != 4 && json_integer_value(c) != 2))
-            return bad(err, CARC_E_INVAL, "options.small_city", "must be 4 or 2");
+            return msg__bad(err, CARC_E_INVAL, "options.small_city", "must be 4 or 2");
         m->u.create.small_city = json_integer_value(c) == 2;
     }
     const json_t *o = json_object_get(v, "seat_order");
     if (o != NULL) {
-        int order = str_of(o) != NULL ? proto__seat_order_find(str_of(o)) : -1;
+        int order = msg__str_of(o) != NULL ? proto__seat_order_find(msg__str_of(o)) : -1;
         if (order < 0)
-            return bad(err, CARC_E_INVAL, "options.seat_order", "must be \"seated\" or \"random\"");
+            return msg__bad(err, CARC_E_INVAL, "options.seat_order",
+                            "must be \"seated\" or \"random\"");
         m->u.create.seat_random = order;
     }
     return 0;
@@ -301,43 +304,16 @@ const char *proto_timeout_name(int policy)
     return policy >= 0 && policy <= PROTO_TIMEOUT_FORFEIT ? timeout_names[policy] : NULL;
 }
 
-/* "clock": null or {"initial", "increment", "on_timeout"}. */
-static int read_clock(const json_t *v, struct proto_msg *m, struct proto_error *err)
-{
-    static const char *const keys[] = {"initial", "increment", "on_timeout", NULL};
-    if (v == NULL || json_is_null(v))
-        return 0;
-    long long initial = 0, increment = 0;
-    int rc = check_keys(v, "clock", keys, NULL, err);
-    if (rc == 0)
-        rc = get_int(v, "clock", "initial", 1, 1, PROTO_CLOCK_INITIAL_MAX, &initial, err);
-    if (rc == 0)
-        rc = get_int(v, "clock", "increment", 1, 0, PROTO_CLOCK_INCREMENT_MAX, &increment, err);
-    if (rc != 0)
-        return rc;
-    const json_t *p = json_object_get(v, "on_timeout");
-    int policy = -1;
-    for (int i = 0; str_of(p) != NULL && i <= PROTO_TIMEOUT_FORFEIT; i++)
-        if (strcmp(str_of(p), timeout_names[i]) == 0)
-            policy = i;
-    if (policy < 0)
-        return bad(err, CARC_E_INVAL, "clock.on_timeout",
-                   "must be \"bot\", \"skip\" or \"forfeit\"");
-    m->u.create.clock.initial = (int)initial;
-    m->u.create.clock.increment = (int)increment;
-    m->u.create.clock.on_timeout = policy;
-    return 0;
-}
-
 static int read_create(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     long long seats = 0;
     int rc = get_text(root, "", "name", 1, TEXT_NAME, m->u.create.name, PROTO_NAME_MAX, err);
     if (rc == 0)
-        rc = get_int(root, "", "seats", 1, -ID_ABS_MAX, ID_ABS_MAX, &seats, err);
+        rc = msg__get_int(root, "", "seats", 1, -ID_ABS_MAX, ID_ABS_MAX, &seats, err);
     /* Out of range is the player count's own code, as for 6 without the set. */
     if (rc == 0 && (seats < 2 || seats > CARC_MAX_PLAYERS))
-        rc = bad(err, CARC_E_PLAYERS, "seats", "must be 2 to 6 (a 6th seat needs inns-cathedrals)");
+        rc = msg__bad(err, CARC_E_PLAYERS, "seats",
+                      "must be 2 to 6 (a 6th seat needs inns-cathedrals)");
     if (rc == 0)
         rc = read_sets(json_object_get(root, "sets"), &m->u.create.sets, err);
     if (rc == 0)
@@ -350,13 +326,13 @@ static int read_create(const json_t *root, struct proto_msg *m, struct proto_err
         rc = get_text(root, "", "password", 0, TEXT_PASSWORD, m->u.create.password,
                       PROTO_PASSWORD_MAX, err);
     if (rc == 0)
-        rc = read_clock(json_object_get(root, "clock"), m, err);
+        rc = msg__read_clock(json_object_get(root, "clock"), m, err);
     if (rc != 0)
         return rc;
     m->u.create.seats = (int)seats;
     /* The engine's rule, checked here so the room is never made unplayable. */
     if (seats == CARC_MAX_PLAYERS && !(m->u.create.sets & (1u << CARC_SET_INNS_CATHEDRALS)))
-        return bad(err, CARC_E_PLAYERS, "seats", "6 seats need the inns-cathedrals set");
+        return msg__bad(err, CARC_E_PLAYERS, "seats", "6 seats need the inns-cathedrals set");
     return 0;
 }
 
@@ -377,7 +353,7 @@ static int read_resume(const json_t *root, struct proto_msg *m, struct proto_err
     if (rc == 0)
         rc = get_text(root, "", "token", 0, TEXT_TOKEN, m->u.resume.token, PROTO_TOKEN_MAX, err);
     if (rc == 0)
-        rc = get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.resume.seq, err);
+        rc = msg__get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.resume.seq, err);
     return rc;
 }
 
@@ -385,13 +361,13 @@ static int read_watch(const json_t *root, struct proto_msg *m, struct proto_erro
 {
     int rc = get_text(root, "", "room", 1, TEXT_ROOM, m->u.watch.room, PROTO_ROOM_MAX, err);
     if (rc == 0)
-        rc = get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.watch.seq, err);
+        rc = msg__get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.watch.seq, err);
     return rc;
 }
 
 static int read_sync(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
-    return get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.sync.seq, err);
+    return msg__get_int(root, "", "seq", 0, 0, ID_ABS_MAX, &m->u.sync.seq, err);
 }
 
 static int read_chat(const json_t *root, struct proto_msg *m, struct proto_error *err)
@@ -402,9 +378,9 @@ static int read_chat(const json_t *root, struct proto_msg *m, struct proto_error
 static int read_xy(const json_t *obj, const char *path, int *x, int *y, struct proto_error *err)
 {
     long long a = 0, b = 0;
-    int rc = get_int(obj, path, "x", 1, -CARC_COORD_MAX, CARC_COORD_MAX, &a, err);
+    int rc = msg__get_int(obj, path, "x", 1, -CARC_COORD_MAX, CARC_COORD_MAX, &a, err);
     if (rc == 0)
-        rc = get_int(obj, path, "y", 1, -CARC_COORD_MAX, CARC_COORD_MAX, &b, err);
+        rc = msg__get_int(obj, path, "y", 1, -CARC_COORD_MAX, CARC_COORD_MAX, &b, err);
     *x = (int)a;
     *y = (int)b;
     return rc;
@@ -413,7 +389,7 @@ static int read_xy(const json_t *obj, const char *path, int *x, int *y, struct p
 static int read_meeple(const json_t *v, struct proto_msg *m, struct proto_error *err)
 {
     static const char *const keys[] = {"feature", "kind", NULL};
-    int rc = check_keys(v, "meeple", keys, NULL, err);
+    int rc = msg__check_keys(v, "meeple", keys, NULL, err);
     if (rc == 0)
         rc = get_text(v, "meeple", "feature", 1, TEXT_FEATURE, m->u.play.feature, PROTO_FEATURE_MAX,
                       err);
@@ -426,18 +402,18 @@ static int read_meeple(const json_t *v, struct proto_msg *m, struct proto_error 
     const json_t *k = json_object_get(v, "kind");
     if (k == NULL)
         return 0;
-    const char *kind = str_of(k);
+    const char *kind = msg__str_of(k);
     if (kind != NULL && strcmp(kind, "large") == 0)
         m->u.play.large = 1;
     else if (kind == NULL || strcmp(kind, "normal") != 0)
-        return bad(err, CARC_E_INVAL, "meeple.kind", "must be \"normal\" or \"large\"");
+        return msg__bad(err, CARC_E_INVAL, "meeple.kind", "must be \"normal\" or \"large\"");
     return 0;
 }
 
 static int read_escape(const json_t *v, struct proto_msg *m, struct proto_error *err)
 {
     static const char *const keys[] = {"x", "y", "feature", NULL};
-    int rc = check_keys(v, "escape", keys, NULL, err);
+    int rc = msg__check_keys(v, "escape", keys, NULL, err);
     if (rc == 0)
         rc = read_xy(v, "escape", &m->u.play.ex, &m->u.play.ey, err);
     /* The feature is named on the knight's tile, which only the room knows. */
@@ -453,10 +429,10 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
 {
     const json_t *t = json_object_get(root, "tile");
     if (t == NULL)
-        return bad(err, CARC_E_INVAL, "tile", "missing");
-    if (str_of(t) == NULL)
-        return bad(err, CARC_E_INVAL, "tile", "must be a tile id such as \"BA.D\"");
-    m->u.play.tile = carc_tile_find(str_of(t));
+        return msg__bad(err, CARC_E_INVAL, "tile", "missing");
+    if (msg__str_of(t) == NULL)
+        return msg__bad(err, CARC_E_INVAL, "tile", "must be a tile id such as \"BA.D\"");
+    m->u.play.tile = carc_tile_find(msg__str_of(t));
     if (m->u.play.tile < 0)
         return proto_error_set(err, CARC_E_TILE, -1, "tile", "tile: unknown tile id \"%.40s\"",
                                json_string_value(t));
@@ -468,9 +444,9 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
     if (r != NULL && !int_of(r, &rot))
         rot = -1;
     if (r == NULL)
-        return bad(err, CARC_E_INVAL, "rot", "missing");
+        return msg__bad(err, CARC_E_INVAL, "rot", "missing");
     if (rot < 0 || rot > 270 || rot % 90 != 0)
-        return bad(err, CARC_E_ROT, "rot", "must be 0, 90, 180 or 270");
+        return msg__bad(err, CARC_E_ROT, "rot", "must be 0, 90, 180 or 270");
     m->u.play.rot = (int)(rot / 90);
     const json_t *v = json_object_get(root, "meeple");
     if (v != NULL && !json_is_null(v))
@@ -484,9 +460,9 @@ static int read_play(const json_t *root, struct proto_msg *m, struct proto_error
 static int read_add_bot(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     const json_t *v = json_object_get(root, "level");
-    int level = str_of(v) != NULL ? carc_bot_level_find(str_of(v)) : -1;
+    int level = msg__str_of(v) != NULL ? carc_bot_level_find(msg__str_of(v)) : -1;
     if (level < 0)
-        return bad(err, CARC_E_INVAL, "level", "must be \"random\", \"greedy\" or \"strong\"");
+        return msg__bad(err, CARC_E_INVAL, "level", "must be \"random\", \"greedy\" or \"strong\"");
     m->u.add_bot.level = level;
     return 0;
 }
@@ -494,7 +470,7 @@ static int read_add_bot(const json_t *root, struct proto_msg *m, struct proto_er
 static int read_remove_bot(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
     long long seat = 0;
-    int rc = get_int(root, "", "seat", 1, 0, CARC_MAX_PLAYERS - 1, &seat, err);
+    int rc = msg__get_int(root, "", "seat", 1, 0, CARC_MAX_PLAYERS - 1, &seat, err);
     m->u.remove_bot.seat = (int)seat;
     return rc;
 }
@@ -502,12 +478,12 @@ static int read_remove_bot(const json_t *root, struct proto_msg *m, struct proto
 /* 32 bytes as 64 lowercase hex digits: the size and the spelling are the whole check. */
 static int read_entropy(const json_t *root, struct proto_msg *m, struct proto_error *err)
 {
-    const char *s = str_of(json_object_get(root, "data"));
+    const char *s = msg__str_of(json_object_get(root, "data"));
     if (json_object_get(root, "data") == NULL)
-        return bad(err, CARC_E_INVAL, "data", "missing");
+        return msg__bad(err, CARC_E_INVAL, "data", "missing");
     if (s == NULL || strlen(s) != PROTO_ENTROPY_MAX - 1 ||
         strspn(s, "0123456789abcdef") != PROTO_ENTROPY_MAX - 1)
-        return bad(err, CARC_E_INVAL, "data", "must be 64 lowercase hex digits (32 bytes)");
+        return msg__bad(err, CARC_E_INVAL, "data", "must be 64 lowercase hex digits (32 bytes)");
     memcpy(m->u.entropy.data, s, PROTO_ENTROPY_MAX);
     return 0;
 }
@@ -559,9 +535,9 @@ static int read_id(const json_t *root, struct proto_msg *m, struct proto_error *
     if (json_is_integer(id)) {
         n = json_integer_value(id);
         if (n < -ID_ABS_MAX || n > ID_ABS_MAX)
-            return bad(err, CARC_E_INVAL, "id", "must be an integer of at most 2^53");
+            return msg__bad(err, CARC_E_INVAL, "id", "must be an integer of at most 2^53");
     } else if (!json_is_string(id) && !int_of(id, &n)) {
-        return bad(err, CARC_E_INVAL, "id", "must be a string or an integer");
+        return msg__bad(err, CARC_E_INVAL, "id", "must be a string or an integer");
     }
     if (!json_is_string(id)) {
         /* Any spelling of an integer (24, 24.0, 2.4e1) is that integer, and
@@ -571,13 +547,13 @@ static int read_id(const json_t *root, struct proto_msg *m, struct proto_error *
     }
     char *s = json_dumps(id, JSON_COMPACT | JSON_ENCODE_ANY);
     if (s == NULL)
-        return bad(err, CARC_E_NOMEM, "id", "out of memory");
+        return msg__bad(err, CARC_E_NOMEM, "id", "out of memory");
     size_t len = strlen(s);
     if (len < sizeof m->id)
         memcpy(m->id, s, len + 1);
     free(s);
     if (len >= sizeof m->id)
-        return bad(err, CARC_E_INVAL, "id", "must be at most 63 bytes as JSON");
+        return msg__bad(err, CARC_E_INVAL, "id", "must be at most 63 bytes as JSON");
     return 0;
 }
 
@@ -596,15 +572,15 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
                                jerr.column, jerr.text);
     int rc = 0;
     if (!json_is_object(root))
-        rc = bad(err, CARC_E_INVAL, "message", "must be an object");
+        rc = msg__bad(err, CARC_E_INVAL, "message", "must be an object");
     if (rc == 0)
         rc = read_id(root, m, err);
     long long v = 0;
     if (rc == 0 && (!int_of(json_object_get(root, "v"), &v) || v != PROTO_VERSION))
-        rc = bad(err, CARC_E_VERSION, "v", "must be 2");
-    const char *type = str_of(json_object_get(root, "type"));
+        rc = msg__bad(err, CARC_E_VERSION, "v", "must be 2");
+    const char *type = msg__str_of(json_object_get(root, "type"));
     if (rc == 0 && type == NULL)
-        rc = bad(err, CARC_E_INVAL, "type", "must be a message type such as \"play\"");
+        rc = msg__bad(err, CARC_E_INVAL, "type", "must be a message type such as \"play\"");
     for (int t = 0; rc == 0 && t < PROTO_T_COUNT && m->type < 0; t++)
         if (strcmp(type, type_names[t]) == 0)
             m->type = t;
@@ -619,7 +595,7 @@ int proto_msg_decode(const char *text, size_t len, struct proto_msg *m, struct p
             m->u.watch.seq = -1;
         if (m->type == PROTO_T_SYNC)
             m->u.sync.seq = -1;
-        rc = check_keys(root, "", readers[m->type].keys, keys_frame, err);
+        rc = msg__check_keys(root, "", readers[m->type].keys, keys_frame, err);
     }
     if (rc == 0)
         rc = readers[m->type].read(root, m, err);

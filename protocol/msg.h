@@ -27,16 +27,22 @@
 #define PROTO_ENTROPY_MAX 65 /* entropy data: 64 lowercase hex digits (32 bytes), NUL included */
 #define PROTO_CLOCK_INITIAL_MAX 2592000  /* seconds: 30 days */
 #define PROTO_CLOCK_INCREMENT_MAX 604800 /* seconds: 7 days */
+#define PROTO_TZ_MAX 64                  /* bytes of a time zone's name, NUL included */
 
 /* What the server does when a seat's clock runs out (PROTOCOL.md "Clocks and bots"). */
 enum proto_timeout { PROTO_TIMEOUT_BOT = 0, PROTO_TIMEOUT_SKIP, PROTO_TIMEOUT_FORFEIT };
 /* Wire name of a timeout policy ("skip"), or NULL. */
 const char *proto_timeout_name(int policy);
 
-/* A room's time control; initial == 0: no clock. */
+/* A room's time control; initial == 0: no clock. A correspondence clock
+ * (per_move > 0) gives every turn per_move seconds, nothing carried over: its
+ * initial is per_move and its increment 0. */
 struct proto_clock {
-    int initial, increment; /* seconds */
-    int on_timeout;         /* enum proto_timeout */
+    int initial, increment;       /* seconds */
+    int on_timeout;               /* enum proto_timeout */
+    int per_move;                 /* seconds; 0: a bank clock (initial + increment) */
+    int weekend_pause;            /* clocks stop from Saturday 00:00 to Monday 00:00 in time_zone */
+    char time_zone[PROTO_TZ_MAX]; /* the tz database's name of the room's zone; "": "UTC" */
 };
 
 /* Client message types: PROTO_T_LIST (0) .. in the order of msg_types.h. */

@@ -172,8 +172,16 @@ static void put_clock(struct proto__out *b, const struct proto_state *s)
     put_int(b, s->clock.increment);
     PUT(b, ",\"on_timeout\":");
     put_name(b, proto_timeout_name(s->clock.on_timeout));
+    PUT(b, ",\"per_move\":");
+    put_int_or_null(b, s->clock.per_move > 0 ? s->clock.per_move : -1);
+    PUT(b, ",\"weekend_pause\":");
+    put_bool(b, s->clock.weekend_pause);
+    PUT(b, ",\"time_zone\":");
+    put_string(b, s->clock.time_zone[0] != '\0' ? s->clock.time_zone : "UTC");
     PUT(b, ",\"turn_started\":");
     put_int_or_null(b, s->turn_started);
+    PUT(b, ",\"deadline\":");
+    put_int_or_null(b, s->deadline);
     PUT(b, "}");
 }
 
@@ -446,15 +454,28 @@ static void diff_clock(struct patch *p, const struct proto_state *a, const struc
     }
     if (b->clock.initial <= 0)
         return;
-    /* Keys in byte order: increment, initial, on_timeout, turn_started. */
+    /* Keys in byte order: deadline, increment, initial, on_timeout,
+     * per_move, time_zone, turn_started, weekend_pause. */
+    if (a->deadline != b->deadline)
+        op_int_or_null(p, "/clock/deadline", b->deadline);
     if (a->clock.increment != b->clock.increment)
         op_int(p, "/clock/increment", b->clock.increment);
     if (a->clock.initial != b->clock.initial)
         op_int(p, "/clock/initial", b->clock.initial);
     if (a->clock.on_timeout != b->clock.on_timeout)
         op_value_name(p, "/clock/on_timeout", proto_timeout_name(b->clock.on_timeout));
+    if (a->clock.per_move != b->clock.per_move)
+        op_int_or_null(p, "/clock/per_move", b->clock.per_move > 0 ? b->clock.per_move : -1);
+    if (strcmp(a->clock.time_zone, b->clock.time_zone) != 0) {
+        op_open(p, "replace", "/clock/time_zone", NULL);
+        PUT(p->b, ",\"value\":");
+        put_string(p->b, b->clock.time_zone[0] != '\0' ? b->clock.time_zone : "UTC");
+        PUT(p->b, "}");
+    }
     if (a->turn_started != b->turn_started)
         op_int_or_null(p, "/clock/turn_started", b->turn_started);
+    if (a->clock.weekend_pause != b->clock.weekend_pause)
+        op_bool(p, "/clock/weekend_pause", b->clock.weekend_pause);
 }
 
 static int seat_same(const struct seat_view *a, const struct seat_view *b)

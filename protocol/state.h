@@ -49,6 +49,7 @@ struct proto_room_view {
     const struct carc_game *game; /* NULL in the lobby; seat i plays engine player i */
     struct proto_clock clock;     /* clock.initial == 0: no clock */
     long long turn_started;       /* wall clock ms of the current turn's start; -1: null */
+    long long deadline;           /* wall clock ms the mover's time runs out; -1: null */
     const char *commitment;       /* the fair draw's commitment (64 hex digits), NULL: null */
 };
 

@@ -260,13 +260,17 @@ struct proto_state *proto_state_build_next(const struct proto_state *prev,
         o->large = p.large;
         o->herbs = p.herbs;
     }
-    s->clock = v->clock.initial > 0 ? v->clock : (struct proto_clock){0, 0, 0};
+    if (v->clock.initial > 0)
+        s->clock = v->clock;
+    else
+        memset(&s->clock, 0, sizeof s->clock);
     /* Only hex digits: written as it is. */
     s->commitment[0] = '\0';
     if (v->commitment != NULL && strlen(v->commitment) == 64 &&
         strspn(v->commitment, "0123456789abcdef") == 64)
         memcpy(s->commitment, v->commitment, 65);
     s->turn_started = v->clock.initial > 0 && moving ? v->turn_started : -1;
+    s->deadline = v->clock.initial > 0 && moving ? v->deadline : -1;
     s->turn = g != NULL ? g->turn : 0;
     s->current = moving ? g->current : -1;
     s->tile = moving ? g->tile : -1;

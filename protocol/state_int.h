@@ -60,6 +60,7 @@ struct proto_state {
     struct legal_text *legal;
     struct proto_clock clock; /* initial == 0: "clock": null */
     long long turn_started;   /* -1: null */
+    long long deadline;       /* -1: null */
     char commitment[65];      /* "": null */
 };
 

@@ -10,6 +10,7 @@
 #include "net/proxy.h"
 #include "util/log.h"
 #include "util/stall.h"
+#include "util/tz.h"
 
 /* K_SECRET: a token compared with what a client sends; 16 to size-1 bytes of
  * visible ASCII but '#' (a comment in a config file), never echoed in an
@@ -145,6 +146,16 @@ static const struct key keys[] = {
     {"stall-threshold-ms", K_INT, OFF(stall_threshold_ms), 0, 0, 600000,
      "milliseconds the loop may stall (a frozen or swapping process) before the stall is"
      " charged to no clock and logged (2000; 0 = off: clocks run on)"},
+    {"zoneinfo-dir", K_STR, OFF(zoneinfo_dir), sizeof(((struct carcd_config *)0)->zoneinfo_dir), 0,
+     0,
+     "the tz database (TZif files) read at start for clocks' time_zone and weekend_pause"
+     " (/usr/share/zoneinfo; without it only UTC)"},
+    {"vacation-days", K_INT, OFF(vacation_days), 0, 0, 366,
+     "days a year an account may be away from its correspondence games (per-move clocks),"
+     " taken by hand or when a clock runs out (14; 0 = no vacations)"},
+    {"test-clock", K_INT, OFF(test_clock), 0, -1, 100000000,
+     "for tests only: the server's clocks start this many seconds ahead of the system's, and"
+     " POST /admin/clock (body: seconds) moves them further (-1 = off)"},
     {"metrics-port", K_INT, OFF(metrics_port), 0, 0, 65535,
      "port of a second listener serving only GET /metrics and /healthz (0 = none)"},
     {"metrics-listen", K_STR, OFF(metrics_listen),
@@ -245,6 +256,9 @@ void config_defaults(struct carcd_config *c)
     c->bot_think_ms = 1000;
     c->bot_searches = 2;
     c->stall_threshold_ms = STALL_THRESHOLD_MS;
+    snprintf(c->zoneinfo_dir, sizeof c->zoneinfo_dir, "%s", TZ_DIR_DEFAULT);
+    c->test_clock = -1;
+    c->vacation_days = 14;
     strcpy(c->metrics_listen, "127.0.0.1");
     lobby_limits_defaults(&c->limits);
 }

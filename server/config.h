@@ -32,6 +32,10 @@ struct carcd_config {
     int bot_think_ms;       /* time a bot's search may take per move */
     int bot_searches;       /* bots' searches on the thread pool at once */
     int stall_threshold_ms; /* a loop stall longer than this is charged to no clock; 0: off */
+    char zoneinfo_dir[256]; /* the tz database clocks' time_zone names (util/tz.h) */
+    int vacation_days;      /* an account's vacation bank, days a year; 0: no vacations */
+    int test_clock;         /* tests: -1 off; else seconds the clocks start ahead, and
+                               POST /admin/clock moves them */
     int metrics_port;       /* 0: no metrics listener; else GET /metrics and /healthz there */
     char metrics_listen[64];
     char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs

@@ -34,8 +34,10 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/loopstat.h"
+#include "util/mem.h"
 #include "util/memtrim.h"
 #include "util/stall.h"
+#include "util/tz.h"
 
 struct server {
     uv_loop_t loop;
@@ -48,6 +50,7 @@ struct server {
     struct lobby *lobby;
     struct store *store; /* NULL with storage off */
     struct bots *bots;   /* the built-in bots' searches */
+    struct tz_db *zones; /* the time zones of clocks (util/tz.h), read at start */
     struct api api;
     struct admin admin;        /* the admin API (/admin/), behind admin-token */
     struct accounts *accounts; /* accounts and sessions; NULL without storage */
@@ -334,6 +337,17 @@ static void game_open(struct server *sv)
     memtrim_init(&sv->trim);
     sv->bots = bots_new(&sv->loop, sv->cfg.bot_searches, sv->cfg.bot_think_ms);
     lobby_bots_set(sv->lobby, sv->bots);
+    int zones = 0;
+    sv->zones = tz_db_load(sv->cfg.zoneinfo_dir, &zones);
+    if (zones == 0)
+        log_warn("no time zone found in %s: clocks know only UTC (setting zoneinfo-dir)",
+                 sv->cfg.zoneinfo_dir);
+    lobby_zones_set(sv->lobby, sv->zones);
+    if (sv->cfg.test_clock >= 0) {
+        clock_test_advance((int64_t)sv->cfg.test_clock * 1000);
+        log_warn("test-clock is set: the clocks run %d s ahead and POST /admin/clock moves them",
+                 sv->cfg.test_clock);
+    }
 }
 
 /* The configured backend, opened for serving; NULL with err. */
@@ -409,6 +423,40 @@ static void rated_game(void *arg, const struct lobby_rated_game *g)
     }
     if (sv->api.accounts != NULL)
         (void)accounts_rate_game(sv->api.accounts, g->room, g->time_ms, p, g->n);
+}
+
+/* The lobby's vacation hook (game/lobby.h): the accounts service answers
+ * with the account's vacation, a day taken if its clock needs one. */
+struct vacation_ask {
+    struct server *sv;
+    char room[PROTO_ROOM_MAX];
+    int seat, moves;
+};
+
+static void on_vacation(void *arg, const struct accounts_result *r)
+{
+    struct vacation_ask *q = arg;
+    const struct accounts_vacation *v = r->status == 0 ? r->vacation : NULL;
+    if (v != NULL && v->taken)
+        log_event(LOG_INFO, &(struct log_fields){.room = q->room, LOG_SEAT(q->seat)},
+                  "a vacation day taken for the seat's account (%d left this year)", v->days_left);
+    lobby_vacation_answer(q->sv->lobby, q->room, q->seat, q->moves, v != NULL ? v->from_ms : 0,
+                          v != NULL ? v->until_ms : 0);
+    free(q);
+}
+
+static void vacation(void *arg, long long account, const char *room, int seat, int moves,
+                     long long at)
+{
+    struct server *sv = arg;
+    struct vacation_ask *q = mem_zalloc(1, sizeof *q);
+    *q = (struct vacation_ask){sv, "", seat, moves};
+    snprintf(q->room, sizeof q->room, "%s", room);
+    if (sv->api.accounts == NULL ||
+        accounts_vacation_auto(sv->api.accounts, account, at, on_vacation, q) == NULL) {
+        free(q);
+        lobby_vacation_answer(sv->lobby, room, seat, moves, 0, 0); /* none: the clock's end */
+    }
 }
 
 /* The notifier's reads and outcomes, through the accounts service. */
@@ -566,6 +614,7 @@ static int http_open(struct server *sv)
     sv->api.metrics_token = sv->cfg.metrics_token;
     sv->api.redis = sv->redis;
     admin_init(&sv->admin, sv->lobby, sv->store, sv->cfg.admin_token, sv->cfg.data_dir);
+    sv->admin.test_clock = sv->cfg.test_clock >= 0;
     sv->api.admin = &sv->admin;
     sv->api.session_days = sv->cfg.session_days;
     sv->api.ladder_min_games = sv->cfg.ladder_min_games;
@@ -581,6 +630,7 @@ static int http_open(struct server *sv)
     ac.hash_mem = (size_t)sv->cfg.hash_mem_kib * 1024;
     ac.invite_days = sv->cfg.invite_days;
     ac.member_invites = sv->cfg.member_invites;
+    ac.vacation_days = sv->cfg.vacation_days;
     char err[256];
     sv->accounts = accounts_new(&sv->loop, sv->store, &ac, NULL, err, sizeof err);
     if (sv->accounts == NULL) {
@@ -594,6 +644,11 @@ static int http_open(struct server *sv)
     sv->lobby->account_game_arg = sv;
     sv->lobby->rated_game = rated_game;
     sv->lobby->rated_game_arg = sv;
+    if (sv->cfg.vacation_days > 0) {
+        sv->api.vacations = 1;
+        sv->lobby->vacation = vacation;
+        sv->lobby->vacation_arg = sv;
+    }
     return notify_open(sv);
 }
 
@@ -686,6 +741,7 @@ static int server_close(struct server *sv, int status)
     directory_free(sv->dir);
     lobby_free(sv->lobby);
     bots_free(sv->bots);
+    tz_db_free(sv->zones);
     store_close(sv->store);
     api_fini(&sv->api);
     notifier_free(sv->notifier);

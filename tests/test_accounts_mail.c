@@ -163,8 +163,9 @@ START_TEST(migration_from_4_adds_account_mail)
     su_accounts_open(&st, &ac);
     long long ann = su_account_new(ac, "Ann");
     ck_assert_int_eq(store_webhook_put(ac, ann, "https://discord.com/api/webhooks/1/a", 10), 0);
-    ck_assert_int_eq(
-        store_test_exec(st, "DROP TABLE account_mail; UPDATE accounts_version SET version = 4"), 0);
+    ck_assert_int_eq(store_test_exec(st, "DROP TABLE account_mail; DROP TABLE vacations;"
+                                         " UPDATE accounts_version SET version = 4"),
+                     0);
     store_accounts_close(ac);
     log_level_set(LOG_INFO);
     test_log_capture();
@@ -173,7 +174,7 @@ START_TEST(migration_from_4_adds_account_mail)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 4 to 5") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 4 to 6") == 1, "log: %s", test_log_text());
     char url[STORE_WEBHOOK_MAX + 1];
     ck_assert_int_eq(store_webhook_get(ac, ann, url, sizeof url), 0);
     ck_assert_str_eq(url, "https://discord.com/api/webhooks/1/a");

@@ -137,7 +137,7 @@ START_TEST(migration_from_2_adds_push_subscriptions)
     ck_assert_int_eq(
         store_test_exec(
             st, "DROP TABLE push_subscriptions; DROP TABLE webhooks; DROP TABLE account_mail;"
-                " UPDATE accounts_version SET version = 2"),
+                " DROP TABLE vacations; UPDATE accounts_version SET version = 2"),
         0);
     store_accounts_close(ac);
     log_level_set(LOG_INFO);
@@ -147,7 +147,7 @@ START_TEST(migration_from_2_adds_push_subscriptions)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 2 to 5") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 2 to 6") == 1, "log: %s", test_log_text());
     struct store_account acc;
     ck_assert_int_eq(store_account_find(ac, "ann", &acc), 0);
     ck_assert_int_eq(acc.id, ann);
@@ -194,6 +194,7 @@ START_TEST(migration_from_3_adds_webhooks)
     both_open();
     long long ann = account_new("Ann");
     ck_assert_int_eq(store_test_exec(st, "DROP TABLE webhooks; DROP TABLE account_mail;"
+                                         " DROP TABLE vacations;"
                                          " UPDATE accounts_version SET version = 3"),
                      0);
     store_accounts_close(ac);
@@ -204,7 +205,7 @@ START_TEST(migration_from_3_adds_webhooks)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 3 to 5") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 3 to 6") == 1, "log: %s", test_log_text());
     ck_assert_int_eq(store_webhook_put(ac, ann, "https://discord.com/api/webhooks/2/c", 1), 0);
 }
 END_TEST

@@ -709,6 +709,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     ck_assert_int_eq(store_rating_history_add(ac, ann, STORE_POOL_2P, &pt), 0);
     ck_assert_int_eq(store_test_exec(st, "DROP TABLE rated_games; DROP TABLE push_subscriptions;"
                                          " DROP TABLE webhooks; DROP TABLE account_mail;"
+                                         " DROP TABLE vacations;"
                                          " UPDATE accounts_version SET version = 1"),
                      0);
     store_accounts_close(ac);
@@ -719,7 +720,7 @@ START_TEST(migration_from_1_marks_the_rated_games)
     test_log_release();
     log_level_set(LOG_ERROR);
     ck_assert_msg(ac != NULL, "%s", err);
-    ck_assert_msg(test_log_count("from version 1 to 5") == 1, "log: %s", test_log_text());
+    ck_assert_msg(test_log_count("from version 1 to 6") == 1, "log: %s", test_log_text());
     struct store_rated_game g[4];
     int n = -1, claimed = -1;
     ck_assert_int_eq(store_rated_games_pending(ac, 0, 4, g, &n), 0);

@@ -125,6 +125,8 @@ int main(void)
     srunner_add_suite(sr, suite_damage());
     srunner_add_suite(sr, suite_loopstat());
     srunner_add_suite(sr, suite_stall());
+    srunner_add_suite(sr, suite_tz());
+    srunner_add_suite(sr, suite_corr());
     srunner_add_suite(sr, suite_bounds());
     srunner_add_suite(sr, suite_memtrim());
     srunner_add_suite(sr, suite_rxguard());
@@ -142,6 +144,8 @@ int main(void)
     srunner_add_suite(sr, suite_accounts_push_pg());
     srunner_add_suite(sr, suite_accounts_mail());
     srunner_add_suite(sr, suite_accounts_mail_pg());
+    srunner_add_suite(sr, suite_accounts_vacation());
+    srunner_add_suite(sr, suite_accounts_vacation_pg());
     srunner_add_suite(sr, suite_notices());
     srunner_add_suite(sr, suite_outbound());
     srunner_add_suite(sr, suite_mail());

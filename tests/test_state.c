@@ -220,6 +220,7 @@ static void sim_turn(struct sim *S)
     /* The clock moves on, and now and then a bot plays a person's seat. */
     S->view.seats[mover].time_ms -= 1000 + g->turn;
     S->view.turn_started += 1000 + g->turn;
+    S->view.deadline = S->view.clock.per_move > 0 ? S->view.turn_started + 86400000 : -1;
     S->view.seats[mover].autoplay = g->turn % 7 == 3 ? PROTO_AUTO_OFFLINE : PROTO_AUTO_NONE;
     char *d = sim_push(S, sim_build(S), NULL, 0, &m);
     ck_assert_str_eq(jstr(d, "events.0.type"), "placed");
@@ -257,10 +258,19 @@ static void sim_game(int np, unsigned sets, int no_farmers, int escape_rule, uin
                                        .escape_rule = escape_rule,
                                        .nseats = np,
                                        .seats = {{.name = "Ann", .taken = 1, .connected = 1}},
-                                       .turn_started = -1};
-    /* Odd seeds play with a clock, so that its fields are patched too. */
+                                       .turn_started = -1,
+                                       .deadline = -1};
+    /* Odd seeds play with a clock, so that its fields are patched too; one
+     * in three of them a correspondence clock paused on week ends. */
     if (seed & 1)
-        S->view.clock = (struct proto_clock){300, 10, (int)(seed % 3)};
+        S->view.clock =
+            (struct proto_clock){.initial = 300, .increment = 10, .on_timeout = (int)(seed % 3)};
+    if (seed % 6 == 5)
+        S->view.clock = (struct proto_clock){.initial = 86400,
+                                             .on_timeout = (int)(seed % 3),
+                                             .per_move = 86400,
+                                             .weekend_pause = 1,
+                                             .time_zone = "America/Argentina/Buenos_Aires"};
     S->cur = NULL;
     S->cur = sim_build(S);
     S->state0 = proto_state_encode(S->cur, 0, "\"w\"");
@@ -347,7 +357,8 @@ START_TEST(state_lobby_golden)
                                 .seats = {{.name = "Ann", .taken = 1, .connected = 1},
                                           {.name = ""},
                                           {.name = "Cy", .taken = 1}},
-                                .turn_started = -1};
+                                .turn_started = -1,
+                                .deadline = -1};
     struct proto_state *st = proto_state_build(&v);
     char *got = proto_state_encode(st, 0, "1");
     size_t len;

@@ -84,11 +84,22 @@ START_TEST(schema_migrated_from_v4)
     world_close();
     struct store *s = su_store_open(err, sizeof err);
     ck_assert_msg(s != NULL, "%s", err);
-    ck_assert_int_eq(store_test_exec(s, su_pg != NULL ? "ALTER TABLE seats DROP COLUMN account;"
-                                                        "UPDATE schema_version SET version = 4;"
-                                                      : "ALTER TABLE seats DROP COLUMN account;"
-                                                        "UPDATE schema_version SET version = 4;"
-                                                        "PRAGMA user_version = 4;"),
+    ck_assert_int_eq(store_test_exec(s, su_pg != NULL
+                                            ? "ALTER TABLE seats DROP COLUMN account;"
+                                              "ALTER TABLE rooms DROP COLUMN clock_per_move;"
+                                              "ALTER TABLE rooms DROP COLUMN clock_zone;"
+                                              "ALTER TABLE rooms DROP COLUMN turn_wall;"
+                                              "ALTER TABLE seats DROP COLUMN vac_from;"
+                                              "ALTER TABLE seats DROP COLUMN vac_until;"
+                                              "UPDATE schema_version SET version = 4;"
+                                            : "ALTER TABLE seats DROP COLUMN account;"
+                                              "ALTER TABLE rooms DROP COLUMN clock_per_move;"
+                                              "ALTER TABLE rooms DROP COLUMN clock_zone;"
+                                              "ALTER TABLE rooms DROP COLUMN turn_wall;"
+                                              "ALTER TABLE seats DROP COLUMN vac_from;"
+                                              "ALTER TABLE seats DROP COLUMN vac_until;"
+                                              "UPDATE schema_version SET version = 4;"
+                                              "PRAGMA user_version = 4;"),
                      0);
     store_close(s);
     world_open(); /* migrated to STORE_SCHEMA */

@@ -65,6 +65,8 @@ void store_fail_tests_add(TCase *tc, int pg);
 Suite *suite_memtrim(void);  /* tests/test_memtrim.c: freed memory back to the system */
 Suite *suite_loopstat(void); /* tests/test_loopstat.c: latency histograms, loop busy time */
 Suite *suite_stall(void);    /* tests/test_stall.c: loop stalls seen (clocks: test_turn.c) */
+Suite *suite_tz(void);       /* tests/test_tz.c: time zones and week ends (util/tz.c) */
+Suite *suite_corr(void);     /* tests/test_corr.c: correspondence clocks, week ends (turn.c) */
 Suite *suite_bounds(void);   /* tests/test_bounds.c: worst cases of the engine's arrays */
 Suite *suite_rxguard(void);  /* tests/test_rxguard.c: unmasked frames, early frames */
 Suite *suite_proxy(void);    /* tests/test_proxy.c: trusted proxies, forwarded addresses */
@@ -77,11 +79,16 @@ Suite *suite_claim_pg(void);     /* the same, on PostgreSQL (CARC_PG_URL) */
 Suite *suite_metrics(void);      /* tests/test_metrics.c: Prometheus exposition, carcd's counters */
 Suite *suite_account(void);  /* tests/test_account.c: names, password hashes, tokens (players/) */
 Suite *suite_attempts(void); /* tests/test_attempts.c: failed sign-ins per key (players/) */
-Suite *suite_accounts_push(void);    /* tests/test_accounts_push.c: push subscriptions, SQLite */
-Suite *suite_accounts_push_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
-Suite *suite_accounts_mail(void);    /* tests/test_accounts_mail.c: e-mail settings, SQLite */
-Suite *suite_accounts_mail_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
-Suite *suite_notices(void);          /* tests/test_notices.c: the lobby's notice hook (game/) */
+Suite *suite_accounts_push(void);     /* tests/test_accounts_push.c: push subscriptions, SQLite */
+Suite *suite_accounts_push_pg(void);  /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_mail(void);     /* tests/test_accounts_mail.c: e-mail settings, SQLite */
+Suite *suite_accounts_mail_pg(void);  /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_notices(void);           /* tests/test_notices.c: the lobby's notice hook (game/) */
+Suite *suite_accounts_push(void);     /* tests/test_accounts_push.c: push subscriptions, SQLite */
+Suite *suite_accounts_push_pg(void);  /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_accounts_vacation(void); /* tests/test_accounts_vacation.c: vacation bank, SQLite */
+Suite *suite_accounts_vacation_pg(void); /* the same on PostgreSQL, with CARC_PG_URL */
+Suite *suite_notices(void);              /* tests/test_notices.c: the lobby's notice hook (game/) */
 Suite *suite_outbound(void); /* tests/test_outbound.c: outbound HTTPS off the loop (notify/) */
 Suite *suite_mail(void);     /* tests/test_mail.c: e-mail texts, mailer, SMTP sink (notify/) */
 Suite *suite_push(void);     /* tests/test_push.c: Web Push to a local push service (notify/) */

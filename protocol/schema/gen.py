@@ -109,9 +109,15 @@ def message(direction, mtype, fields, required=(), title=None, **extra):
 # Client messages -------------------------------------------------------------------------------
 LEVEL = {"enum": ["random", "greedy", "strong"]}
 POLICY = {"enum": ["bot", "skip", "forfeit"]}
-CLOCK_SETTING = obj({"initial": {"type": "integer", "minimum": 1, "maximum": 2592000},
-                     "increment": {"type": "integer", "minimum": 0, "maximum": 604800},
-                     "on_timeout": POLICY}, ["initial", "increment", "on_timeout"])
+TIME_ZONE = {"type": "string", "pattern": "^[A-Za-z0-9_+-][A-Za-z0-9/_+-]{0,62}$"}
+CLOCK_ZONE_KEYS = {"weekend_pause": {"type": "boolean"}, "time_zone": TIME_ZONE}
+# A bank clock (initial + increment) or a correspondence clock (per_move), PROTOCOL.md create.
+CLOCK_SETTING = {"oneOf": [
+    obj(dict({"initial": {"type": "integer", "minimum": 1, "maximum": 2592000},
+              "increment": {"type": "integer", "minimum": 0, "maximum": 604800},
+              "on_timeout": POLICY}, **CLOCK_ZONE_KEYS), ["initial", "increment", "on_timeout"]),
+    obj(dict({"per_move": {"type": "integer", "minimum": 1, "maximum": 2592000},
+              "on_timeout": POLICY}, **CLOCK_ZONE_KEYS), ["per_move", "on_timeout"])]}
 ESCAPE = {"oneOf": [{"type": "null"},
                     obj({"x": COORD, "y": COORD, "feature": FEATURE}, ["x", "y", "feature"])]}
 # A room's options (PROTOCOL.md create); the state and the rooms listing give every key.
@@ -196,8 +202,12 @@ STATE_DOC = obj({
     "seats": {"type": "array", "items": SEAT_DOC, "minItems": 1, "maxItems": 6},
     "clock": {"oneOf": [{"type": "null"}, obj({
         "initial": {"type": "integer", "minimum": 1}, "increment": {"type": "integer", "minimum": 0},
-        "on_timeout": POLICY, "turn_started": {"type": ["integer", "null"], "minimum": 0}},
-        ["initial", "increment", "on_timeout", "turn_started"])]},
+        "on_timeout": POLICY, "per_move": {"type": ["integer", "null"], "minimum": 1},
+        "weekend_pause": {"type": "boolean"}, "time_zone": TIME_ZONE,
+        "turn_started": {"type": ["integer", "null"], "minimum": 0},
+        "deadline": {"type": ["integer", "null"], "minimum": 0}},
+        ["initial", "increment", "on_timeout", "per_move", "weekend_pause", "time_zone",
+         "turn_started", "deadline"])]},
     "commitment": {"oneOf": [{"type": "null"}, HEX64]},
     "turn": {"type": "integer", "minimum": 0},
     "current": {"oneOf": [{"type": "null"}, SEAT]},

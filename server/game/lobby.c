@@ -14,6 +14,7 @@
 #include "metrics/metrics.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/tz.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -235,7 +236,8 @@ static void room_notice(void *arg, const struct room *r, int seat, int kind)
     snprintf(t.room, sizeof t.room, "%s", r->id);
     t.account = s->account;
     t.seat = seat;
-    t.deadline = r->clock.initial > 0 ? clock_wall_ms() + s->clock_ms : 0;
+    long long deadline = turn_deadline(r); /* the mover's; nobody else's clock runs */
+    t.deadline = deadline > 0 && r->game != NULL && r->game->current == seat ? deadline : 0;
     t.moves = r->nmoves;
     t.n = r->nseats < CARC_MAX_PLAYERS ? r->nseats : CARC_MAX_PLAYERS;
     t.rank = 1;
@@ -248,18 +250,63 @@ static void room_notice(void *arg, const struct room *r, int seat, int kind)
     lb->notice(lb->notice_arg, &t);
 }
 
+/* The room's vacation hook: to the lobby's, or no vacation at once. */
+static void room_vacation_ask(void *arg, const struct room *r, int seat)
+{
+    struct lobby *lb = arg;
+    struct room *mine = lobby_room_find(lb, r->id);
+    if (mine == NULL)
+        return;
+    if (lb->vacation == NULL) {
+        room_vacation(mine, seat, mine->nmoves, 0, 0);
+        return;
+    }
+    lb->vacation(lb->vacation_arg, r->seats[seat].account, r->id, seat, r->nmoves,
+                 turn_deadline(r));
+}
+
+void lobby_vacation_answer(struct lobby *lb, const char *room, int seat, int moves, long long from,
+                           long long until)
+{
+    struct room *r = lobby_room_find(lb, room);
+    if (r != NULL)
+        room_vacation(r, seat, moves, from, until);
+}
+
+void lobby_vacation_set(struct lobby *lb, long long account, long long from, long long until)
+{
+    if (account <= 0)
+        return;
+    for (struct room *r = lb->oldest; r != NULL; r = r->newer)
+        for (int i = 0; i < r->nseats; i++)
+            if (r->seats[i].account == account && !r->seats[i].bot)
+                room_vacation(r, i, -1, from, until);
+}
+
 void lobby_room_add(struct lobby *lb, struct room *r)
 {
     r->over = room_over;
     r->over_arg = lb;
     r->notice = room_notice;
     r->notice_arg = lb;
+    r->vacation = room_vacation_ask;
+    r->vacation_arg = lb;
     r->store = lb->store;
     r->holds = &lb->holds;
     r->bots = lb->bots;
     r->bot_pace_ms = lb->lim.bot_pace;
     r->alone_grace_ms = (uint64_t)lb->lim.bots_alone_grace * 1000;
+    r->tz = tz_db_find(lb->tz, r->clock.time_zone[0] != '\0' ? r->clock.time_zone : "UTC");
+    if (r->tz == NULL && r->clock.weekend_pause)
+        log_event(LOG_WARN, &(struct log_fields){.room = r->id},
+                  "time zone %s unknown to this server: its week ends are UTC's",
+                  r->clock.time_zone);
     lobby__room_insert(lb, r);
+}
+
+void lobby_zones_set(struct lobby *lb, const struct tz_db *tz)
+{
+    lb->tz = tz;
 }
 
 void lobby_bots_set(struct lobby *lb, struct bots *b)
@@ -557,10 +604,12 @@ void lobby_tick(struct lobby *lb, uint64_t now)
     while (r != NULL) {
         struct room *next = r->newer;
         lobby__room_recount(lb, r); /* a game's end, the admin's changes */
-        if (room_members(r) > 0 || (r->rated && r->phase == PROTO_PHASE_PLAYING)) {
+        if (room_members(r) > 0 ||
+            ((r->rated || r->clock.per_move > 0) && r->phase == PROTO_PHASE_PLAYING)) {
             /* A rated game is never closed for want of people: it does not
              * pause, and its clocks and bots settle it (PROTOCOL.md
-             * "Ratings"); closing it would let a loser escape the rating. */
+             * "Ratings"); closing it would let a loser escape the rating.
+             * Nor is a correspondence game, whose players come days apart. */
             r->empty = 0;
         } else if (!r->empty) {
             r->empty = 1;

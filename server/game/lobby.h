@@ -23,6 +23,7 @@ struct lobby_ip;
 struct store;
 struct bots;
 struct roomnode;
+struct tz_db;
 
 /* Something a person who is not there should hear of: plain data for the
  * notice hook (the notifications). */
@@ -77,9 +78,10 @@ struct lobby {
      * yet), and those not logged since, their count and time. */
     uint64_t stall_logged, stall_quiet_ms;
     int stall_quiet;
-    struct store *store;   /* NULL: memory only (lobby_store_set) */
-    struct bots *bots;     /* NULL: no bot plays (lobby_bots_set) */
-    struct roomnode *node; /* NULL: one node alone; else the cluster (roomnode.h) */
+    struct store *store;    /* NULL: memory only (lobby_store_set) */
+    struct bots *bots;      /* NULL: no bot plays (lobby_bots_set) */
+    const struct tz_db *tz; /* the time zones clocks may name (lobby_zones_set); NULL: UTC */
+    struct roomnode *node;  /* NULL: one node alone; else the cluster (roomnode.h) */
 
     /* Seats of accounts (issue 27): when a game starts, called once for
      * each seat that belongs to an account (room.h room_seat.account), with
@@ -99,6 +101,14 @@ struct lobby {
      * plays it), its clock runs low, or the game ended. NULL: nobody is told. */
     void (*notice)(void *arg, const struct lobby_notice *t);
     void *notice_arg;
+    /* Vacations (PROTOCOL.md "Vacations"): the correspondence clock of seat
+     * `seat` (an account's) of room ran out at `at` (wall ms; its deadline)
+     * after `moves` moves: main.c asks
+     * the accounts service, whose answer comes back by lobby_vacation_answer
+     * (exactly once, maybe from inside the call). NULL: no vacations. */
+    void (*vacation)(void *arg, long long account, const char *room, int seat, int moves,
+                     long long at);
+    void *vacation_arg;
 
     /* Test hooks (lobby_test_game): every game started uses them. */
     int fixed_seed;
@@ -142,8 +152,19 @@ void lobby_clock_tick(struct lobby *lb, uint64_t now);
  * line). Returns the running clocks credited. */
 int lobby_stall(struct lobby *lb, uint64_t ms, uint64_t now);
 
+/* The answer to the vacation hook: the account's vacation [from, until)
+ * (wall ms; until <= now: none). Nothing when the room is gone. */
+void lobby_vacation_answer(struct lobby *lb, const char *room, int seat, int moves, long long from,
+                           long long until);
+/* account took or ended a vacation by hand: every seat of it in this
+ * lobby's rooms learns [from, until). */
+void lobby_vacation_set(struct lobby *lb, long long account, long long from, long long until);
+
 /* Bots play seats from now on (bot seats, takeover). Set before any room exists. */
 void lobby_bots_set(struct lobby *lb, struct bots *b);
+/* The time zones a clock's time_zone may name (util/tz.h; owned by the
+ * caller, kept until lobby_free). Set before any room exists. */
+void lobby_zones_set(struct lobby *lb, const struct tz_db *tz);
 
 /* Close every session with 1001 "server restarting, retry" and refuse new
  * ones. */

@@ -13,6 +13,7 @@
 #include "metrics/metrics.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/tz.h"
 #include "util/log.h"
 #include "util/rand.h"
 
@@ -123,6 +124,11 @@ static int cmd_create(const struct cmd_ctx *c, struct carc_error *err)
         rc = carc_error_set(err, CARC_E_INVAL,
                             "a rated room needs a clock: give clock.initial (seconds per "
                             "player) and clock.on_timeout");
+    const struct proto_clock *k = &c->m->u.create.clock;
+    if (rc == 0 && k->initial > 0 && tz_db_find(lb->tz, k->time_zone) == NULL)
+        rc = carc_error_set(err, CARC_E_INVAL,
+                            "clock.time_zone: this server does not know that time zone "
+                            "(a name of the tz database, such as \"Europe/Paris\")");
     if (rc == 0)
         rc = create_allowed(c, err);
     if (rc != 0)

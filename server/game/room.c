@@ -45,6 +45,7 @@ static void room__view(const struct room *r, struct proto_room_view *v)
     v->game = r->game;
     v->clock = r->clock;
     v->turn_started = r->turn_ms != 0 ? r->turn_wall : -1;
+    v->deadline = turn_deadline(r);
     v->commitment = r->fair_commit[0] != '\0' ? r->fair_commit : NULL;
 }
 
@@ -276,7 +277,6 @@ struct room *room_new(const char *id, const struct proto_msg *c, int history, in
     r->seat_random = c->u.create.seat_random;
     r->nseats = c->u.create.seats;
     r->clock = c->u.create.clock;
-    r->host = 0;
     r->hist_cap = history > 0 ? history : 1;
     r->hist_max_bytes = history_bytes > 0 ? (size_t)history_bytes : SIZE_MAX;
     r->hist = mem_zalloc((size_t)r->hist_cap, sizeof *r->hist);

@@ -31,6 +31,7 @@
 #define ROOM_TIMED 4      /* held moves timed at once (struct room.timed_ns) */
 
 struct lobby;
+struct tz_zone;
 struct carc_record;
 struct store;
 struct bots;
@@ -40,13 +41,18 @@ struct room_seat {
     char name[PROTO_NAME_MAX];
     char token_hash[SHA256_HEX]; /* SHA-256 of the secret token; the token itself is not kept */
     int taken;
-    long long account;   /* the account the seat belongs to (taken signed in), 0: a guest's */
-    struct session *s;   /* the connected session, or NULL */
-    int bot;             /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
-    int autoplay;        /* enum proto_autoplay: why a bot plays this person's seat now */
-    int forfeited;       /* lost the seat to its clock (on_timeout forfeit) */
-    int timeouts;        /* clock timeouts in a row (on_timeout skip) */
-    long long clock_ms;  /* time left when its current (or next) turn starts */
+    long long account;  /* the account the seat belongs to (taken signed in), 0: a guest's */
+    struct session *s;  /* the connected session, or NULL */
+    int bot;            /* 0: a person's seat; else 1 + enum carc_bot_level (no token) */
+    int autoplay;       /* enum proto_autoplay: why a bot plays this person's seat now */
+    int forfeited;      /* lost the seat to its clock (on_timeout forfeit) */
+    int timeouts;       /* clock timeouts in a row (on_timeout skip) */
+    long long clock_ms; /* time left when its current (or next) turn starts */
+    /* Its account's vacation as the room knows it (wall ms, 0: none): no
+     * correspondence clock of the seat runs in [vac_from, vac_until). */
+    long long vac_from, vac_until;
+    int vac_asking;      /* its account's vacation asked (a clock ran out): no timeout meanwhile */
+    int vac_none;        /* 1 + r->nmoves of the turn whose asking found no vacation; 0 */
     uint64_t offline_ms; /* loop ms when its connection went; 0 when never connected since */
     char entropy[CARC_FAIR_HEX]; /* the fair draw: what its player sent, "" none (secret) */
 };
@@ -131,17 +137,19 @@ struct room {
     int fair;
 
     /* Turns (turn.h): the clock, bots playing seats. */
-    struct proto_clock clock; /* clock.initial == 0: none */
-    uint64_t turn_ms;         /* loop ms the current turn started; 0: not yet (restored) */
-    long long turn_wall;      /* the same on the wall clock (ms since 1970), for the state */
-    int turn_moves;           /* nmoves when the current turn started */
-    int timed_out;            /* the current turn's clock ran out and was handled */
-    int turn_moved;           /* a stall moved the turn's start (turn_stall): publish it */
-    struct bots *bots;        /* NULL: no bot ever plays (tests without bots) */
-    int bot_pace_ms;          /* a bot's turn lasts at least this while anyone watches */
-    struct bots_job *job;     /* the search playing the current turn, or NULL */
-    int job_moves;            /* nmoves of the turn the job plays */
-    int bot_refused;          /* this turn's bot move was refused: play it at random */
+    struct proto_clock clock;  /* clock.initial == 0: none */
+    uint64_t turn_ms;          /* loop ms the current turn started; 0: not yet (restored) */
+    long long turn_wall;       /* the same on the wall clock (ms since 1970), for the state */
+    long long turn_wall_saved; /* restored: the stored turn start of a per-move clock, 0 */
+    const struct tz_zone *tz;  /* clock.time_zone's zone (the lobby's); NULL: UTC */
+    int turn_moves;            /* nmoves when the current turn started */
+    int timed_out;             /* the current turn's clock ran out and was handled */
+    int turn_moved;            /* a stall moved the turn's start (turn_stall): publish it */
+    struct bots *bots;         /* NULL: no bot ever plays (tests without bots) */
+    int bot_pace_ms;           /* a bot's turn lasts at least this while anyone watches */
+    struct bots_job *job;      /* the search playing the current turn, or NULL */
+    int job_moves;             /* nmoves of the turn the job plays */
+    int bot_refused;           /* this turn's bot move was refused: play it at random */
     /* Called once when its game ends by a move (lobby_room_add: the lobby's
      * rated game hook); NULL: nobody is told. */
     void (*over)(void *arg, const struct room *r);
@@ -153,6 +161,10 @@ struct room {
      * seat when the game ends by a move. NULL: nobody is told. */
     void (*notice)(void *arg, const struct room *r, int seat, int kind);
     void *notice_arg;
+    /* The mover's correspondence clock ran out: its account's vacation is
+     * asked (lobby.h vacation; the answer: room_vacation). NULL: none. */
+    void (*vacation)(void *arg, const struct room *r, int seat);
+    void *vacation_arg;
     int low_told; /* ROOM_NOTICE_LOW bits told this turn (1: a quarter, 2: the last hour) */
     /* Bots alone (turn.h): the game pauses once nobody has been connected to
      * it for alone_grace_ms (bots-alone-grace; 0: never). */
@@ -364,6 +376,11 @@ void room__turn_to(struct room *r, int mover);
  * when its turn started (a turn of 20 minutes or more), and to its last hour
  * (a turn of more than 2 hours); once each per turn. room_tick calls it. */
 void room__time_check(struct room *r, uint64_t now);
+
+/* Seat i's account's vacation [from, until) (turn.h turn_vacation): the
+ * answer to the room's vacation hook for the turn after `moves` moves, or
+ * moves -1 for one taken by hand. Publishes the mover's new deadline. */
+void room_vacation(struct room *r, int i, int moves, long long from, long long until);
 /* Time passes (lobby_clock_tick, about ten times a second): a restored
  * room's turn starts (or a stall moved its start: turn_stall), everyone gets
  * a delta of it, then room_presence, turn_tick's decision, then a bot's

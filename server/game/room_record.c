@@ -144,6 +144,10 @@ static void stored_settings(const struct store_room *e, struct proto_msg *c)
     c->u.create.clock.initial = e->clock_initial;
     c->u.create.clock.increment = e->clock_increment;
     c->u.create.clock.on_timeout = e->clock_policy;
+    c->u.create.clock.per_move = e->clock_per_move;
+    c->u.create.clock.weekend_pause = e->variants >> 5 & 1;
+    snprintf(c->u.create.clock.time_zone, sizeof c->u.create.clock.time_zone, "%s",
+             e->clock_zone[0] != '\0' ? e->clock_zone : "UTC");
     c->u.create.farm_rule = e->variants & 3;
     c->u.create.small_city = e->variants >> 2 & 1;
     c->u.create.seat_random = e->variants >> 3 & 1;
@@ -157,6 +161,7 @@ static int stored_seats(struct room *r, const struct store_room *e)
     r->host = e->host;
     r->created_ms = e->created;
     r->updated_ms = e->updated;
+    r->turn_wall_saved = e->turn_wall;
     if (r->host < 0 || r->host >= r->nseats)
         return -1;
     for (int k = 0; k < e->nseat; k++) {
@@ -173,6 +178,8 @@ static int stored_seats(struct room *r, const struct store_room *e)
         r->seats[i].timeouts = s->timeouts;
         r->seats[i].clock_ms = s->clock_ms;
         r->seats[i].account = s->bot == 0 && s->account > 0 ? s->account : 0;
+        r->seats[i].vac_from = s->vac_from;
+        r->seats[i].vac_until = s->vac_until;
     }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "game/bots.h"
 #include "game/room.h"
 #include "game/turn.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/rand.h"
 
@@ -63,7 +64,7 @@ void room__time_check(struct room *r, uint64_t now)
         r->clock.initial <= 0 || r->turn_ms == 0 || r->paused_ms != 0 || now < r->turn_ms)
         return;
     const struct room_seat *seat = &r->seats[r->game->current];
-    long long had = seat->clock_ms, left = had - (long long)(now - r->turn_ms);
+    long long had = seat->clock_ms, left = had - turn_used(r, now);
     int bit = 0;
     if (!(r->low_told & 1) && had >= LOW_MIN_MS && left <= had / 4)
         bit = 1;
@@ -73,6 +74,13 @@ void room__time_check(struct room *r, uint64_t now)
         return;
     r->low_told |= bit | (bit == 2 ? 1 : 0); /* past the last hour, a quarter says nothing new */
     r->notice(r->notice_arg, r, r->game->current, ROOM_NOTICE_LOW);
+}
+
+void room_vacation(struct room *r, int i, int moves, long long from, long long until)
+{
+    if (turn_vacation(r, i, moves, from, until, clock_wall_ms()))
+        room__publish(r, NULL, 0, NULL, NULL); /* clock.deadline */
+    room__dirty(r);
 }
 
 void room__schedule(struct room *r, uint64_t now)

@@ -86,7 +86,12 @@ static void snapshot(struct lobby *lb, struct room *r)
     e->clock_initial = r->clock.initial;
     e->clock_increment = r->clock.increment;
     e->clock_policy = r->clock.on_timeout;
-    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3 | r->rated << 4;
+    e->clock_per_move = r->clock.per_move;
+    snprintf(e->clock_zone, sizeof e->clock_zone, "%s", r->clock.time_zone);
+    /* A per-move clock's turn goes on across a restart (turn_restart). */
+    e->turn_wall = r->clock.per_move <= 0 ? 0 : r->turn_ms != 0 ? r->turn_wall : r->turn_wall_saved;
+    e->variants = r->farm_rule | r->small_city << 2 | r->seat_random << 3 | r->rated << 4 |
+                  (r->clock.weekend_pause != 0) << 5;
     fair_room_text(r, e->fair);
     for (int i = 0; i < r->nseats; i++)
         if (r->seats[i].taken) {
@@ -101,6 +106,8 @@ static void snapshot(struct lobby *lb, struct room *r)
             s->timeouts = rs->timeouts;
             s->clock_ms = rs->clock_ms;
             s->account = rs->account;
+            s->vac_from = rs->vac_from;
+            s->vac_until = rs->vac_until;
         }
     e->move_from = r->moves_saved;
     e->move_to = r->nmoves;

@@ -9,6 +9,7 @@
 #include "game/room.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/tz.h"
 
 static int has_clock(const struct room *r)
 {
@@ -78,10 +79,83 @@ void turn_game_start(struct room *r, uint64_t now)
     room__turn_to(r, -1); /* the first mover, if away, is told */
 }
 
-/* Time used by the current turn so far. */
+/* The part of the wall-clock interval [from, to) that the room's clocks run:
+ * all of it, or with weekend_pause what falls outside the room zone's week
+ * ends. */
+static long long counted(const struct room *r, long long from, long long to)
+{
+    if (to <= from)
+        return 0;
+    if (!r->clock.weekend_pause)
+        return to - from;
+    return tz_week_days_ms(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), from, to);
+}
+
+static const struct tz_zone *zone(const struct room *r);
+
+static const struct tz_zone *zone(const struct room *r)
+{
+    return r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC");
+}
+
+/* The instant ms of running clock after t. */
+static long long counted_add(const struct room *r, long long t, long long ms)
+{
+    return r->clock.weekend_pause ? tz_week_days_add(zone(r), t, ms) : t + (ms > 0 ? ms : 0);
+}
+
+/* counted() for seat's clock: without its account's vacation. */
+static long long counted_seat(const struct room *r, const struct room_seat *seat, long long from,
+                              long long to)
+{
+    long long all = counted(r, from, to);
+    if (r->clock.per_move <= 0 || seat->vac_until <= seat->vac_from)
+        return all;
+    long long a = from > seat->vac_from ? from : seat->vac_from;
+    long long b = to < seat->vac_until ? to : seat->vac_until;
+    return all - counted(r, a, b);
+}
+
+/* Time used by the current turn so far. The loop's clock says how long the
+ * turn has run; the wall clock, which moves with it (turn_stall,
+ * turn_resume), says which of it fell on a week end or a vacation. */
 static long long turn_elapsed(const struct room *r, uint64_t now)
 {
-    return r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
+    long long e = r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
+    if (e <= 0 || r->clock.per_move <= 0)
+        return e;
+    return counted_seat(r, &r->seats[r->game->current], r->turn_wall, r->turn_wall + e);
+}
+
+long long turn_used(const struct room *r, uint64_t now)
+{
+    return turn_elapsed(r, now);
+}
+
+long long turn_deadline(const struct room *r)
+{
+    if (!has_clock(r) || !playing(r) || r->turn_ms == 0)
+        return -1;
+    const struct room_seat *seat = &r->seats[r->game->current];
+    long long left = seat->clock_ms > 0 ? seat->clock_ms : 0;
+    long long end = counted_add(r, r->turn_wall, left);
+    if (r->clock.per_move <= 0 || seat->vac_until <= r->turn_wall || seat->vac_from > end ||
+        seat->vac_until <= seat->vac_from)
+        return end;
+    /* A vacation in the way: what runs before it, then the rest after it. */
+    long long from = seat->vac_from > r->turn_wall ? seat->vac_from : r->turn_wall;
+    return counted_add(r, seat->vac_until, left - counted(r, r->turn_wall, from));
+}
+
+long long turn_time_left(const struct room *r, int i, long long wall)
+{
+    if (!has_clock(r) || i < 0 || i >= r->nseats)
+        return -1;
+    long long left = r->seats[i].clock_ms;
+    if (playing(r) && r->game->current == i && r->turn_ms != 0)
+        left -= r->clock.per_move > 0 ? counted_seat(r, &r->seats[i], r->turn_wall, wall)
+                                      : counted(r, r->turn_wall, wall);
+    return left > 0 ? left : 0;
 }
 
 /* Seat out of time for good: its clock ran out (on_timeout bot) and no
@@ -89,14 +163,16 @@ static long long turn_elapsed(const struct room *r, uint64_t now)
  * at once. A bot plays it until its player takes it back (turn_seat_back). */
 static int out_of_time(const struct room *r, const struct room_seat *seat)
 {
-    return has_clock(r) && r->clock.increment == 0 && seat->autoplay == PROTO_AUTO_TIMEOUT &&
-           seat->clock_ms <= 0;
+    return has_clock(r) && r->clock.increment == 0 && r->clock.per_move == 0 &&
+           seat->autoplay == PROTO_AUTO_TIMEOUT && seat->clock_ms <= 0;
 }
 
 void turn_moved(struct room *r, int mover, uint64_t now)
 {
     struct room_seat *seat = &r->seats[mover];
-    if (has_clock(r)) {
+    if (has_clock(r) && r->clock.per_move > 0) {
+        seat->clock_ms = (long long)r->clock.per_move * 1000; /* nothing carried over */
+    } else if (has_clock(r)) {
         long long left = seat->clock_ms - turn_elapsed(r, now);
         seat->clock_ms = (left > 0 ? left : 0) + (long long)r->clock.increment * 1000;
     }
@@ -209,8 +285,49 @@ static int timed_out(const struct room *r, uint64_t now)
 {
     const struct room_seat *seat = &r->seats[r->game->current];
     /* a seat out of time for good is its bot's: no timeout again each turn */
-    return has_clock(r) && !r->timed_out && r->turn_ms != 0 && !out_of_time(r, seat) &&
-           turn_elapsed(r, now) >= seat->clock_ms;
+    if (!has_clock(r) || r->timed_out || r->turn_ms == 0 || out_of_time(r, seat))
+        return 0;
+    /* A vacation that began as the clock ran out (a day taken then) holds it
+     * at zero: its end is the deadline's. */
+    if (r->clock.per_move > 0 && seat->vac_until > seat->vac_from)
+        return r->turn_wall + (now > r->turn_ms ? (long long)(now - r->turn_ms) : 0) >=
+               turn_deadline(r);
+    return turn_elapsed(r, now) >= seat->clock_ms;
+}
+
+/* The mover's correspondence clock ran out: 1 while its account's vacation
+ * decides (asked now, or already), 0 when the clock's end stands (no
+ * vacations here, a guest's or a bot's seat, or no vacation this turn). */
+static int vacation_pending(struct room *r)
+{
+    struct room_seat *seat = &r->seats[r->game->current];
+    if (r->clock.per_move <= 0 || r->vacation == NULL || seat->account <= 0 || seat->bot ||
+        seat->vac_none == r->nmoves + 1)
+        return 0;
+    if (!seat->vac_asking) {
+        seat->vac_asking = 1;
+        r->vacation(r->vacation_arg, r, r->game->current);
+    }
+    return 1;
+}
+
+int turn_vacation(struct room *r, int i, int moves, long long from, long long until, long long wall)
+{
+    if (i < 0 || i >= r->nseats)
+        return 0;
+    struct room_seat *seat = &r->seats[i];
+    seat->vac_asking = 0;
+    int changed = from != seat->vac_from || until != seat->vac_until;
+    if (until > from && until > seat->vac_from) {
+        seat->vac_from = from;
+        seat->vac_until = until;
+    } else {
+        changed = 0;
+    }
+    /* No vacation going on: the clock's end stands for this turn. */
+    if (moves == r->nmoves && until <= wall)
+        seat->vac_none = r->nmoves + 1;
+    return changed && playing(r) && r->game->current == i;
 }
 
 int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *out,
@@ -222,7 +339,9 @@ int turn_play_check(struct room *r, int i, uint64_t now, struct turn_outcome *ou
         return carc_error_set(err, CARC_E_TIME_OUT, "the seat was forfeited: a bot plays it");
     if (i != r->game->current)
         return carc_error_set(err, CARC_E_TURN, NULL);
-    if (timed_out(r, now)) {
+    /* While its vacation is asked, a move is in time: its clock's end is not
+     * decided until the bank answers. */
+    if (timed_out(r, now) && !vacation_pending(r)) {
         turn_timeout(r, out);
         return carc_error_set(err, CARC_E_TIME_OUT, NULL);
     }
@@ -314,6 +433,17 @@ int turn_restart(struct room *r, uint64_t now)
 {
     if (!playing(r) || r->turn_ms != 0)
         return 0;
+    /* A per-move clock runs for days: its turn goes on from where it
+     * started (stored), the time since charged, the server's down time with
+     * it. Other clocks start the turn again: nobody is charged for the time
+     * the server was not there. */
+    long long since = r->turn_wall_saved;
+    r->turn_wall_saved = 0;
+    if (has_clock(r) && r->clock.per_move > 0 && since > 0) {
+        struct room_seat *seat = &r->seats[r->game->current];
+        long long left = seat->clock_ms - counted_seat(r, seat, since, clock_wall_ms());
+        seat->clock_ms = left > 0 ? left : 0;
+    }
     turn_start(r, now);
     return 1;
 }
@@ -326,7 +456,8 @@ void turn_tick(struct room *r, uint64_t now, uint64_t grace_ms, struct turn_outc
     int i = r->game->current;
     const struct room_seat *seat = &r->seats[i];
     if (timed_out(r, now)) {
-        turn_timeout(r, out);
+        if (!vacation_pending(r))
+            turn_timeout(r, out);
     } else if (!has_clock(r) && !r->rated && grace_ms > 0 && !seat->bot &&
                seat->autoplay == PROTO_AUTO_NONE && seat->s == NULL) {
         uint64_t since = seat->offline_ms > r->turn_ms ? seat->offline_ms : r->turn_ms;
@@ -341,8 +472,10 @@ int turn_alone(struct room *r, int members, uint64_t now)
         r->alone_ms = 0;
         return r->paused_ms != 0 ? TURN_RESUME : TURN_GOES_ON;
     }
-    /* A rated game never pauses: an absent player's clock runs (turn.h). */
-    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING || r->rated)
+    /* A rated game never pauses, nor a correspondence one (per-move clock),
+     * which people leave between their moves: an absent player's clock runs
+     * (turn.h). */
+    if (r->paused_ms != 0 || r->phase != PROTO_PHASE_PLAYING || r->rated || r->clock.per_move > 0)
         return TURN_GOES_ON;
     if (r->alone_ms == 0) {
         r->alone_ms = now != 0 ? now : 1;

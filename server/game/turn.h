@@ -19,6 +19,13 @@
  * turn's start moves by the pause, so nobody is charged for it, and a bot
  * waits its pace from then.
  *
+ * Correspondence clocks (r->clock.per_move > 0) give each turn per_move
+ * seconds, nothing carried over; they never pause when everyone is gone, and
+ * a restart charges the time since the stored turn start. With
+ * r->clock.weekend_pause, no clock runs from Saturday 00:00 to Monday 00:00
+ * in the room's zone (r->tz): the time charged is the turn's wall-clock time
+ * outside week ends.
+ *
  * Rated rooms (r->rated, which always have a clock: lobby_cmd.c) take no
  * seat from a person but by the clock's rule, whose play counts as the
  * game's result (PROTOCOL.md "Ratings"): no `offline` takeover, no pause
@@ -72,6 +79,26 @@ void turn_game_start(struct room *r, uint64_t now);
  * the increment, the next turn starts at now. Call before publishing. */
 void turn_moved(struct room *r, int mover, uint64_t now);
 
+/* The time the current turn has used at now (ms): what its mover is charged
+ * (week ends left out). */
+long long turn_used(const struct room *r, uint64_t now);
+/* When the mover's time runs out if nobody moves (wall clock ms, week ends
+ * skipped); -1 without a clock or a running turn. */
+long long turn_deadline(const struct room *r);
+/* Seat i's time left at wall (ms since 1970): its clock, less the running
+ * turn's time when it moves; -1 without a clock. */
+long long turn_time_left(const struct room *r, int i, long long wall);
+
+/* Vacations (PROTOCOL.md "Vacations"): a correspondence clock of an
+ * account's seat that runs out first asks the room's vacation hook (once a
+ * turn, no timeout meanwhile); the answer, or a vacation taken by hand, is
+ * the account's vacation [from, until) (wall ms), during which the seat's
+ * clock does not run. Seat i learns it (moves: r->nmoves when asked, -1 when
+ * not an answer); until <= wall on an answer for this turn: none, the
+ * clock's end stands. Returns 1 when the mover's deadline moved (publish). */
+int turn_vacation(struct room *r, int i, int moves, long long from, long long until,
+                  long long wall);
+
 /* The level (enum carc_bot_level) a bot must search the current turn at, or
  * -1: none (r has no bots, a search runs already, a person plays, the turn
  * has not started, the game is paused). Not before the turn (or the game's
@@ -123,7 +150,8 @@ void turn_seat_back(struct room *r, int i, uint64_t now, struct turn_outcome *ou
 int turn_stall(struct room *r, uint64_t ms, uint64_t now);
 
 /* A restored room's turn starts at the first tick: 1 when it started now
- * (the room publishes it), else 0. */
+ * (the room publishes it), else 0. A per-move clock's mover is first charged
+ * the time since r->turn_wall_saved (the stored turn start). */
 int turn_restart(struct room *r, uint64_t now);
 /* Time passes (about ten times a second): the clock of the seat to move runs
  * out, or a disconnected player's seat is taken over after grace_ms on its

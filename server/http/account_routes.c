@@ -16,6 +16,7 @@
 #include "claim_json.h"
 #include "mail_json.h"
 #include "push_json.h"
+#include "vacation_json.h"
 #include "http/api.h"
 #include "players/accounts.h"
 #include "players/token.h"
@@ -330,6 +331,8 @@ size_t api_account_body_route(const char *method, const char *path)
         return PROTO_MAIL_BODY_MAX; /* mail_routes.c */
     if (strcmp(method, "POST") == 0 && strcmp(path, "/unsubscribe") == 0)
         return 256; /* RFC 8058's "List-Unsubscribe=One-Click", never read (mail_routes.c) */
+    if (strcmp(method, "POST") == 0 && strcmp(path, "/api/me/vacation") == 0)
+        return PROTO_VACATION_BODY_MAX; /* vacation_routes.c */
     int known;
     int r = route_of(method, path, &known);
     return r == R_SIGNUP || r == R_SIGNIN || r == R_PASSWORD || r == R_DELETE

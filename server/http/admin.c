@@ -11,6 +11,7 @@
 #include "http/admin_int.h"
 #include "sha256.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 
@@ -105,6 +106,8 @@ int admin_path_parse(const char *path, struct admin_path *out)
         return out->kind = ADMIN_R_ACCOUNTS;
     if (strcmp(p, "/invites") == 0)
         return out->kind = ADMIN_R_INVITES;
+    if (strcmp(p, "/clock") == 0)
+        return out->kind = ADMIN_R_CLOCK;
     if (strncmp(p, "/accounts/", 10) == 0)
         return account_path_parse(p + 9, out);
     if (strncmp(p, "/rooms/", 7) != 0)
@@ -227,6 +230,27 @@ static void route_notice(struct admin *ad, const char *text, struct api_reply *o
     admin__reply(out, 200, mem_strdup(buf));
 }
 
+/* POST /admin/clock?seconds=N: the server's clocks move N whole seconds
+ * (0..31622400) forward (util/clock.h), only with test-clock set. */
+static void route_clock(struct admin *ad, const char *text, struct api_reply *out)
+{
+    if (!ad->test_clock) {
+        admin__error(out, 404, "no_such_route");
+        return;
+    }
+    size_t n = text != NULL ? strlen(text) : 0;
+    long long s = n >= 1 && n <= 8 && strspn(text, "0123456789") == n ? atoll(text) : -1;
+    if (s < 0 || s > 366LL * 86400) {
+        admin__error(out, 400, "bad_seconds");
+        return;
+    }
+    clock_test_advance((int64_t)s * 1000);
+    char buf[96];
+    snprintf(buf, sizeof buf, "{\"offset_ms\":%lld,\"now\":%lld}", (long long)clock_test_offset(),
+             (long long)clock_wall_ms());
+    admin__reply(out, 200, mem_strdup(buf));
+}
+
 static void dispatch(struct admin *ad, const struct api_request *rq, const struct admin_path *ap,
                      struct api_reply *out)
 {
@@ -236,6 +260,10 @@ static void dispatch(struct admin *ad, const struct api_request *rq, const struc
     }
     if (ap->kind == ADMIN_R_NOTICE) {
         route_notice(ad, rq->text, out);
+        return;
+    }
+    if (ap->kind == ADMIN_R_CLOCK) {
+        route_clock(ad, rq->seconds, out);
         return;
     }
     if (ap->kind == ADMIN_R_BACKUP) {

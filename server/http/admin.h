@@ -43,6 +43,7 @@ struct admin {
     struct accounts *accounts; /* borrowed (set after admin_init); NULL: no accounts */
     char token[256];           /* "": the admin API is refused */
     char data_dir[256];        /* backups go to data_dir/backups */
+    int test_clock;            /* 1: POST /admin/clock moves the clocks (tests); else 404 */
 };
 
 void admin_init(struct admin *ad, struct lobby *lb, struct store *st, const char *token,
@@ -70,6 +71,7 @@ enum admin_route_kind {
     ADMIN_R_ACCOUNT_ENABLE,
     ADMIN_R_ACCOUNT_RESET,
     ADMIN_R_INVITES,
+    ADMIN_R_CLOCK, /* POST /admin/clock: the test clock (setting test-clock) */
 };
 
 struct admin_path {

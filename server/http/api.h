@@ -90,6 +90,10 @@ struct api {
     /* E-mail (mail_routes.c): 1 when smtp-url is set; 0: /api/me/email
      * answers 404 mail_off. */
     int mail;
+    /* /api/me/vacation (vacation_routes.c): 0 answers 404 vacations_off
+     * (no accounts, or vacation-days 0); a change is told to claim_lobby's
+     * rooms. */
+    int vacations;
 };
 
 struct api_reply {
@@ -177,6 +181,7 @@ struct api_request {
     const char *accept_encoding, *if_none_match;
     const char *authorization; /* the Authorization header (the admin API's token) */
     const char *text;          /* the decoded ?text= argument (POST /admin/notice) */
+    const char *seconds;       /* the ?seconds= argument (POST /admin/clock) */
     const char *peer;          /* the client's address, for the admin API's log lines */
     /* The account routes (account_routes.c): */
     const char *cookie; /* the Cookie header (the session is its carcd_session) */
@@ -204,6 +209,10 @@ int api_account_route(struct api *a, const struct api_request *rq, struct api_re
  * and GET /api/ladder. 1 when rq is one of them (out is then answered or
  * deferred), 0 when its path is not theirs. */
 int api_rating_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* /api/me/vacation (vacation_routes.c): 1 when rq was it (answered, maybe
+ * deferred). */
+int api_vacation_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+
 /* The most bytes of JSON body the account route that method and path name
  * takes (the transport reads a body for those only): PROTO_ACCOUNT_BODY_MAX
  * (4096), PROTO_CLAIM_BODY_MAX (16384) for POST /api/me/claim; 0 for a

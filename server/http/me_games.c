@@ -15,6 +15,7 @@
 #include "json_str.h"
 #include "players/accounts.h"
 #include "players/token.h"
+#include "game/turn.h"
 #include "util/clock.h"
 #include "util/mem.h"
 #include "util/status.h"
@@ -119,9 +120,7 @@ static void game_running(struct text *t, const struct lobby *lb, const struct ac
     text_add(t, buf);
     text_str(t, r->seats[turn].name);
     if (r->clock.initial > 0 && mine < r->nseats) {
-        long long left = r->seats[mine].clock_ms;
-        if (turn == mine && r->turn_ms != 0)
-            left -= clock_wall_ms() - r->turn_wall;
+        long long left = turn_time_left(r, mine, clock_wall_ms());
         snprintf(buf, sizeof buf, ",\"time_ms\":%lld", left > 0 ? left : 0);
         text_add(t, buf);
     }

@@ -455,12 +455,13 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
                              .accept_encoding = has_enc ? enc : NULL,
                              .if_none_match = has_inm ? inm : NULL};
     /* The admin API (POST without a body: http_refusal() above) reads its
-     * token and a notice's ?text=, decoded by lws. */
-    char auth[512], text[HTTP_URI_MAX], peer[64];
+     * token, a notice's ?text= and the test clock's ?seconds=, decoded by lws. */
+    char auth[512], text[HTTP_URI_MAX], peer[64], secs[24];
     if (strncmp(path, "/admin/", 7) == 0) {
         if (lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
             rq.authorization = auth;
         rq.text = lws_get_urlarg_by_name(wsi, "text=", text, (int)sizeof text);
+        rq.seconds = lws_get_urlarg_by_name(wsi, "seconds=", secs, (int)sizeof secs);
         net__client_address(n, wsi, peer, sizeof peer);
         rq.peer = peer;
     }

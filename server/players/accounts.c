@@ -37,6 +37,7 @@ void accounts_config_defaults(struct accounts_config *c)
     memset(c, 0, sizeof *c);
     c->registration = ACCOUNTS_OPEN;
     c->session_days = 30;
+    c->vacation_days = ACCOUNTS_VACATION_DAYS;
     c->hash_ops = ACCOUNT_HASH_OPS;
     c->hash_mem = ACCOUNT_HASH_MEM;
     c->fail_per_account = 5;

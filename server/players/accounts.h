@@ -63,6 +63,7 @@ struct accounts_config {
     int invite_days;        /* an invite's life from its making (default 7) */
     int member_invites;     /* 1: members may make invites (default 0) */
     int invites_per_member; /* unused, unexpired invites a member may hold (default 10) */
+    int vacation_days;      /* days of vacation a year (default ACCOUNTS_VACATION_DAYS; 0: none) */
 };
 
 /* The shipped defaults. */
@@ -183,6 +184,7 @@ struct accounts_result {
     const struct accounts_push *push;   /* accounts_push_list: valid during the call */
     const struct accounts_mail *mail;   /* the e-mail calls: nmail rows, valid during the call */
     int nmail;
+    const struct accounts_vacation *vacation; /* accounts_vacation_*: valid during the call */
 };
 
 /* Called once on the loop, unless the request was cancelled first. r is valid
@@ -456,5 +458,33 @@ struct accounts_req *accounts_mail_unsubscribe(struct accounts *a, const char *u
  * 1 for this call alone, on any node). ACCOUNTS_E_STORAGE. */
 struct accounts_req *accounts_mail_read(struct accounts *a, const long long *ids, int n,
                                         long long day, accounts_cb cb, void *arg);
+/* ---- vacations (accounts_vacation.c; PROTOCOL.md "Vacations") ---- */
+
+#define ACCOUNTS_VACATION_DAYS 14 /* the default bank: days a year */
+
+/* An account's bank in this (UTC) year and its last vacation. */
+struct accounts_vacation {
+    long long account;
+    int days_per_year, days_left, year;
+    long long from_ms, until_ms; /* until_ms <= now: none going on */
+    int taken;                   /* _auto, _start: 1 when days were taken now */
+};
+
+/* The bank of the signed-in session token's account: r->vacation. */
+struct accounts_req *accounts_vacation_get(struct accounts *a, const char *token, accounts_cb cb,
+                                           void *arg);
+/* days (1..its days left) taken from now on (or added to a vacation going
+ * on): r->vacation, its taken 0 when the bank has not that many. */
+struct accounts_req *accounts_vacation_start(struct accounts *a, const char *token, int days,
+                                             accounts_cb cb, void *arg);
+/* The vacation going on ends now, its days not begun back in the bank:
+ * r->vacation, ACCOUNTS_E_UNKNOWN when none was going on. */
+struct accounts_req *accounts_vacation_end(struct accounts *a, const char *token, accounts_cb cb,
+                                           void *arg);
+/* A correspondence clock of account ran out at `at` (wall ms, game/turn.h):
+ * its vacation going on then, or else a day taken from then when its bank has
+ * one (r->vacation; taken says which; until_ms <= at: none). */
+struct accounts_req *accounts_vacation_auto(struct accounts *a, long long account, long long at,
+                                            accounts_cb cb, void *arg);
 
 #endif

@@ -328,6 +328,9 @@ void accounts__admin_job_run(struct accounts_req *r, struct store_accounts *h)
     case ACCOUNTS__MAIL:
         accounts__mail_job_run(r, h);
         break;
+    case ACCOUNTS__VACATION:
+        accounts__vacation_job_run(r, h);
+        break;
     default:
         accounts__set(&r->res, ACCOUNTS_E_STORAGE);
         break;

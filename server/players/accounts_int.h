@@ -34,16 +34,17 @@ enum accounts__kind {
     ACCOUNTS__LIST,     /* accounts_admin.c from here on */
     ACCOUNTS__DISABLE,
     ACCOUNTS__RESET,
-    ACCOUNTS__INVITE, /* the admin's (no digest) or a member's */
-    ACCOUNTS__GAME,   /* a seat of a game is an account's (accounts_game_link) */
-    ACCOUNTS__RATE,   /* ratings_job.c from here on: a rated game's end */
-    ACCOUNTS__PLAYER, /* a player's ratings */
-    ACCOUNTS__LADDER, /* a page of a ladder */
-    ACCOUNTS__GAMES,  /* an account's games (accounts_games.c) */
-    ACCOUNTS__STATS,  /* a player's statistics (accounts_stats.c) */
-    ACCOUNTS__CLAIM,  /* a guest's stored seats claimed (accounts_claim.c) */
-    ACCOUNTS__PUSH,   /* Web Push subscriptions (accounts_push.c; its operation in r->ext) */
-    ACCOUNTS__MAIL,   /* e-mail settings (accounts_mail.c; its operation in r->ext) */
+    ACCOUNTS__INVITE,   /* the admin's (no digest) or a member's */
+    ACCOUNTS__GAME,     /* a seat of a game is an account's (accounts_game_link) */
+    ACCOUNTS__RATE,     /* ratings_job.c from here on: a rated game's end */
+    ACCOUNTS__PLAYER,   /* a player's ratings */
+    ACCOUNTS__LADDER,   /* a page of a ladder */
+    ACCOUNTS__GAMES,    /* an account's games (accounts_games.c) */
+    ACCOUNTS__STATS,    /* a player's statistics (accounts_stats.c) */
+    ACCOUNTS__CLAIM,    /* a guest's stored seats claimed (accounts_claim.c) */
+    ACCOUNTS__PUSH,     /* Web Push subscriptions (accounts_push.c; its operation in r->ext) */
+    ACCOUNTS__MAIL,     /* e-mail settings (accounts_mail.c; its operation in r->ext) */
+    ACCOUNTS__VACATION, /* the vacation bank (accounts_vacation.c; its operation in r->ext) */
 };
 
 /* Where a request is: its list (waiting: the FIFO; ready: an answer known on
@@ -152,6 +153,8 @@ void accounts__stats_job_run(struct accounts_req *r, struct store_accounts *h);
 void accounts__push_job_run(struct accounts_req *r, struct store_accounts *h);
 /* accounts_mail.c: the pool's side of ACCOUNTS__MAIL. */
 void accounts__mail_job_run(struct accounts_req *r, struct store_accounts *h);
+/* accounts_vacation.c: the pool's side of ACCOUNTS__VACATION. */
+void accounts__vacation_job_run(struct accounts_req *r, struct store_accounts *h);
 /* accounts_claim.c: the pool's side of ACCOUNTS__CLAIM (its seats in r->ext). */
 void accounts__claim_job_run(struct accounts_req *r, struct store_accounts *h);
 

@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#define STORE_ACCOUNTS_SCHEMA 5
+#define STORE_ACCOUNTS_SCHEMA 6
 #define STORE_ACCOUNT_NAME_MAX 24   /* bytes of a name (players/account.h ACCOUNT_NAME_MAX) */
 #define STORE_ACCOUNT_HASH_MAX 128  /* bytes of a password hash (Argon2id's encoded string) */
 #define STORE_SESSION_DIGEST_LEN 64 /* hex characters of a session token's SHA-256 */

@@ -99,7 +99,7 @@ struct store_accounts {
     " account BIGINT NOT NULL, time_ms BIGINT NOT NULL, PRIMARY KEY(game, seat));"                 \
     "CREATE INDEX account_games_account ON account_games(account, time_ms);"                       \
     "CREATE TABLE accounts_version(version INTEGER NOT NULL);" ACC_RATED_SQL ACC_PUSH_SQL          \
-        ACC_HOOK_SQL ACC_MAIL_SQL
+        ACC_HOOK_SQL ACC_MAIL_SQL ACC_VACATION_SQL
 
 /* Version 2: the rated games (accounts_rated.c), one row per game rated (or
  * found unratable), written in the transaction of its ratings. */
@@ -132,6 +132,11 @@ struct store_accounts {
     " unsub TEXT NOT NULL UNIQUE, digest_day BIGINT NOT NULL DEFAULT 0,"                           \
     " created_ms BIGINT NOT NULL);"
 #define ACC_V5_SQL ACC_MAIL_SQL "UPDATE accounts_version SET version = 5;"
+/* Version 6: an account's vacation bank (accounts_vacation.c). */
+#define ACC_VACATION_SQL                                                                           \
+    "CREATE TABLE vacations(account BIGINT PRIMARY KEY, year INTEGER NOT NULL,"                    \
+    " used INTEGER NOT NULL, from_ms BIGINT NOT NULL, until_ms BIGINT NOT NULL);"
+#define ACC_V6_SQL ACC_VACATION_SQL "UPDATE accounts_version SET version = 6;"
 
 /* accounts_sqlite.c, accounts_pg.c: a handle on st's database (st of that
  * backend), its tables created or checked; NULL with err. With ACC_OPEN_READ

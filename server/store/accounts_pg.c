@@ -203,7 +203,7 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
     if (version == 0 && !read &&
         pg__run(c,
                 ACC_SCHEMA_SQL("BIGSERIAL PRIMARY KEY",
-                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(5);",
+                               "DOUBLE PRECISION") "INSERT INTO accounts_version VALUES(6);",
                 why, sizeof why) != 0)
         goto fail;
     if (version == 1 && !read && pg__run(c, ACC_V2_SQL, why, sizeof why) != 0)
@@ -214,6 +214,8 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
         goto fail;
     if (version >= 1 && version <= 4 && !read && pg__run(c, ACC_V5_SQL, why, sizeof why) != 0)
         goto fail;
+    if (version >= 1 && version <= 5 && !read && pg__run(c, ACC_V6_SQL, why, sizeof why) != 0)
+        goto fail;
     if (pg__run(c, "COMMIT", why, sizeof why) != 0)
         goto fail;
     if (version == 0 && !read)
@@ -221,7 +223,7 @@ static int migrate(PGconn *c, int flags, int *absent, char *err, size_t errlen)
                  STORE_ACCOUNTS_SCHEMA);
     if (version >= 1 && version < STORE_ACCOUNTS_SCHEMA && !read)
         log_info("storage: updated the PostgreSQL account tables from version %d to %d"
-                 " (rated_games, push_subscriptions, webhooks, account_mail)",
+                 " (rated_games, push_subscriptions, webhooks, account_mail, vacations)",
                  version, STORE_ACCOUNTS_SCHEMA);
     return 0;
 fail:

@@ -147,7 +147,7 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version == 0 && !read &&
         sqlite3_exec(DB(a),
                      ACC_SCHEMA_SQL("INTEGER PRIMARY KEY AUTOINCREMENT",
-                                    "REAL") "INSERT INTO accounts_version VALUES(5);",
+                                    "REAL") "INSERT INTO accounts_version VALUES(6);",
                      NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     what = "cannot update the account tables to version 2";
@@ -165,6 +165,10 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
     if (version >= 1 && version <= 4 && !read &&
         sqlite3_exec(DB(a), ACC_V5_SQL, NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
+    what = "cannot update the account tables to version 6";
+    if (version >= 1 && version <= 5 && !read &&
+        sqlite3_exec(DB(a), ACC_V6_SQL, NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
     if (sqlite3_exec(DB(a), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
     if (version == 0 && !read)
@@ -172,7 +176,7 @@ static int migrate(struct store_accounts *a, const char *path, int flags, char *
                  STORE_ACCOUNTS_SCHEMA);
     if (version >= 1 && version < STORE_ACCOUNTS_SCHEMA && !read)
         log_info("storage: updated the account tables in %s from version %d to %d (rated_games,"
-                 " push_subscriptions, webhooks, account_mail)",
+                 " push_subscriptions, webhooks, account_mail, vacations)",
                  path, version, STORE_ACCOUNTS_SCHEMA);
     return 0;
 fail:

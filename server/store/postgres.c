@@ -41,12 +41,15 @@ static const char *schema_sql =
     " updated BIGINT NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
     " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
     " clock_policy INTEGER NOT NULL DEFAULT 0, fence BIGINT NOT NULL DEFAULT 0,"
-    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '');"
+    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '',"
+    " clock_per_move INTEGER NOT NULL DEFAULT 0, clock_zone TEXT NOT NULL DEFAULT '',"
+    " turn_wall BIGINT NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms BIGINT NOT NULL DEFAULT 0,"
-    " account BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
+    " account BIGINT NOT NULL DEFAULT 0, vac_from BIGINT NOT NULL DEFAULT 0,"
+    " vac_until BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id BIGSERIAL PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -56,13 +59,19 @@ static const char *schema_sql =
     " scores TEXT NOT NULL, finished BIGINT NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(5);";
+    "INSERT INTO schema_version VALUES(6);";
 
 /* From each schema to the next, applied in order in one transaction; the
  * first PostgreSQL schema is 4 (the SQLite history before it never existed
  * here). */
 static const char *migrations[STORE_SCHEMA + 1] = {
     [4] = "ALTER TABLE seats ADD COLUMN account BIGINT NOT NULL DEFAULT 0;", /* 4 -> 5 */
+    /* 5 -> 6: correspondence clocks (sqlite.c) */
+    [5] = "ALTER TABLE rooms ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;"
+          "ALTER TABLE rooms ADD COLUMN clock_zone TEXT NOT NULL DEFAULT '';"
+          "ALTER TABLE rooms ADD COLUMN turn_wall BIGINT NOT NULL DEFAULT 0;"
+          "ALTER TABLE seats ADD COLUMN vac_from BIGINT NOT NULL DEFAULT 0;"
+          "ALTER TABLE seats ADD COLUMN vac_until BIGINT NOT NULL DEFAULT 0;",
 };
 
 static uint64_t now_ms(void)
@@ -420,7 +429,7 @@ static void send_game(struct pipe *pp, const struct store_room *e, uint64_t fenc
 
 static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
 {
-    char n[18][24], deck[2 * CARC_MAX_TILES + 3];
+    char n[19][24], deck[2 * CARC_MAX_TILES + 3];
     static const char hex[] = "0123456789abcdef";
     deck[0] = '\\';
     deck[1] = 'x';
@@ -449,22 +458,27 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
                        I(n[14], e->clock_policy),
                        I(n[15], (long long)fence),
                        I(n[16], e->variants),
-                       e->fair};
+                       e->fair,
+                       I(n[17], e->clock_per_move),
+                       e->clock_zone,
+                       I(n[18], e->turn_wall)};
     /* fence: the writer's fencing number; a row with a newer one is not
      * touched, and the empty RETURNING marks the entry fenced. */
     pipe_send_tagged(
         pp,
         "INSERT INTO rooms(id, sets, no_farmers, escape_rule, seats, private, password_hash,"
         " host, phase, seed, deck, seq, created, updated, closed, clock_initial,"
-        " clock_increment, clock_policy, fence, variants, fair)"
-        " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)"
+        " clock_increment, clock_policy, fence, variants, fair, clock_per_move, clock_zone,"
+        " turn_wall)"
+        " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,"
+        " $22,$23,$24)"
         " ON CONFLICT (id) DO UPDATE SET sets = $2, no_farmers = $3, escape_rule = $4,"
         " seats = $5, private = $6, password_hash = $7, host = $8, phase = $9, seed = $10,"
         " deck = $11, seq = $12, created = $13, updated = $14, closed = $15,"
         " clock_initial = $16, clock_increment = $17, clock_policy = $18, fence = $19,"
-        " variants = $20, fair = $21"
+        " variants = $20, fair = $21, clock_per_move = $22, clock_zone = $23, turn_wall = $24"
         " WHERE $19::bigint = 0 OR rooms.fence <= $19::bigint RETURNING id",
-        21, v, e);
+        24, v, e);
     char f[24];
     I(f, (long long)fence);
     const char *id[] = {e->id, f};
@@ -482,17 +496,20 @@ static void send_room(struct pipe *pp, struct store_room *e, uint64_t fence)
             proto_json_str_append(js, sizeof js, &m, t->name);
             m += (size_t)snprintf(js + m, sizeof js - m,
                                   ",\"hash\":\"%s\",\"bot\":%d,\"autoplay\":%d,\"forfeited\":%d,"
-                                  "\"timeouts\":%d,\"clock_ms\":%lld,\"account\":%lld}",
+                                  "\"timeouts\":%d,\"clock_ms\":%lld,\"account\":%lld,"
+                                  "\"vac_from\":%lld,\"vac_until\":%lld}",
                                   t->hash, t->bot, t->autoplay, t->forfeited, t->timeouts,
-                                  t->clock_ms, t->account);
+                                  t->clock_ms, t->account, t->vac_from, t->vac_until);
         }
         snprintf(js + m, sizeof js - m, "]");
         const char *sv[] = {e->id, js, f};
         pipe_send(pp,
                   "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited,"
-                  " timeouts, clock_ms, account) SELECT $1, (s->>'idx')::int, s->>'name',"
-                  " s->>'hash', (s->>'bot')::int, (s->>'autoplay')::int, (s->>'forfeited')::int,"
-                  " (s->>'timeouts')::int, (s->>'clock_ms')::bigint, (s->>'account')::bigint"
+                  " timeouts, clock_ms, account, vac_from, vac_until) SELECT $1,"
+                  " (s->>'idx')::int, s->>'name', s->>'hash', (s->>'bot')::int,"
+                  " (s->>'autoplay')::int, (s->>'forfeited')::int, (s->>'timeouts')::int,"
+                  " (s->>'clock_ms')::bigint, (s->>'account')::bigint,"
+                  " (s->>'vac_from')::bigint, (s->>'vac_until')::bigint"
                   " FROM json_array_elements($2::json) AS s WHERE " FENCE_OK("$3"),
                   3, sv);
     }

@@ -106,7 +106,8 @@ int pg__stale_close(struct store *st, long long before, char *err, size_t errlen
         "DELETE FROM chat WHERE room IN (SELECT id FROM rooms WHERE closed = 0"
         " AND phase = 0 AND updated < $1)",
         "DELETE FROM rooms WHERE closed = 0 AND phase = 0 AND updated < $1",
-        "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < $1",
+        "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < $1"
+        " AND NOT (phase = 1 AND clock_per_move > 0)",
     };
     if (pg__run(p->w.c, "BEGIN", why, sizeof why) != 0)
         goto fail;
@@ -130,7 +131,7 @@ fail:
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
     " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
     "fair,"                                                                                        \
-    " fence"
+    " fence, clock_per_move, clock_zone, turn_wall"
 
 static long long col_ll(const PGresult *q, int row, int col)
 {
@@ -176,10 +177,14 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
     e->variants = (int)col_ll(q, i, 18);
     snprintf(e->fair, sizeof e->fair, "%s", PQgetvalue(q, i, 19));
     e->fence = (uint64_t)col_ll(q, i, 20);
+    e->clock_per_move = (int)col_ll(q, i, 21);
+    snprintf(e->clock_zone, sizeof e->clock_zone, "%s", PQgetvalue(q, i, 22));
+    e->turn_wall = col_ll(q, i, 23);
     const char *v[] = {e->id};
     PGresult *s = pg__query(c,
                             "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-                            " clock_ms, account FROM seats WHERE room = $1 ORDER BY idx",
+                            " clock_ms, account, vac_from, vac_until FROM seats WHERE room = $1"
+                            " ORDER BY idx",
                             1, v);
     if (s == NULL)
         return -1;
@@ -194,6 +199,8 @@ static int row_load(PGconn *c, const PGresult *q, int i, struct store_room *e)
         t->timeouts = (int)col_ll(s, k, 6);
         t->clock_ms = col_ll(s, k, 7);
         t->account = col_ll(s, k, 8);
+        t->vac_from = col_ll(s, k, 9);
+        t->vac_until = col_ll(s, k, 10);
     }
     PQclear(s);
     PGresult *m = pg__query(c, "SELECT move FROM moves WHERE room = $1 ORDER BY idx", 1, v);

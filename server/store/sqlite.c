@@ -7,15 +7,18 @@
  *           clock_initial, clock_increment, clock_policy,   the time control, 0: none
  *           fence,                                          0 (the place of a lease's number)
  *           variants,                     options.farms (enum carc_farm_rule) | small_city 2
- *                                         << 2 | seat_order random << 3 | rated << 4;
- *                                         0: the defaults
- *           fair)                         the fair draw's secret and entropies
+ *                                         << 2 | seat_order random << 3 | rated << 4 |
+ *                                         clock.weekend_pause << 5; 0: the defaults
+ *           fair,                         the fair draw's secret and entropies
  *                                         (fair/fair_room.h), "" for none: secret
  *                                         until the game's record reveals them
+ *           clock_per_move, clock_zone,   clock.per_move (s, 0: none), clock.time_zone
+ *           turn_wall)                    a per-move clock's turn start (wall ms), 0: none
  *   seats  (room, idx, name, token_hash,          token_hash = SHA-256 hex of the token
  *           bot, autoplay, forfeited, timeouts, clock_ms,   turn.h; clock_ms: time left
  *           when the seat's current or next turn starts
- *           account)                      the account the seat belongs to, 0: none
+ *           account,                      the account the seat belongs to, 0: none
+ *           vac_from, vac_until)          that account's vacation the room knows (wall ms), 0
  *   moves  (room, idx, move)                      move = one record move as JSON
  *                                                 (PROTOCOL.md "Game records")
  *   chat   (id, room, seat, name, text, time)
@@ -30,7 +33,9 @@
  *
  * Schema history (PRAGMA user_version, and the table schema_version from 4 on): 1 the tables
  * above without games.status; 2 adds it; 3 adds the clock and bot columns of rooms and seats;
- * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account. */
+ * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account;
+ * 6 adds rooms.clock_per_move, rooms.clock_zone, rooms.turn_wall, seats.vac_from and
+ * seats.vac_until. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -54,12 +59,15 @@ static const char *schema_sql =
     " updated INTEGER NOT NULL, closed INTEGER NOT NULL DEFAULT 0,"
     " clock_initial INTEGER NOT NULL DEFAULT 0, clock_increment INTEGER NOT NULL DEFAULT 0,"
     " clock_policy INTEGER NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0,"
-    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '');"
+    " variants INTEGER NOT NULL DEFAULT 0, fair TEXT NOT NULL DEFAULT '',"
+    " clock_per_move INTEGER NOT NULL DEFAULT 0, clock_zone TEXT NOT NULL DEFAULT '',"
+    " turn_wall INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE seats(room TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL,"
     " token_hash TEXT NOT NULL, bot INTEGER NOT NULL DEFAULT 0,"
     " autoplay INTEGER NOT NULL DEFAULT 0, forfeited INTEGER NOT NULL DEFAULT 0,"
     " timeouts INTEGER NOT NULL DEFAULT 0, clock_ms INTEGER NOT NULL DEFAULT 0,"
-    " account INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
+    " account INTEGER NOT NULL DEFAULT 0, vac_from INTEGER NOT NULL DEFAULT 0,"
+    " vac_until INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(room, idx));"
     "CREATE TABLE moves(room TEXT NOT NULL, idx INTEGER NOT NULL, move TEXT NOT NULL,"
     " PRIMARY KEY(room, idx));"
     "CREATE TABLE chat(id INTEGER PRIMARY KEY, room TEXT NOT NULL, seat INTEGER NOT NULL,"
@@ -69,8 +77,8 @@ static const char *schema_sql =
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(5);"
-    "PRAGMA user_version = 5;";
+    "INSERT INTO schema_version VALUES(6);"
+    "PRAGMA user_version = 6;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -103,6 +111,16 @@ static const char *migrations[STORE_SCHEMA] = {
     "ALTER TABLE seats ADD COLUMN account INTEGER NOT NULL DEFAULT 0;"
     "UPDATE schema_version SET version = 5;"
     "PRAGMA user_version = 5;",
+    /* 5 -> 6: correspondence clocks: time per move, the room's time zone (weekend_pause is
+     * variants' bit 5) and the turn's start, which such a clock keeps across a restart; the
+     * vacation of each seat's account that the room knows. */
+    "ALTER TABLE rooms ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE rooms ADD COLUMN clock_zone TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE rooms ADD COLUMN turn_wall INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN vac_from INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE seats ADD COLUMN vac_until INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE schema_version SET version = 6;"
+    "PRAGMA user_version = 6;",
 };
 
 int sq__exec(sqlite3 *db, const char *sql)
@@ -159,13 +177,14 @@ static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
     if (prep(db,
              "INSERT OR REPLACE INTO rooms(id, sets, no_farmers, escape_rule, seats, private,"
              " password_hash, host, phase, seed, deck, seq, created, updated, closed,"
-             " clock_initial, clock_increment, clock_policy, fence, variants, fair)"
-             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+             " clock_initial, clock_increment, clock_policy, fence, variants, fair,"
+             " clock_per_move, clock_zone, turn_wall)"
+             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
              &s->room) ||
         prep(db, "DELETE FROM seats WHERE room = ?", &s->seat_del) ||
         prep(db,
              "INSERT INTO seats(room, idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-             " clock_ms, account) VALUES(?,?,?,?,?,?,?,?,?,?)",
+             " clock_ms, account, vac_from, vac_until) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
              &s->seat) ||
         prep(db, "INSERT OR REPLACE INTO moves(room, idx, move) VALUES(?,?,?)", &s->move) ||
         prep(db, "INSERT INTO chat(room, seat, name, text, time) VALUES(?,?,?,?,?)", &s->chat) ||
@@ -217,6 +236,9 @@ static int write_room(sqlite3_stmt *room, const struct store_room *e, uint64_t f
     sqlite3_bind_int64(room, 19, (sqlite3_int64)(e->fence ? e->fence : fence));
     sqlite3_bind_int(room, 20, e->variants);
     sqlite3_bind_text(room, 21, e->fair, -1, SQLITE_STATIC);
+    sqlite3_bind_int(room, 22, e->clock_per_move);
+    sqlite3_bind_text(room, 23, e->clock_zone, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(room, 24, (sqlite3_int64)e->turn_wall);
     return step_done(room);
 }
 
@@ -237,6 +259,8 @@ static int write_seats(const struct batch_stmts *s, const struct store_room *e)
         sqlite3_bind_int(s->seat, 8, e->seats[k].timeouts);
         sqlite3_bind_int64(s->seat, 9, e->seats[k].clock_ms);
         sqlite3_bind_int64(s->seat, 10, e->seats[k].account);
+        sqlite3_bind_int64(s->seat, 11, e->seats[k].vac_from);
+        sqlite3_bind_int64(s->seat, 12, e->seats[k].vac_until);
         if (step_done(s->seat))
             return -1;
     }

@@ -101,7 +101,8 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
 {
     struct sq *q = SQ(st);
     /* A stale lobby room is nobody's game: its rows go. A game is closed
-     * and becomes a record (restore.c). */
+     * and becomes a record (restore.c), but a correspondence game in play,
+     * whose moves may be days apart: its clocks settle it. */
     char sql[640];
     snprintf(sql, sizeof sql,
              "BEGIN IMMEDIATE;"
@@ -110,7 +111,8 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
              "DELETE FROM chat WHERE room IN (SELECT id FROM rooms WHERE closed = 0"
              " AND phase = 0 AND updated < %lld);"
              "DELETE FROM rooms WHERE closed = 0 AND phase = 0 AND updated < %lld;"
-             "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < %lld;"
+             "UPDATE rooms SET closed = 1 WHERE closed = 0 AND updated < %lld"
+             " AND NOT (phase = 1 AND clock_per_move > 0);"
              "COMMIT;",
              before, before, before, before);
     if (sq__exec(q->db, sql) != 0) {
@@ -125,7 +127,7 @@ int sq__stale_close(struct store *st, long long before, char *err, size_t errlen
     "id, sets, no_farmers, escape_rule, seats, private, password_hash, host, phase, seed, deck,"   \
     " seq, created, updated, clock_initial, clock_increment, clock_policy, closed, variants, "     \
     "fair,"                                                                                        \
-    " fence"
+    " fence, clock_per_move, clock_zone, turn_wall"
 
 static const char *text_col(sqlite3_stmt *s, int i)
 {
@@ -163,10 +165,14 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
     e->variants = sqlite3_column_int(q, 18);
     snprintf(e->fair, sizeof e->fair, "%s", text_col(q, 19));
     e->fence = (uint64_t)sqlite3_column_int64(q, 20);
+    e->clock_per_move = sqlite3_column_int(q, 21);
+    snprintf(e->clock_zone, sizeof e->clock_zone, "%s", text_col(q, 22));
+    e->turn_wall = sqlite3_column_int64(q, 23);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db,
                            "SELECT idx, name, token_hash, bot, autoplay, forfeited, timeouts,"
-                           " clock_ms, account FROM seats WHERE room = ? ORDER BY idx",
+                           " clock_ms, account, vac_from, vac_until FROM seats WHERE room = ?"
+                           " ORDER BY idx",
                            -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(s, 1, e->id, -1, SQLITE_TRANSIENT);
@@ -181,6 +187,8 @@ static int row_load(sqlite3 *db, sqlite3_stmt *q, struct store_room *e)
         t->timeouts = sqlite3_column_int(s, 6);
         t->clock_ms = sqlite3_column_int64(s, 7);
         t->account = sqlite3_column_int64(s, 8);
+        t->vac_from = sqlite3_column_int64(s, 9);
+        t->vac_until = sqlite3_column_int64(s, 10);
     }
     sqlite3_finalize(s);
     if (sqlite3_prepare_v2(db, "SELECT move FROM moves WHERE room = ? ORDER BY idx", -1, &s,

@@ -44,7 +44,7 @@
 #include "msg.h"
 #include "sha256.h"
 
-#define STORE_SCHEMA 5
+#define STORE_SCHEMA 6
 /* rooms.fair: the secret, then a comma and an entropy (or nothing) per seat (fair/fair_room.h) */
 #define STORE_FAIR_TEXT (CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 8)
 #define STORE_FILE "carcd.db"
@@ -74,6 +74,7 @@ struct store_seat {
     int bot, autoplay, forfeited, timeouts; /* as in a room's seat (room.h) */
     long long clock_ms;
     long long account; /* the account the seat belongs to, 0: none (a guest's, a bot's) */
+    long long vac_from, vac_until; /* its account's last vacation known to the room, 0 */
 };
 
 enum store_gone {
@@ -96,7 +97,11 @@ struct store_room {
     long long seq;
     uint64_t created, updated;
     int clock_initial, clock_increment, clock_policy; /* struct proto_clock */
-    int variants; /* farm_rule | small_city << 2 | seat_random << 3 | rated << 4 (sqlite.c) */
+    int clock_per_move;                               /* seconds, 0: a bank clock */
+    char clock_zone[PROTO_TZ_MAX];                    /* clock.time_zone, "": UTC */
+    long long turn_wall; /* the current turn's start (wall ms) of a per-move clock, 0: none */
+    int variants;        /* farm_rule | small_city << 2 | seat_random << 3 | rated << 4 |
+                            weekend_pause << 5 (sqlite.c) */
     char fair[STORE_FAIR_TEXT]; /* rooms.fair: the fair draw's secret and entropies, or "" */
     int nseat;
     struct store_seat seats[CARC_MAX_PLAYERS];

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "util/clock.h"
+
 #define WAIT_UNKNOWN UINT64_MAX
 
 void stall_init(struct stall *st, uint64_t threshold_ms, stall_fn fn, void *arg)
@@ -36,7 +38,7 @@ uint64_t stall_check(struct stall *st, uint64_t now)
         st->count++;
         st->total_ms += stalled;
         if (st->fn != NULL)
-            st->fn(st->arg, stalled, now);
+            st->fn(st->arg, stalled, now + (uint64_t)clock_test_offset());
     }
     return stalled;
 }
@@ -86,5 +88,6 @@ uint64_t stall_now(struct stall *st)
     uint64_t now = uv_now(st->loop);
     if (st->running)
         stall_check(st, now);
-    return now;
+    /* The test clock moves the lobby's time, not the stall's arithmetic. */
+    return now + (uint64_t)clock_test_offset();
 }

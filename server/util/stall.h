@@ -61,8 +61,9 @@ int stall_start(struct stall *st, uv_loop_t *loop, uint64_t threshold_ms, stall_
  * twice or unstarted. */
 void stall_stop(struct stall *st);
 
-/* The loop's clock (uv_now), once a stall that ended by now was reported to
- * the callback. Use it instead of uv_now wherever a clock is charged. */
+/* The loop's clock (uv_now, plus the test clock's offset: util/clock.h),
+ * once a stall that ended by now was reported to the callback. Use it
+ * instead of uv_now wherever a clock is charged. */
 uint64_t stall_now(struct stall *st);
 
 /* The arithmetic, on injected times. The loop is awake at now: returns the

@@ -283,6 +283,44 @@ def case_sigkill(c):
     _records(games + [control])
 
 
+def case_correspondence(c):
+    """A correspondence game (a day per move) whose node is killed after a move: the node that
+    takes the room over charges the mover from the stored start of the turn, so its deadline
+    is the one the players saw before (not a whole day from the takeover) and its time is
+    less than a day by the time since."""
+    victim = "n3"
+    players = [pl.Player(c, "corr-%d" % i) for i in range(2)]
+    players[0].create(path="/n/%s/ws" % victim, seats=2, sets=["base"],
+                      clock={"per_move": 86400, "on_timeout": "skip"})
+    players[1].join(players[0].room)
+    check(c.owner(players[0].room) == victim, "corr: room not owned by %s" % victim)
+    g = pl.Game(c, players, random.Random(9), label="corr")
+    g.start_game()
+    g.step()
+    before = players[0].doc["clock"]
+    time.sleep(2.0)
+    c.nodes[victim].expected_exit = True
+    c.nodes[victim].kill()
+    for p in players:
+        p.resume(deadline_s=30)
+    doc = players[0].doc
+    owner = c.owner(players[0].room)
+    check(owner not in (None, victim), "corr: the room is %s's after the kill" % owner)
+    after = doc["clock"]
+    check(after["per_move"] == 86400, "corr: clock %s" % after)
+    check(after["turn_started"] > before["turn_started"],
+          "corr: the turn did not start again on %s: %s" % (owner, after))
+    check(abs(after["deadline"] - before["deadline"]) <= 1000,
+          "corr: deadline %s on %s, %s before the kill" % (after["deadline"], owner,
+                                                          before["deadline"]))
+    used = after["turn_started"] - before["turn_started"]
+    left = doc["seats"][doc["current"]]["time_ms"]
+    check(abs(left - (86400000 - used)) <= 1000,
+          "corr: the mover has %d ms, %d ms after the turn began" % (left, used))
+    say("  the turn's start kept on %s: deadline unchanged, %.1f s charged" % (owner, used / 1e3))
+    g.close()
+
+
 def case_sigterm(c):
     """A clean shutdown (SIGTERM) of a node owning running games: its players are closed with
     1001, resume through /ws on another node at once (well within lease-ttl), no acknowledged
@@ -492,7 +530,8 @@ def case_browser(c):
 
 CASES = [("haproxy", case_haproxy_config), ("lobby", case_lobby), ("accounts", case_accounts),
          ("games", case_games),
-         ("sigkill", case_sigkill), ("sigstop", case_sigstop), ("sigterm", case_sigterm),
+         ("sigkill", case_sigkill), ("correspondence", case_correspondence),
+         ("sigstop", case_sigstop), ("sigterm", case_sigterm),
          ("redis", case_redis), ("browser", case_browser)]
 PLAIN_CASES = ["haproxy", "lobby", "games"]
 
