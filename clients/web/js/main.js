@@ -827,4 +827,13 @@ async function boot() {
   conn.connect();
 }
 
+// The service worker (sw.js: the offline shell, Web Push's notices), registered once the page is
+// idle so that its install's fetches stay out of the page's load; none where there is no support.
+if ("serviceWorker" in navigator) {
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+  const register = () => idle(() => navigator.serviceWorker.register("sw.js").catch(() => {}));
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
+}
+
 boot();
