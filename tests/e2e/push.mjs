@@ -1,3 +1,7 @@
+// WORK IN PROGRESS, not in run.mjs: 2 of its 7 checks pass (the your_turn notice in German with
+// tag and URL; clickTarget). Blockers: Playwright's contexts are incognito, where Chromium has no
+// Push API (subscribe fails), and a persistent context crashed on subscribe headless; carcd's CSP
+// (default-src 'none', no manifest-src) blocks the manifest, so the installability checks fail.
 // push.mjs: Web Push and the installable app in the page (issue 28 item 2; clients/web/sw.js,
 // js/push.js, manifest.webmanifest; PROTOCOL.md "Notifications"). A German browser that allows
 // notifications signs up, turns Notifications on in the account menu (the subscription POSTed,
