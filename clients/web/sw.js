@@ -1,66 +1,112 @@
 // sw.js: carcd's service worker (clients/web/README.md "Service worker and Web Push"), registered
 // by main.js once the page is idle, scope: the folder of index.html ("/", or a cluster's /n/NODE/).
-// Three jobs:
-// - the offline shell: at install, the static files the lobby needs go into the cache SHELL;
-//   a GET of one of those exact URLs is answered from it first (network if it is missing). Only
-//   the files listed below: never /api/, /ws, /admin or anything else (they go to the network
-//   untouched). SHELL's name carries VERSION: change VERSION whenever a listed file changes, so
-//   the new worker caches afresh and its activate deletes the older shells.
+// It takes over at once (skipWaiting, clients.claim): it never serves a file the server would
+// not, so an old page under a new worker is safe. Three jobs:
+// - the offline shell: at install, the files the lobby needs to start (FILES, kept small) go into
+//   the cache SHELL. The client's static files (STATIC: the .html, .js, .css, .json, .svg, .png
+//   and .webmanifest files of the app's folder and of js/ and i18n/, without a query) are fetched
+//   from the network first, and each good answer is put in SHELL; the cache answers only when
+//   the network fails (offline, or the server down). So a new release is never hidden behind a
+//   stale cache, and a file used once (a lazily loaded module, another language) is there
+//   offline too. Anything else (/api/, /ws, /admin, players/NAME, a URL with a query) goes to the
+//   network untouched. Change VERSION when FILES changes: the new worker fills a new SHELL and
+//   its activate deletes the older ones.
 // - Web Push (PROTOCOL.md "Notifications"): a `your_turn` push shows a notification in the page's
-//   language (push.notice.* of i18n/LANG.json, from the shell; the payload's English title and body
-//   when that fails), tag = the room, so a later notice of the same room replaces it; any other
-//   type shows the payload's title and body.
-// - a notification's click focuses a tab of the app and takes it to the notice's URL, or opens one.
+//   language (push.notice.* of i18n/LANG.json; the payload's English title and body when that
+//   fails), tag = the room, so a later notice of the same room replaces it; any other type shows
+//   the payload's title and body. Every push is also posted to the app's open pages as
+//   {push: TYPE, room}, so that they count the games waiting for them again (waiting.js).
+// - a notification's click takes a tab of the app to the notice's URL and focuses it, or opens one.
 // The language is the page's: push.js posts {lang} and it is kept in the cache PREFS (kept across
 // versions), since a worker has no localStorage.
-const VERSION = "1";
+const VERSION = "2";
 const SHELL = "carcd-shell-v" + VERSION;
 const PREFS = "carcd-prefs";
 const LANGS = ["en", "de", "fr", "pl", "es", "it"];
 const FILES = [
   "./",
-  "index.html",
   "style.css",
   "replay.css",
   "tiles.css",
   "fx.css",
   "flow.css",
   "favicon.svg",
-  "favicon-turn.svg",
   "icon-192.png",
-  "icon-512.png",
   "manifest.webmanifest",
+  "i18n/en.json",
+  // main.js and what it imports (account.js and waiting.js: a signed-in player's start)
   ...[
     "account", "alerts", "app", "board", "chart", "ending", "fair", "features", "i18n", "layout", "lobby", "main",
-    "mygames", "names", "net", "push", "replay", "scoring", "seats", "turn", "words",
+    "names", "net", "replay", "scoring", "seats", "turn", "waiting", "words",
   ].map((m) => `js/${m}.js`),
-  ...LANGS.map((l) => `i18n/${l}.json`),
 ];
 const base = new URL("./", self.location).href; // the worker's folder, where the app lives
-const shellUrls = new Set(FILES.map((f) => new URL(f, base).href));
+const STATIC = /^(|[\w-]+\.(html|css|svg|png|webmanifest)|js\/[\w-]+\.js|i18n\/[\w-]+\.json)$/;
 
 self.addEventListener("install", (e) => {
   // every file fetched fresh (not from the HTTP cache); one missing fails the install
-  e.waitUntil(caches.open(SHELL).then((c) => c.addAll(FILES.map((f) => new Request(new URL(f, base), { cache: "reload" })))));
+  e.waitUntil(
+    caches
+      .open(SHELL)
+      .then((c) => c.addAll(FILES.map((f) => new Request(new URL(f, base), { cache: "reload" }))))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener("activate", (e) => {
-  e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k.startsWith("carcd-shell-") && k !== SHELL).map((k) => caches.delete(k)))));
+  const old = (k) => k.startsWith("carcd-shell-") && k !== SHELL;
+  e.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter(old).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
 });
 
-self.addEventListener("fetch", (e) => {
-  const req = e.request;
-  const url = new URL(req.url);
+// The client's static file a URL names (without its fragment), or null. (A global of the worker:
+// tests/e2e/push.mjs evaluates it there.)
+function staticFile(u) {
+  const url = new URL(u);
   url.hash = "";
-  // the shell's files alone (a URL with a query, /api/, /ws, /admin are not in it)
-  if (req.method !== "GET" || !shellUrls.has(url.href)) return;
-  e.respondWith(caches.match(url.href, { cacheName: SHELL }).then((hit) => hit || fetch(req)));
+  if (url.origin !== self.location.origin || url.search || !url.href.startsWith(base)) return null;
+  const rest = url.href.slice(base.length);
+  return STATIC.test(rest) && rest !== "sw.js" ? url.href : null;
+}
+
+// Network first; a good answer is kept in SHELL; the cached copy when the network fails.
+async function networkFirst(e, key) {
+  try {
+    const res = await fetch(e.request);
+    if (res.ok && res.type === "basic") {
+      const copy = res.clone();
+      e.waitUntil(caches.open(SHELL).then((c) => c.put(key, copy)));
+    }
+    return res;
+  } catch (err) {
+    const hit = await caches.match(key, { cacheName: SHELL });
+    if (hit) return hit;
+    throw err;
+  }
+}
+
+self.addEventListener("fetch", (e) => {
+  if (e.request.method !== "GET") return;
+  const key = staticFile(e.request.url);
+  if (key) e.respondWith(networkFirst(e, key));
 });
 
 // The page's language (push.js posts it at each load and on a change).
 self.addEventListener("message", (e) => {
   const lang = e.data && e.data.lang;
-  if (LANGS.includes(lang)) e.waitUntil(caches.open(PREFS).then((c) => c.put(new URL("lang", base).href, new Response(lang))));
+  if (!LANGS.includes(lang)) return;
+  // kept, and its catalogue put in the shell (offline, the page speaks it; a notice uses it)
+  const file = new URL(`i18n/${lang}.json`, base).href;
+  e.waitUntil(
+    Promise.all([
+      caches.open(PREFS).then((c) => c.put(new URL("lang", base).href, new Response(lang))),
+      caches.open(SHELL).then((c) => c.add(file).catch(() => {})),
+    ]),
+  );
 });
 
 async function language() {
@@ -108,31 +154,45 @@ self.addEventListener("push", (e) => {
     p = null;
   }
   if (!p || typeof p !== "object") return;
-  e.waitUntil(
-    noticeText(p).then(({ title, body, lang }) =>
-      self.registration.showNotification(title, {
-        body,
-        lang,
-        tag: p.room ? String(p.room) : undefined,
-        renotify: !!p.room,
-        icon: new URL("icon-192.png", base).href,
-        data: { url: clickTarget(p), room: p.room || null },
-      }),
-    ),
+  const show = noticeText(p).then(({ title, body, lang }) =>
+    self.registration.showNotification(title, {
+      body,
+      lang,
+      tag: p.room ? String(p.room) : undefined,
+      renotify: !!p.room,
+      icon: new URL("icon-192.png", base).href,
+      data: { url: clickTarget(p), room: p.room || null },
+    }),
   );
+  // the open pages count the games waiting for them again (waiting.js)
+  const tell = self.clients
+    .matchAll({ type: "window" })
+    .then((tabs) => tabs.forEach((c) => c.postMessage({ push: String(p.type || ""), room: p.room || null })));
+  e.waitUntil(Promise.all([show, tell]));
 });
+
+// A click on a notice: a tab of the app (one already on the notice's URL first) is taken there
+// and focused; without one (or when it cannot be taken there) a new one opens. Resolves to the
+// WindowClient. (A global of the worker: tests/e2e/push.mjs dispatches a notificationclick.)
+async function openNotice(data) {
+  const target = clickTarget(data);
+  const tabs = (await self.clients.matchAll({ type: "window", includeUncontrolled: true })).filter((c) => c.url.startsWith(base));
+  tabs.sort((a, b) => (b.url === target) - (a.url === target));
+  for (const tab of tabs) {
+    let moved = null;
+    try {
+      moved = tab.url === target ? tab : await tab.navigate(target);
+    } catch (err) {
+      moved = null; // a tab this worker does not control cannot be navigated: try the next
+    }
+    if (!moved) continue;
+    // focus() is allowed within a click's handling only; the tab is at the room even without it
+    return moved.focus().catch(() => moved);
+  }
+  return self.clients.openWindow(target);
+}
 
 self.addEventListener("notificationclick", (e) => {
   e.notification.close();
-  const target = clickTarget(e.notification.data);
-  e.waitUntil(
-    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (tabs) => {
-      const tab = tabs.find((c) => c.url.startsWith(base));
-      if (tab) {
-        const focused = await tab.focus();
-        return (focused || tab).navigate(target).catch(() => self.clients.openWindow(target));
-      }
-      return self.clients.openWindow(target);
-    }),
-  );
+  e.waitUntil(openNotice(e.notification.data));
 });

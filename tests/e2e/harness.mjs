@@ -54,12 +54,17 @@ export function startServer(extra = []) {
   });
 }
 
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run"];
+
 export function launch() {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+// A browser with a profile in dir (not incognito, as every newContext() is): what the Push API
+// and Chromium's installability check need (push.mjs). options: launchPersistentContext's.
+export function launchPersistent(dir, options = {}) {
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: ARGS, ...options });
 }
 
 // A page in a context of its own; at the phone size it is a touch device. Console errors and

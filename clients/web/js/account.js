@@ -77,7 +77,9 @@ function show(me) {
     for (const id of ["create-name", "join-name", "room-join-name"]) $(id).value = me.name;
     // notifications allowed before: the subscription sent again (push.js), so the server keeps it
     if (window.Notification && Notification.permission === "granted") import("./push.js").then((m) => m.resend());
+    import("./waiting.js").then((m) => m.start()); // the games waiting for us: title and badge
   } else if (wasIn) {
+    import("./waiting.js").then((m) => m.stop());
     const saved = localStorage.getItem("carcd.name") || "";
     for (const id of ["create-name", "join-name", "room-join-name"]) $(id).value = saved;
   }
@@ -323,6 +325,9 @@ $("acct-delete").addEventListener("click", () => {
 });
 async function signOut(again) {
   menu(false);
+  // this browser's push subscription goes first (it needs the session): no notices of the
+  // account here once it is signed out
+  if (window.Notification && "serviceWorker" in navigator) await import("./push.js").then((m) => m.forget());
   const r = await call("DELETE", "/api/session", null, true);
   if (r.status === 204 || r.status === 401) {
     show(null);

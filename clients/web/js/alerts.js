@@ -2,7 +2,8 @@
 // ("● Your turn — carcd"), the "your turn" favicon (favicon-turn.svg), an optional beep (Web
 // Audio, off by default; the toggle is stored as `carcd.sound`), and the low-time warning of our
 // own clock on our turn (under 30 s or a tenth of the start time, whichever is more), shown in
-// the turn card and, in the background, in the title.
+// the turn card and, in the background, in the title. A signed-in player's title starts with the
+// count of the games waiting for them, "(2) carcd" (app.waiting: waiting.js).
 import { $, app } from "./app.js";
 import { myTurn } from "./turn.js";
 import { lowAt, timeLeft } from "./seats.js";
@@ -88,6 +89,7 @@ export function updateAlerts() {
   }
   let title = BASE_TITLE;
   if (bg && mine) title = low !== null ? t("alert.titleLow", { time: formatClock(low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
+  if (app.waiting > 0) title = `(${app.waiting}) ${title}`; // the games waiting for us (waiting.js)
   if (document.title !== title) document.title = title;
   setIcon(bg && mine ? TURN_ICON : ICON);
   if (bg && soundOn()) {

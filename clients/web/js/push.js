@@ -96,6 +96,18 @@ async function turnOff() {
   await sub.unsubscribe();
 }
 
+// Sign-out (account.js, while the session still holds): the subscription deleted on the server
+// (DELETE /api/push/subscriptions) and in the browser (unsubscribe), so that the account's
+// notices stop coming here. The browser's subscription goes even when the server cannot be told:
+// its push service then answers 410 and the server drops it.
+export async function forget() {
+  if (!supported()) return;
+  const sub = await subscription().catch(() => null);
+  if (!sub) return;
+  await call("DELETE", "/api/push/subscriptions", { endpoint: sub.endpoint }, true);
+  await sub.unsubscribe().catch(() => {});
+}
+
 // The click on #acct-push (account.js).
 export async function toggle() {
   if (working) return;
