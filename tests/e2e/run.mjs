@@ -17,6 +17,7 @@ import { accountsSuite } from "./accounts.mjs";
 import { mygamesSuite } from "./mygames.mjs";
 import { ratingsSuite } from "./ratings.mjs";
 import { pushSuite } from "./push.mjs";
+import { clocksSuite } from "./clocks.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -723,6 +724,8 @@ async function main() {
     // Web Push, the installable app, the offline shell, the games waiting for you (issue 28): a
     // carcd and a Chromium profile of its own
     await pushSuite({ browser, test, errors: consoleErrors });
+    // the create form's days-per-move presets and their display (issue 28)
+    await clocksSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
     await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 

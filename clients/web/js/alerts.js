@@ -6,8 +6,7 @@
 // count of the games waiting for them, "(2) carcd" (app.waiting: waiting.js).
 import { $, app } from "./app.js";
 import { myTurn } from "./turn.js";
-import { lowAt, timeLeft } from "./seats.js";
-import { formatClock } from "./words.js";
+import { clockShown, lowAt, timeLeft } from "./seats.js";
 import { t } from "./i18n.js";
 
 const BASE_TITLE = document.title || "carcd";
@@ -81,14 +80,14 @@ export function updateAlerts() {
   const bg = hidden();
   const warn = $("low-time");
   if (low !== null) {
-    const text = t("alert.hurry", { time: formatClock(low) });
+    const text = t("alert.hurry", { time: clockShown(app.doc, low) });
     if (warn.textContent !== text) warn.textContent = text;
     warn.hidden = false;
   } else {
     warn.hidden = true;
   }
   let title = BASE_TITLE;
-  if (bg && mine) title = low !== null ? t("alert.titleLow", { time: formatClock(low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
+  if (bg && mine) title = low !== null ? t("alert.titleLow", { time: clockShown(app.doc, low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
   if (app.waiting > 0) title = `(${app.waiting}) ${title}`; // the games waiting for us (waiting.js)
   if (document.title !== title) document.title = title;
   setIcon(bg && mine ? TURN_ICON : ICON);
