@@ -11,10 +11,10 @@
 //   offline too. Anything else (/api/, /ws, /admin, players/NAME, a URL with a query) goes to the
 //   network untouched. Change VERSION when FILES changes: the new worker fills a new SHELL and
 //   its activate deletes the older ones.
-// - Web Push (PROTOCOL.md "Notifications"): a `your_turn` push shows a notification in the page's
-//   language (push.notice.* of i18n/LANG.json; the payload's English title and body when that
-//   fails), tag = the room, so a later notice of the same room replaces it; any other type shows
-//   the payload's title and body. Every push is also posted to the app's open pages as
+// - Web Push (PROTOCOL.md "Notifications"): a `your_turn`, `time_low` or `game_over` push shows a
+//   notification in the page's language (push.notice.*, push.low.*, push.over.* of
+//   i18n/LANG.json; the payload's English title and body when that fails), tag = the room, so a
+//   later notice of the same room replaces it; any other type shows the payload's title and body. Every push is also posted to the app's open pages as
 //   {push: TYPE, room}, so that they count the games waiting for them again (waiting.js).
 // - a notification's click takes a tab of the app to the notice's URL and focuses it, or opens one.
 // The language is the page's: push.js posts {lang} and it is kept in the cache PREFS (kept across
@@ -115,21 +115,43 @@ async function language() {
   return LANGS.includes(lang) ? lang : "en";
 }
 
-// The notice's title and body for a payload, in the page's language when its catalogue can be had.
+// A time left in the catalogue's words: "2 d 4 h", "5 h 12 min", "25 min".
+function leftText(cat, ms) {
+  const m = Math.max(0, Math.floor(ms / 60000));
+  const fill = (k, v) => String(cat[k]).replace(/\{(\w+)\}/g, (x, n) => (n in v ? String(v[n]) : x));
+  if (m >= 1440) return fill("dur.daysHours", { d: Math.floor(m / 1440), h: Math.floor((m % 1440) / 60) });
+  if (m >= 60) return fill("dur.hoursMinutes", { h: Math.floor(m / 60), m: m % 60 });
+  return fill("dur.minutes", { count: m });
+}
+
+// The notice's title and body for a payload, in the page's language when its catalogue can be
+// had: your_turn, time_low (the time left until `deadline`) and game_over (the place and score
+// of the player's seat); any other type, or a catalogue that cannot be read, the payload's words.
 // (noticeText and clickTarget are globals of the worker: tests/e2e/push.mjs evaluates them there.)
 async function noticeText(p) {
   const fallback = { title: String(p.title || "carcd"), body: String(p.body || ""), lang: "en" };
-  if (p.type !== "your_turn") return fallback;
+  const kind = { your_turn: "notice", time_low: "low", game_over: "over" }[p.type];
+  if (!kind) return fallback;
   try {
     const lang = await language();
     const url = new URL(`i18n/${lang}.json`, base).href;
     const res = (await caches.match(url, { cacheName: SHELL })) || (await fetch(url));
     const cat = await res.json();
-    const others = (Array.isArray(p.players) ? p.players : []).filter((_, i) => i !== p.seat).map(String);
-    const players = new Intl.ListFormat(lang, { type: "conjunction" }).format(others);
-    const fill = (s) => String(s).replace(/\{(\w+)\}/g, (m, k) => ({ room: String(p.room), players })[k] ?? m);
-    if (typeof cat["push.notice.title"] !== "string" || typeof cat["push.notice.body"] !== "string") return fallback;
-    return { title: fill(cat["push.notice.title"]), body: fill(cat["push.notice.body"]), lang };
+    const names = (Array.isArray(p.players) ? p.players : []).map(String);
+    const others = names.filter((_, i) => i !== p.seat);
+    const v = {
+      room: String(p.room),
+      players: new Intl.ListFormat(lang, { type: "conjunction" }).format(others),
+      time: typeof p.deadline === "number" ? leftText(cat, p.deadline - Date.now()) : "",
+      rank: String(p.rank),
+      count: String(names.length),
+      score: Array.isArray(p.scores) ? String(p.scores[p.seat]) : "",
+    };
+    const fill = (k) => String(cat[k]).replace(/\{(\w+)\}/g, (m, n) => (n in v ? v[n] : m));
+    const title = `push.${kind}.title`;
+    const body = `push.${kind}.body`;
+    if (typeof cat[title] !== "string" || typeof cat[body] !== "string") return fallback;
+    return { title: fill(title), body: fill(body), lang };
   } catch (e) {
     return fallback;
   }

@@ -67,6 +67,17 @@ export function launchPersistent(dir, options = {}) {
   return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: ARGS, ...options });
 }
 
+// Whether a console message is an error of the page. Chromium logs every HTTP answer of 400 or
+// more as a console error; the account menu asks GET /api/me/vacation (js/vacation.js), which
+// carcd answers 404 until the vacation routes are merged (issue 28, another part): vacation.js
+// then hides its item, as designed, so that 404 alone is not counted. Drop the exception once
+// carcd has the route.
+export function consoleError(m) {
+  if (m.type() !== "error") return false;
+  const at = m.location() && m.location().url;
+  return !(at && /\/api\/me\/vacation$/.test(at) && /status of 404/.test(m.text()));
+}
+
 // A page in a context of its own; at the phone size it is a touch device. Console errors and
 // page errors go to `errors`.
 export async function openPage(browser, label, viewport, errors) {
@@ -74,7 +85,7 @@ export async function openPage(browser, label, viewport, errors) {
   const ctx = await browser.newContext({ viewport: viewport || { width: 1280, height: 800 }, hasTouch: !!phone, isMobile: !!phone });
   const page = await ctx.newPage();
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`${label}: ${m.text()}`);
+    if (consoleError(m)) errors.push(`${label}: ${m.text()}`);
   });
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return page;

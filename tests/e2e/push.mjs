@@ -16,7 +16,8 @@
 // first (a stale cached copy is replaced), /api/ is never cached; two games, one waiting for
 // the player -> "(1) carcd" and the app badge 1, the other's turn change -> "(2)" in its page,
 // a push -> "(2)" in the lobby's page; a `your_turn` push shows a notice in German tagged by
-// room, and the page is told; the click takes the tab to the room; installable (Chromium's
+// room, and the page is told; the click takes the tab to the room; time_low and game_over in
+// German; installable (Chromium's
 // Page.getInstallabilityErrors, the manifest and its icons); Turn off (DELETE, then 404); sign
 // out deletes the subscription on the server and in the browser and drops the count; offline
 // (carcd stopped) a reload still shows the lobby from the cache.
@@ -27,7 +28,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { assert, launch, launchPersistent, startServer } from "./harness.mjs";
+import { assert, consoleError, launch, launchPersistent, startServer } from "./harness.mjs";
 import { clickMove } from "./play.mjs";
 
 const b64url = (buf) => Buffer.from(buf).toString("base64url");
@@ -99,7 +100,7 @@ export async function pushSuite({ browser, test, errors }) {
   await ctx.addInitScript(stubPush, sub);
   let offline = false; // once carcd is stopped, the page's failed requests are the point
   const watch = (p, label) => {
-    p.on("console", (m) => !offline && m.type() === "error" && errors.push(`${label}: ${m.text()}`));
+    p.on("console", (m) => !offline && consoleError(m) && errors.push(`${label}: ${m.text()}`));
     p.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
     return p;
   };
@@ -274,6 +275,22 @@ export async function pushSuite({ browser, test, errors }) {
       // targets of other notices: this site's URL, else the app's start
       const targets = await worker.evaluate(() => [clickTarget({ url: "https://elsewhere.example/x" }), clickTarget({}), clickTarget(null)]);
       assert(targets.every((x) => x === url + "/"), "targets: " + JSON.stringify(targets));
+    });
+
+    await test("[push] time_low and game_over notices in German, from the payload's deadline, rank and scores", async () => {
+      const push = (payload) => cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: reg.registrationId, data: JSON.stringify(payload) });
+      const deadline = Date.now() + (2 * 3600 + 5 * 60) * 1000;
+      await push({ v: 1, type: "time_low", room: "LowRm001", url: "/#room=LowRm001", seat: 1, deadline, players: ["Ann", name], title: "Time is running low", body: "x" });
+      await push({ v: 1, type: "game_over", room: "OverRm01", url: "/#replay=OverRm01", seat: 1, rank: 1, players: ["Ann", name, "Bob"], scores: [80, 95, 60], title: "Game over", body: "x" });
+      let shown = [];
+      for (let i = 0; i < 50 && shown.filter((n) => n.tag === "LowRm001" || n.tag === "OverRm01").length < 2; i++) {
+        await page.waitForTimeout(100);
+        shown = await notices();
+      }
+      const low = shown.find((n) => n.tag === "LowRm001");
+      const over = shown.find((n) => n.tag === "OverRm01");
+      assert(low && low.title === "Die Zeit wird knapp" && /^Noch 2 Std\. [45] Min\. in der Partie gegen Ann \(Raum LowRm001\)$/.test(low.body), "time_low: " + JSON.stringify(low));
+      assert(over && over.title === "Partie beendet" && over.body === "Raum OverRm01: Platz 1 von 3, 95 Punkte" && over.data.url === url + "/#replay=OverRm01", "game_over: " + JSON.stringify(over));
     });
 
     await test("[push] installable: no installability error, the manifest as Chromium reads it, its icons", async () => {

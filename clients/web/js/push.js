@@ -7,7 +7,7 @@
 // permission granted, resend() POSTs the existing subscription again (idempotent), so that the
 // server keeps it (it drops none that a browser still sends). The worker is told the page's
 // language (it keeps it: a worker has no localStorage) for the notices' words.
-// i18n-keys: push.notice.* (used by sw.js, which reads them from i18n/LANG.json)
+// i18n-keys: push.notice.* push.low.* push.over.* (used by sw.js, which reads them from i18n/LANG.json)
 // i18n-keys: push.state.* push.err.*
 import { $, showError } from "./app.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
