@@ -1,5 +1,6 @@
-// sw.js: carcd's service worker (clients/web/README.md "Service worker and Web Push"), registered
-// by main.js once the page is idle, scope: the folder of index.html ("/", or a cluster's /n/NODE/).
+// sw.js: carcd's service worker (clients/web/README.md "Service worker, Web Push and the
+// installable app"), registered by main.js once the page is idle, scope: the folder of
+// index.html ("/", or a cluster's /n/NODE/).
 // It takes over at once (skipWaiting, clients.claim): it never serves a file the server would
 // not, so an old page under a new worker is safe. Three jobs:
 // - the offline shell: at install, the files the lobby needs to start (FILES, kept small) go into
@@ -14,11 +15,12 @@
 // - Web Push (PROTOCOL.md "Notifications"): a `your_turn`, `time_low` or `game_over` push shows a
 //   notification in the page's language (push.notice.*, push.low.*, push.over.* of
 //   i18n/LANG.json; the payload's English title and body when that fails), tag = the room, so a
-//   later notice of the same room replaces it; any other type shows the payload's title and body. Every push is also posted to the app's open pages as
-//   {push: TYPE, room}, so that they count the games waiting for them again (waiting.js).
+//   later notice of the same room replaces it; any other type shows the payload's title and
+//   body. Every push is also posted to the app's open pages as {push: TYPE, room}, so that they
+//   count the games waiting for them again (waiting.js).
 // - a notification's click takes a tab of the app to the notice's URL and focuses it, or opens one.
-// The language is the page's: push.js posts {lang} and it is kept in the cache PREFS (kept across
-// versions), since a worker has no localStorage.
+// The language is the page's: main.js (once the worker is ready) and push.js post {lang}; it is
+// kept in the cache PREFS (kept across versions), since a worker has no localStorage.
 const VERSION = "2";
 const SHELL = "carcd-shell-v" + VERSION;
 const PREFS = "carcd-prefs";
@@ -63,8 +65,7 @@ self.addEventListener("activate", (e) => {
   );
 });
 
-// The client's static file a URL names (without its fragment), or null. (A global of the worker:
-// tests/e2e/push.mjs evaluates it there.)
+// The client's static file a URL names (without its fragment), or null.
 function staticFile(u) {
   const url = new URL(u);
   url.hash = "";
@@ -95,7 +96,7 @@ self.addEventListener("fetch", (e) => {
   if (key) e.respondWith(networkFirst(e, key));
 });
 
-// The page's language (push.js posts it at each load and on a change).
+// The page's language (main.js and push.js post it at each load, push.js on a change).
 self.addEventListener("message", (e) => {
   const lang = e.data && e.data.lang;
   if (!LANGS.includes(lang)) return;

@@ -261,6 +261,7 @@ export async function pushSuite({ browser, test, errors }) {
       assert(new URL(page.url()).hash === "", "the page is not in the lobby: " + page.url());
       const out = await worker.evaluate(async (room) => {
         const [n] = await self.registration.getNotifications({ tag: room });
+        if (!n) return { url: null, left: -1 }; // no notice of the room to click
         const ev = new NotificationEvent("notificationclick", { notification: n });
         let kept = null;
         ev.waitUntil = (p) => (kept = p); // an event made here is not trusted: its own waitUntil throws
