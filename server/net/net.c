@@ -403,8 +403,8 @@ static const struct lws_protocols protocols[] = {
 static const struct lws_protocol_vhost_options hdr_csp = {
     NULL, NULL, "content-security-policy:",
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'"};
+    "font-src 'self'; connect-src 'self' ws: wss:; manifest-src 'self'; worker-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"};
 static const struct lws_protocol_vhost_options hdr_nosniff = {&hdr_csp, NULL,
                                                               "x-content-type-options:", "nosniff"};
 static const struct lws_protocol_vhost_options hdr_frame = {&hdr_nosniff, NULL,

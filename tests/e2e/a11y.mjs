@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { DESKTOP, PHONE, assert, launch, startServer } from "./harness.mjs";
+import { DESKTOP, PHONE, assert, consoleError, launch, startServer } from "./harness.mjs";
 import { finishedGame } from "./panel.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -20,7 +20,7 @@ async function auditPage(browser, size, label, errors) {
   const page = await ctx.newPage();
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`${label}: ${m.text()}`);
+    if (consoleError(m)) errors.push(`${label}: ${m.text()}`);
   });
   return page;
 }

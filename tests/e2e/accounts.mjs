@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { DESKTOP, PHONE, ROOT, assert, launch, startServer } from "./harness.mjs";
+import { DESKTOP, PHONE, ROOT, assert, consoleError, launch, startServer } from "./harness.mjs";
 import { foreignWords, noForeign } from "./i18n.mjs";
 
 const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
@@ -28,7 +28,7 @@ async function accountPage(browser, label, errors, { size = DESKTOP, locale, ref
   const ctx = await browser.newContext({ viewport: size, hasTouch: phone, isMobile: phone, locale });
   const page = await ctx.newPage();
   page.on("console", (m) => {
-    if (m.type() === "error" && !(refusals && REFUSED.test(m.text()))) errors.push(`${label}: ${m.text()}`);
+    if (consoleError(m) && !(refusals && REFUSED.test(m.text()))) errors.push(`${label}: ${m.text()}`);
   });
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   page.accountCalls = [];

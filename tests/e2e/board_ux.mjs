@@ -10,7 +10,7 @@
 // e.g. the old one, to see the assertions fail); run.mjs calls boardSuite().
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DESKTOP, PHONE, launch, startServer } from "./harness.mjs";
+import { DESKTOP, PHONE, consoleError, launch, startServer } from "./harness.mjs";
 
 function assert(cond, msg) {
   if (!cond) throw new Error(msg || "assertion failed");
@@ -22,7 +22,7 @@ async function page(browser, label, viewport, locale, errors) {
   const phone = viewport.width < 700;
   const ctx = await browser.newContext({ viewport, hasTouch: phone, isMobile: phone, locale: locale || "en-US" });
   const p = await ctx.newPage();
-  p.on("console", (m) => m.type() === "error" && errors.push(`${label}: ${m.text()}`));
+  p.on("console", (m) => consoleError(m) && errors.push(`${label}: ${m.text()}`));
   p.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return p;
 }

@@ -54,12 +54,28 @@ export function startServer(extra = []) {
   });
 }
 
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync", "--no-first-run"];
+
 export function launch() {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+// A browser with a profile in dir (not incognito, as every newContext() is): what the Push API
+// and Chromium's installability check need (push.mjs). options: launchPersistentContext's.
+export function launchPersistent(dir, options = {}) {
+  return chromium.launchPersistentContext(dir, { executablePath: CHROMIUM, args: ARGS, ...options });
+}
+
+// Whether a console message is an error of the page. Chromium logs every HTTP answer of 400 or
+// more as a console error; the account menu asks GET /api/me/vacation (js/vacation.js), which
+// carcd answers 404 until the vacation routes are merged (issue 28, another part): vacation.js
+// then hides its item, as designed, so that 404 alone is not counted. Drop the exception once
+// carcd has the route.
+export function consoleError(m) {
+  if (m.type() !== "error") return false;
+  const at = m.location() && m.location().url;
+  return !(at && /\/api\/me\/vacation$/.test(at) && /status of 404/.test(m.text()));
 }
 
 // A page in a context of its own; at the phone size it is a touch device. Console errors and
@@ -69,7 +85,7 @@ export async function openPage(browser, label, viewport, errors) {
   const ctx = await browser.newContext({ viewport: viewport || { width: 1280, height: 800 }, hasTouch: !!phone, isMobile: !!phone });
   const page = await ctx.newPage();
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`${label}: ${m.text()}`);
+    if (consoleError(m)) errors.push(`${label}: ${m.text()}`);
   });
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return page;

@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DESKTOP, ROOT, assert } from "./harness.mjs";
+import { DESKTOP, ROOT, assert, consoleError } from "./harness.mjs";
 import { legalInView } from "./play.mjs";
 
 const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
@@ -94,7 +94,7 @@ async function localePage(browser, label, locale, errors) {
   const ctx = await browser.newContext({ viewport: DESKTOP, locale });
   const page = await ctx.newPage();
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`${label}: ${m.text()}`);
+    if (consoleError(m)) errors.push(`${label}: ${m.text()}`);
   });
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return page;

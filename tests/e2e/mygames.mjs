@@ -10,7 +10,7 @@
 // errors}) adds its tests to run.mjs (E2E_ONLY='my games').
 import { createRequire } from "node:module";
 import { clickMove } from "./play.mjs";
-import { DESKTOP, PHONE, assert } from "./harness.mjs";
+import { DESKTOP, PHONE, assert, consoleError } from "./harness.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
@@ -18,7 +18,7 @@ async function context(browser, label, errors, size = DESKTOP) {
   const phone = size.width < 700;
   const ctx = await browser.newContext({ viewport: size, hasTouch: phone, isMobile: phone, bypassCSP: true });
   const page = await ctx.newPage();
-  page.on("console", (m) => m.type() === "error" && errors.push(`${label}: ${m.text()}`));
+  page.on("console", (m) => consoleError(m) && errors.push(`${label}: ${m.text()}`));
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return page;
 }

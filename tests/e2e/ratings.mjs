@@ -15,7 +15,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { clickMove, playUntilOver } from "./play.mjs";
-import { BUILD, DESKTOP, PHONE, ROOT, assert, launch, startServer } from "./harness.mjs";
+import { BUILD, DESKTOP, PHONE, ROOT, assert, consoleError, launch, startServer } from "./harness.mjs";
 import { foreignWords, noForeign } from "./i18n.mjs";
 
 const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
@@ -28,7 +28,7 @@ async function context(browser, label, errors, size = DESKTOP) {
   const phone = size.width < 700;
   const ctx = await browser.newContext({ viewport: size, hasTouch: phone, isMobile: phone, bypassCSP: true });
   const page = await ctx.newPage();
-  page.on("console", (m) => m.type() === "error" && errors.push(`${label}: ${m.text()}`));
+  page.on("console", (m) => consoleError(m) && errors.push(`${label}: ${m.text()}`));
   page.on("pageerror", (e) => errors.push(`${label}: ${e.message}`));
   return page;
 }
@@ -270,7 +270,7 @@ export async function ratingsSuite({ browser, test, errors }) {
       // in German: no English string left on either page
       const de = await browser.newContext({ viewport: DESKTOP, locale: "de-DE" });
       const dp = await de.newPage();
-      dp.on("console", (m) => m.type() === "error" && errors.push(`ratings-de: ${m.text()}`));
+      dp.on("console", (m) => consoleError(m) && errors.push(`ratings-de: ${m.text()}`));
       const englishOnGerman = foreignWords(catalogue("en"), catalogue("de"));
       await dp.goto(url + "/ladder");
       await dp.waitForSelector("body[data-loaded]");

@@ -16,6 +16,8 @@ import { a11ySuite } from "./a11y.mjs";
 import { accountsSuite } from "./accounts.mjs";
 import { mygamesSuite } from "./mygames.mjs";
 import { ratingsSuite } from "./ratings.mjs";
+import { pushSuite } from "./push.mjs";
+import { clocksSuite } from "./clocks.mjs";
 import { sizeSuite } from "./sizes.mjs";
 import { tileArtChecks } from "./tiles.mjs";
 import { CODE_RE, assertNoIds, favicon, instrument, setHidden, wordsMove } from "./words.mjs";
@@ -719,6 +721,11 @@ async function main() {
     await mygamesSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // rated rooms, the profile and the ladder (issue 27, items 5 and 6): a carcd of its own (ladder-min-games 1)
     await ratingsSuite({ browser, test, errors: consoleErrors });
+    // Web Push, the installable app, the offline shell, the games waiting for you (issue 28): a
+    // carcd and a Chromium profile of its own
+    await pushSuite({ browser, test, errors: consoleErrors });
+    // the create form's days-per-move presets and their display (issue 28)
+    await clocksSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)
     await boardSuite({ browser, url: srv.url, test, errors: consoleErrors, shot: (name, page) => page.screenshot({ path: path.join(ART, name + ".png") }) });
 

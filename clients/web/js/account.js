@@ -1,6 +1,7 @@
 // account.js: optional accounts over HTTP (PROTOCOL.md "Accounts (HTTP)"): the header's
 // "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, My
-// profile and Ladder: links to players/NAME and ladder, Sign out,
+// profile and Ladder: links to players/NAME and ladder, Notifications: push.js, Vacation:
+// vacation.js (shown when the server has vacations), Sign out,
 // Change password, Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
 // cookie; the CSRF token of its answers is kept in this module's memory only (GET /api/me gives
 // it again after a reload). A guest plays as before: no account request is made until the page
@@ -47,8 +48,8 @@ function hint(on) {
   }
 }
 
-// A request to an account route: {status, data, wait} (status 0: no answer).
-async function call(method, path, body, withToken) {
+// A request to an account route: {status, data, wait} (status 0: no answer). push.js uses it too.
+export async function call(method, path, body, withToken) {
   const headers = {};
   if (body) headers["Content-Type"] = "application/json";
   if (withToken && csrf) headers["X-CSRF-Token"] = csrf;
@@ -75,7 +76,11 @@ function show(me) {
   if (me) {
     // the lobby's name fields: the account's name (seats are not bound to accounts yet)
     for (const id of ["create-name", "join-name", "room-join-name"]) $(id).value = me.name;
+    // notifications allowed before: the subscription sent again (push.js), so the server keeps it
+    if (window.Notification && Notification.permission === "granted") import("./push.js").then((m) => m.resend());
+    import("./waiting.js").then((m) => m.start()); // the games waiting for us: title and badge
   } else if (wasIn) {
+    import("./waiting.js").then((m) => m.stop());
     const saved = localStorage.getItem("carcd.name") || "";
     for (const id of ["create-name", "join-name", "room-join-name"]) $(id).value = saved;
   }
@@ -92,6 +97,8 @@ function menu(open) {
   if (app.account) $("acct-profile").href = "players/" + encodeURIComponent(app.account);
   $("acct-menu").hidden = !open;
   $("acct-menu-btn").setAttribute("aria-expanded", String(open));
+  if (open) import("./push.js").then((m) => m.showState()); // the Notifications item's state
+  if (open) import("./vacation.js").then((m) => m.showState()); // the vacation item (hidden: none)
 }
 
 // i18n-keys: acct.err.* acct.password.* acct.delete.* acct.close acct.claim.*
@@ -308,6 +315,13 @@ $("acct-games").addEventListener("click", () => {
   menu(false);
   import("./mygames.js").then((m) => m.openGames());
 });
+// "Vacation" (vacation.js): its dialog.
+$("acct-vacation").addEventListener("click", () => {
+  menu(false);
+  import("./vacation.js").then((m) => m.openVacation());
+});
+// "Notifications" (push.js): on or off; the menu stays open to show the new state.
+$("acct-push").addEventListener("click", () => import("./push.js").then((m) => m.toggle()));
 $("acct-password").addEventListener("click", () => {
   menu(false);
   open("password");
@@ -318,6 +332,9 @@ $("acct-delete").addEventListener("click", () => {
 });
 async function signOut(again) {
   menu(false);
+  // this browser's push subscription goes first (it needs the session): no notices of the
+  // account here once it is signed out
+  if (window.Notification && "serviceWorker" in navigator) await import("./push.js").then((m) => m.forget());
   const r = await call("DELETE", "/api/session", null, true);
   if (r.status === 204 || r.status === 401) {
     show(null);

@@ -2,11 +2,11 @@
 // ("● Your turn — carcd"), the "your turn" favicon (favicon-turn.svg), an optional beep (Web
 // Audio, off by default; the toggle is stored as `carcd.sound`), and the low-time warning of our
 // own clock on our turn (under 30 s or a tenth of the start time, whichever is more), shown in
-// the turn card and, in the background, in the title.
+// the turn card and, in the background, in the title. A signed-in player's title starts with the
+// count of the games waiting for them, "(2) carcd" (app.waiting: waiting.js).
 import { $, app } from "./app.js";
 import { myTurn } from "./turn.js";
-import { lowAt, timeLeft } from "./seats.js";
-import { formatClock } from "./words.js";
+import { clockShown, lowAt, timeLeft } from "./seats.js";
 import { t } from "./i18n.js";
 
 const BASE_TITLE = document.title || "carcd";
@@ -80,14 +80,15 @@ export function updateAlerts() {
   const bg = hidden();
   const warn = $("low-time");
   if (low !== null) {
-    const text = t("alert.hurry", { time: formatClock(low) });
+    const text = t("alert.hurry", { time: clockShown(app.doc, low) });
     if (warn.textContent !== text) warn.textContent = text;
     warn.hidden = false;
   } else {
     warn.hidden = true;
   }
   let title = BASE_TITLE;
-  if (bg && mine) title = low !== null ? t("alert.titleLow", { time: formatClock(low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
+  if (bg && mine) title = low !== null ? t("alert.titleLow", { time: clockShown(app.doc, low), title: BASE_TITLE }) : t("alert.title", { title: BASE_TITLE });
+  if (app.waiting > 0) title = `(${app.waiting}) ${title}`; // the games waiting for us (waiting.js)
   if (document.title !== title) document.title = title;
   setIcon(bg && mine ? TURN_ICON : ICON);
   if (bg && soundOn()) {

@@ -24,11 +24,13 @@ export const app = {
   offset: 0, // server clock - our clock, in ms (from welcome.time)
   botLevel: "random", // the level picked in the lobby's "Add bot" control
   account: null, // the signed-in account's name (account.js), null for a guest
+  waiting: 0, // games where it is the signed-in player's turn (waiting.js); 0 for a guest
 };
 
 // conn: the Connection; render(): redraws the room; watch(room, seq), resume(room, token, seq),
-// toLobby(): as in main.js.
-export const hooks = { conn: null, render: null, watch: null, resume: null, toLobby: null };
+// toLobby(): as in main.js; turnChanged(): set by waiting.js, called by main.js when the room's
+// turn changes.
+export const hooks = { conn: null, render: null, watch: null, resume: null, toLobby: null, turnChanged: null };
 
 // The server's clock now, in ms since 1970.
 export function serverNow() {

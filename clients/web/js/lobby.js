@@ -1,8 +1,8 @@
 // lobby.js: the lobby view: public rooms (polled; a rated one marked), finished games, create a
 // room (sets, options, time control, Rated for a signed-in page), join by code or from the list.
 import { Replay } from "./replay.js";
-import { TIMEOUT_RULES, errorText, playerName, setName, variantTexts } from "./words.js";
-import { hasKey, t } from "./i18n.js";
+import { TIMEOUT_RULES, durationText, errorText, playerName, setName, variantTexts } from "./words.js";
+import { hasKey, onLanguageChange, t } from "./i18n.js";
 import { $, app, hooks, rememberPassword, showError, showReplyError } from "./app.js";
 
 export const replay = new Replay(() => app.tiles, showError);
@@ -186,6 +186,32 @@ const CLOCK_PRESETS = {
   correspondence: { initial: 259200, increment: 86400 },
 };
 
+// Correspondence: days per move (PROTOCOL.md create.clock `per_move`): every turn gets the whole
+// time, nothing carries over; options "pm1".."pm14" before "Custom…", said again in each language.
+const PER_MOVE_DAYS = [1, 2, 3, 5, 7, 14];
+for (const n of PER_MOVE_DAYS) {
+  const o = document.createElement("option");
+  o.value = "pm" + n;
+  $("create-clock").insertBefore(o, $("create-clock").querySelector('option[value="custom"]'));
+}
+// The browser's time zone (the weekend pause's): "UTC" when the browser cannot say.
+function timeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch (e) {
+    return "UTC";
+  }
+}
+function labelPerMove() {
+  for (const n of PER_MOVE_DAYS) {
+    const o = $("create-clock").querySelector(`option[value="pm${n}"]`);
+    o.textContent = t("create.clock.perMove", { time: durationText(n * 86400) });
+  }
+  $("create-weekend-hint").textContent = t("create.weekendHint", { zone: timeZone() });
+}
+labelPerMove();
+onLanguageChange(labelPerMove);
+
 for (const r of TIMEOUT_RULES) {
   const o = document.createElement("option");
   o.value = r;
@@ -216,6 +242,7 @@ new MutationObserver(showRated).observe($("acct"), { attributes: true, attribute
 function showClockFields() {
   const v = $("create-clock").value;
   $("clock-custom").hidden = v !== "custom";
+  $("clock-weekend").hidden = !v.startsWith("pm"); // the weekend pause goes with days per move
   $("clock-timeout").hidden = v === "none";
 }
 $("create-clock").addEventListener("change", showClockFields);
@@ -231,10 +258,16 @@ for (const c of document.querySelectorAll('#create-form input[name="set"]')) c.a
 showSetOptions();
 
 // The create message's clock: null for none, false (and an error shown) when the custom
-// fields are out of range.
+// fields are out of range; days per move: {per_move, on_timeout, weekend_pause} and, with the
+// weekend pause, the browser's time_zone.
 function readClock() {
   const v = $("create-clock").value;
   if (v === "none") return null;
+  if (v.startsWith("pm")) {
+    const c = { per_move: Number(v.slice(2)) * 86400, on_timeout: $("create-timeout").value, weekend_pause: $("create-weekend").checked };
+    if (c.weekend_pause) c.time_zone = timeZone();
+    return c;
+  }
   let c = CLOCK_PRESETS[v];
   if (v === "custom") {
     const min = Number($("clock-minutes").value);

@@ -5,7 +5,7 @@
 // bots and clocks; app.js: the shared state.
 import { Connection, applyPatch } from "./net.js";
 import { botLevelName, clockText, describe, playerName, setName, variantTexts } from "./words.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
 import {
@@ -486,6 +486,7 @@ function render() {
   if (turnKey !== app.lastTurnKey) {
     app.lastTurnKey = turnKey;
     app.pending = null;
+    if (hooks.turnChanged) hooks.turnChanged();
   }
   if (app.pending && !pendingEntry()) app.pending = null;
   renderRoomCard();
@@ -825,6 +826,18 @@ async function boot() {
   startClocks();
   startAlerts();
   conn.connect();
+}
+
+// The service worker (sw.js: the offline shell, Web Push's notices), registered once the page is
+// idle so that its install's fetches stay out of the page's load; none where there is no support.
+// It is told the page's language (it keeps that catalogue for offline use and the notices).
+if ("serviceWorker" in navigator) {
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+  const tell = (reg) => reg.active && reg.active.postMessage({ lang: currentLanguage() });
+  const ready = () => navigator.serviceWorker.ready.then(tell);
+  const register = () => idle(() => navigator.serviceWorker.register("sw.js").then(ready, () => {}));
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
 }
 
 boot();

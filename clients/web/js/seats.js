@@ -2,7 +2,7 @@
 // host's bot controls in the lobby (add_bot, remove_bot), the ticking clocks, and the notice
 // about our own seat while a bot plays it ("Take my seat back": resume).
 import { el, playerBadge, seatLook } from "./board.js";
-import { BOT_LEVELS, RESUMABLE, autoplayMark, autoplayMine, botLevelHint, botLevelName, formatClock } from "./words.js";
+import { BOT_LEVELS, RESUMABLE, autoplayMark, autoplayMine, botLevelHint, botLevelName, formatClock, formatDeadline } from "./words.js";
 import { t } from "./i18n.js";
 import { $, app, hooks, serverNow, showReplyError, storedSeat, who } from "./app.js";
 
@@ -28,11 +28,15 @@ function botIcon() {
   return svg;
 }
 
-// The seat's time left now, in ms; null without a clock.
+// The seat's time left now, in ms; null without a clock. With days per move (clock.per_move)
+// the mover's is the time until clock.deadline (the server counts weekends paused into it).
 export function timeLeft(d, i) {
   const s = d.seats[i];
   if (!d.clock) return null;
-  if (d.phase === "lobby") return s.taken ? d.clock.initial * 1000 : null; // what each seat starts with
+  if (d.phase === "lobby") return s.taken ? startTime(d) * 1000 : null; // what each seat starts with
+  if (perMove(d) && d.phase === "playing" && d.current === i && typeof d.clock.deadline === "number") {
+    return Math.max(0, d.clock.deadline - serverNow());
+  }
   if (s.time_ms === null || s.time_ms === undefined) return null;
   if (d.phase === "playing" && d.current === i && d.clock.turn_started !== null && d.clock.turn_started !== undefined) {
     return Math.max(0, s.time_ms - (serverNow() - d.clock.turn_started));
@@ -40,9 +44,18 @@ export function timeLeft(d, i) {
   return Math.max(0, s.time_ms);
 }
 
-// Red under 30 s, or under a tenth of the initial time when that is more.
+const perMove = (d) => typeof d.clock.per_move === "number";
+// The time a seat has at the start (of the game, or of each turn with days per move), in s.
+const startTime = (d) => (perMove(d) ? d.clock.per_move : d.clock.initial);
+
+// Red under 30 s, or under a tenth of the start time when that is more.
 export function lowAt(d) {
-  return Math.max(30000, d.clock.initial * 100);
+  return Math.max(30000, startTime(d) * 100);
+}
+
+// A seat's time as shown: "2 d 4 h" with days per move, else the clock's m:ss (h:mm:ss, "2d 5h").
+export function clockShown(d, ms) {
+  return perMove(d) ? formatDeadline(ms) : formatClock(ms);
 }
 
 // Updates the text of every seat's clock; runs every 200 ms (no message is needed).
@@ -54,7 +67,7 @@ export function tickClocks() {
     if (!d.seats[i]) continue;
     const left = timeLeft(d, i);
     if (left === null) continue;
-    const text = formatClock(left);
+    const text = clockShown(d, left);
     if (n.textContent !== text) n.textContent = text;
     const running = d.phase === "playing" && d.current === i;
     n.classList.toggle("running", running);

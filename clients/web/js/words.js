@@ -189,6 +189,14 @@ export function formatClock(ms) {
   return t("dur.clockDays", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) });
 }
 
+// The time left on a clock of days per move (per_move): "2 d 4 h", "5 h 12 min", else m:ss.
+export function formatDeadline(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s >= 86400) return t("dur.daysHours", { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600) });
+  if (s >= 3600) return t("dur.hoursMinutes", { h: Math.floor(s / 3600), m: Math.floor((s % 3600) / 60) });
+  return formatClock(ms);
+}
+
 // A duration in seconds in words: "5 min", "1 h", "3 days", "90 s".
 export function durationText(sec) {
   if (sec >= 86400 && sec % 86400 === 0) return t("dur.days", { count: sec / 86400 });
@@ -198,10 +206,15 @@ export function durationText(sec) {
   return t("dur.seconds", { count: sec });
 }
 
-// The room's clock as a phrase: "clock 5 min + 10 s a move; out of time: a bot plays the turn".
+// The room's clock as a phrase: "clock 5 min + 10 s a move; out of time: a bot plays the turn",
+// "clock 2 days per move; out of time: …; paused on weekends (Europe/Berlin)".
 export function clockText(c) {
   if (!c) return t("clock.none");
   const rule = TIMEOUT_RULES.includes(c.on_timeout) ? t(`timeout.${c.on_timeout}.rule`) : c.on_timeout;
+  if (typeof c.per_move === "number") {
+    const text = t("clock.perMove", { time: durationText(c.per_move), rule });
+    return c.weekend_pause ? `${text}; ${t("clock.weekend", { zone: c.time_zone || "UTC" })}` : text;
+  }
   return t("clock.text", { initial: durationText(c.initial), increment: durationText(c.increment), rule });
 }
 
