@@ -8,6 +8,7 @@
 #include "json_str.h"
 #include "metrics/metrics.h"
 #include "notify/mail.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/mem.h"
 #include "util/status.h"
@@ -51,7 +52,7 @@ struct notifier {
     struct {
         char room[NOTIFIER_ROOM_MAX];
         long long account;
-        int moves, kind;
+        int moves, kind, last_hour;
     } recent[RECENT];
     int next_recent;
     struct notifier_ask asks[NOTIFIER_ASKS];
@@ -226,18 +227,28 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
     }
 }
 
-/* Whether this notice was told already (else it is remembered now). */
+#define HOUR_MS 3600000LL
+
+/* Whether this notice was told already (else it is remembered now). A turn
+ * may run low twice (PROTOCOL.md "Time running low": at a quarter, and in
+ * its last hour): a time_low within an hour of its deadline is another
+ * notice than one before it. Both thresholds crossed at once (a turn of
+ * exactly four hours) stay one notice. */
 static int told(struct notifier *n, const struct notifier_notice *t)
 {
+    int last_hour = t->kind == NOTIFIER_LOW && t->deadline > 0 &&
+                    t->deadline - (long long)clock_wall_ms() <= HOUR_MS;
     for (int i = 0; i < RECENT; i++)
         if (n->recent[i].account == t->account && n->recent[i].moves == t->moves &&
-            n->recent[i].kind == t->kind && strcmp(n->recent[i].room, t->room) == 0)
+            n->recent[i].kind == t->kind && n->recent[i].last_hour == last_hour &&
+            strcmp(n->recent[i].room, t->room) == 0)
             return 1;
     int k = n->next_recent++ % RECENT;
     snprintf(n->recent[k].room, sizeof n->recent[k].room, "%s", t->room);
     n->recent[k].account = t->account;
     n->recent[k].moves = t->moves;
     n->recent[k].kind = t->kind;
+    n->recent[k].last_hour = last_hour;
     return 0;
 }
 

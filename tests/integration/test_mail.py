@@ -8,13 +8,16 @@ List-Unsubscribe-Post), once: a restart the same day sends nothing; the one-clic
 unsubscribe link turns the digest and reminders off (the page says so, GET /api/me/email shows
 it), an unknown token is 404, carcd_mail_sent_total counted the digest. Without smtp-url the
 routes are 404 mail_off; smtp-url without mail-from or public-url stops the start with a clear
-error. On SQLite and a real PostgreSQL (pg_util). (The low-clock reminder is tested in tests/test_mail.c: a time_low notice comes only for
-turns of 20 minutes or more, too long for this suite.)"""
+error. The low-clock reminder on a carcd whose clocks the test moves (`test-clock`, `POST
+/admin/clock`): an absent player's eight-hour turn mailed once at a quarter left and once in its
+last hour (each also pushed as `time_low`), counted, and nothing to a player with reminders off.
+On SQLite and a real PostgreSQL (pg_util)."""
 
 import email
 import email.policy
 import glob
 import http.client
+import json
 import os
 import random
 import shutil
@@ -27,6 +30,8 @@ import urllib.parse
 import harness as h
 import pg_util
 from test_accounts import CONFIG, call, session_of
+from test_correspondence import TOKEN as ADMIN_TOKEN, admin_advance
+from test_push import PushService, subscription
 from test_seat_accounts import WithCookie
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -201,12 +206,13 @@ class Mail(unittest.TestCase):
             h.Server(dict(self.config, **{"smtp-url": "http://127.0.0.1:25"})).start()
         self.assertIn("smtp-url: must be an smtp:// or smtps:// URL", str(e.exception))
 
-    def away_on_my_turn(self, srv, token):
-        """A room of the account against a bot, with a day's clock; it plays once and leaves:
-        the bot moves and the turn waits for a player who is not there. The room's id."""
+    def away_on_my_turn(self, srv, token, clock=None):
+        """A room of the account against a bot, with a day's clock (or `clock`); it plays once
+        and leaves: the bot moves and the turn waits for a player who is not there. The room's
+        id and the bot's name."""
         a = h.Client(WithCookie(srv, token), name="a", timeout=30)
         j = a.request_ok("create", "joined", name="M", seats=2,
-                         clock={"initial": 86400, "increment": 0, "on_timeout": "bot"})
+                         clock=clock or {"initial": 86400, "increment": 0, "on_timeout": "bot"})
         h.secret_add(j["token"])
         room = j["room"]
         a.room, a.seat = room, j["seat"]
@@ -284,6 +290,113 @@ class Mail(unittest.TestCase):
         self.assertEqual(doc, {"address": "dig@carcd.test", "digest": False, "reminders": False})
         s, _, _ = call(srv, "GET", "/unsubscribe?token=" + t, origin=False)
         self.assertEqual(s, 200)  # the link works again (still off)
+
+
+    def reminders_to(self, address):
+        """The low-clock reminders the sink took for address: [(envelope, message)]."""
+        return [(env, msg) for env, msg in self.sink.messages()
+                if env.split()[1] == address and
+                msg["Subject"].startswith("carcd: your clock runs low")]
+
+    def wait_reminders(self, address, count, timeout=20):
+        deadline = time.monotonic() + timeout
+        while len(self.reminders_to(address)) < count:
+            if time.monotonic() > deadline:
+                self.fail("%d reminder(s) for %s within %d s, not %d"
+                          % (len(self.reminders_to(address)), address, timeout, count))
+            time.sleep(0.1)
+        time.sleep(2)  # and no more than that
+        got = self.reminders_to(address)
+        self.assertEqual(len(got), count, [m["Subject"] for _, m in got])
+        return got
+
+    def test_low_clock_reminder(self):
+        """Eight hours a move (skip): the quarter (two hours left) and the last hour are each
+        mailed once to the absent player whose reminders are on, as the server's clock is
+        moved (`test-clock`, `POST /admin/clock`); a player with reminders off, in the same
+        plight in another room, gets nothing."""
+        per_move = 8 * 3600
+        # The same notices pushed (Web Push) to a local push service: carcd trusts its
+        # certificate and the sink's (one bundle).
+        folder = tempfile.mkdtemp(prefix="push-", dir=self.dir)
+        svc = PushService(folder)
+        self.addCleanup(svc.stop)
+        bundle = os.path.join(folder, "bundle.pem")
+        with open(bundle, "w") as out:
+            for cert in (self.sink.cert, svc.cert):
+                with open(cert) as f:
+                    out.write(f.read())
+        srv = self.start({"test-clock": "0", "admin-token": ADMIN_TOKEN,
+                          "outbound-ca-file": bundle, "outbound-private": "on",
+                          "push-contact": "mailto:ops@carcd.test"})
+        on, off = uniq("Rem"), uniq("Qui")
+        on_token, on_csrf = self.signup(srv, on)
+        off_token, off_csrf = self.signup(srv, off)
+        s, _, doc = call(srv, "POST", "/api/push/subscriptions",
+                         subscription(svc.endpoint("rem"), svc.p256dh, svc.auth),
+                         cookie=on_token, headers={"X-CSRF-Token": on_csrf})
+        self.assertEqual(s, 204, doc)
+        s, _, doc = self.email(srv, "PUT", on_token, on_csrf,
+                               {"address": "rem@carcd.test", "digest": False, "reminders": True})
+        self.assertEqual(s, 204, doc)
+        s, _, doc = self.email(srv, "PUT", off_token, off_csrf,
+                               {"address": "qui@carcd.test", "digest": False, "reminders": False})
+        self.assertEqual(s, 204, doc)
+        clock = {"per_move": per_move, "on_timeout": "skip"}
+        room, bot_name = self.away_on_my_turn(srv, on_token, clock)
+        off_room, _ = self.away_on_my_turn(srv, off_token, clock)
+        doc = h.fresh_state(srv, room)[1]
+        self.assertIsNone(doc["seats"][0]["bot"])
+        self.assertEqual(doc["current"], 0)  # the account's seat, nobody on it
+        deadline = doc["clock"]["deadline"]
+        self.assertEqual(h.fresh_state(srv, off_room)[1]["current"], 0)
+        before = len(self.sink.messages())
+
+        # Six hours in (a quarter of the turn and a little more left): the first reminder.
+        status, body = admin_advance(srv, 6 * 3600 + 5 * 60)
+        self.assertEqual(status, 200, body)
+        got = self.wait_reminders("rem@carcd.test", 1)
+        env, msg = got[0]
+        self.assertEqual(env, "carcd@carcd.test rem@carcd.test tls")
+        self.assertEqual(msg["Subject"], "carcd: your clock runs low in room " + room)
+        self.assertEqual(msg["From"], "carcd <carcd@carcd.test>")
+        self.assertEqual(msg["Auto-Submitted"], "auto-generated")
+        self.assertTrue(msg["List-Unsubscribe"].startswith("<https://carcd.test/unsubscribe?"))
+        body = msg.get_content()
+        self.assertIn("It is your move, and your clock runs low:", body)
+        sent = email.utils.parsedate_to_datetime(msg["Date"]).timestamp() * 1000
+        self.assertLess(abs(sent - (deadline - 115 * 60 * 1000)), 120000)  # the server's time
+        self.assertRegex(body, r"\* Room %s against %s: 1 h 5[0-9] min left\r?\n"
+                         % (room, bot_name))
+        self.assertIn("https://carcd.test/#room=" + room, body)
+        self.assertEqual(self.metric(srv, 'carcd_mail_sent_total{kind="reminder",'
+                                          'result="sent"}'), 1)
+
+        # Seven hours in (less than the last hour left): the second one, then nothing more.
+        status, body = admin_advance(srv, 3600)
+        self.assertEqual(status, 200, body)
+        got = self.wait_reminders("rem@carcd.test", 2)
+        msg = got[1][1]
+        self.assertEqual(msg["Subject"], "carcd: your clock runs low in room " + room)
+        self.assertRegex(msg.get_content(), r"\* Room %s against %s: 5[0-9] min left\r?\n"
+                         % (room, bot_name))
+        self.assertEqual(self.metric(srv, 'carcd_mail_sent_total{kind="reminder",'
+                                          'result="sent"}'), 2)
+        status, body = admin_advance(srv, 30 * 60)
+        self.assertEqual(status, 200, body)
+        self.wait_reminders("rem@carcd.test", 2)
+        self.assertEqual(self.reminders_to("qui@carcd.test"), [])
+        # No digest either (both turned it off): the sink took these two and nothing else.
+        self.assertEqual(len(self.sink.messages()), before + 2)
+        self.assertEqual(h.fresh_state(srv, room)[1]["current"], 0)  # still the turn it was
+        # Web Push got the same two time_low notices (and no your_turn: the player was there
+        # when the turn came back).
+        pushes = [json.loads(g["payload"]) for g in svc.received("rem", 2)]
+        self.assertEqual(len(pushes), 2, pushes)
+        for p in pushes:
+            self.assertEqual((p["type"], p["room"], p["seat"], p["deadline"]),
+                             ("time_low", room, 0, deadline), p)
+            self.assertEqual(p["title"], "Your time is running out")
 
 
 class MailPg(Mail):
