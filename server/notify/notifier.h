@@ -10,8 +10,9 @@
  * account's webhook gets the same notice as a chat message. A push
  * the service could not take now (429, 5xx, no answer) is tried again after
  * 30 s, 2 min and 10 min (or the service's Retry-After when longer), then
- * counted as failed. The same turn (room, account, its move number) is told
- * once, whatever calls repeat it.
+ * counted as failed. The same notice (room, account, kind, move number; for
+ * time_low also whether its deadline is within the hour) is told once,
+ * whatever calls repeat it.
  *
  * Bounded: at most NOTIFIER_PENDING pushes waiting for a retry and
  * NOTIFIER_ASKS subscription reads under way; past that an event is dropped
