@@ -209,7 +209,7 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
     for (int i = 0; i < count; i++) {
         struct push_subscription sub;
         const char *why = NULL;
-        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
+        if (push_subscription_decode(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
             0) {
             /* stored before a stricter check: it can never be sent */
             if (n->ops.outcome != NULL)
@@ -233,7 +233,7 @@ int notifier_test_send(struct notifier *n, const struct notifier_sub *subs, int 
     for (int i = 0; i < count && !n->closed; i++) {
         struct push_subscription sub;
         const char *why = NULL;
-        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
+        if (push_subscription_decode(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
             0) {
             if (n->ops.outcome != NULL)
                 n->ops.outcome(n->ops.arg, subs[i].endpoint, NOTIFIER_GONE);
