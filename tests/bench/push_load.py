@@ -34,14 +34,16 @@ A run is measured between two scrapes of /metrics (before carc-load starts, afte
 the loop's busy p50 and p99 from the delta of carcd_loop_turn_seconds (interpolated inside a
 bucket as PromQL's histogram_quantile does), its turns a second and busy share (delta of
 carcd_loop_busy_seconds_total over the wall time), moves a second served (carcd_moves_total),
-and the pushes: asked (the sum of the test route's {"pushes": N}) and answered by result
+the CPU time of carcd's loop thread (the main thread, /proc/PID/task/PID/stat) and of its other
+threads (the outbound client's, the thread pool's: /proc/PID/stat less the loop's) as a share
+of a core, and the pushes: asked (the sum of the test route's {"pushes": N}) and answered by result
 (carcd_push_deliveries_total: sent, gone, retry, failed). It prints one line per run, then the
 medians of each kind, and
 
     p99_ratio_push_to_baseline: X (median of the R pairs' ratios; ...)
 
-Exit 1 when a run fails (carc-load fails, a push run's test request is refused, a run's pushes
-answered are under half of what was asked, or something other than a failure is answered).
+Exit 1 when a run fails (carc-load fails, a push run's test request is refused, none of its
+pushes is answered, or one is answered as sent).
 """
 
 import argparse
@@ -65,6 +67,16 @@ P256DH = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8
 AUTH = "BTBZMqHH6r4Tts7J_aSIgg"
 SUBS = 10  # an account's subscriptions at most (ACCOUNTS_PUSH_MAX)
 REPUT_S = 10  # each subscription stored again this often (20 failures in a row drop it)
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(path):
+    """User + system CPU seconds of /proc/PID/stat or /proc/PID/task/TID/stat."""
+    with open(path) as f:
+        f = f.read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / TICK
 
 
 def free_port():
@@ -267,12 +279,15 @@ RESULTS = ("sent", "gone", "retry", "failed")
 
 
 def measure(srv, args):
+    pid = srv.proc.pid
+    loop0, all0 = cpu_s("/proc/%d/task/%d/stat" % (pid, pid)), cpu_s("/proc/%d/stat" % pid)
     before, t0 = srv.metrics(), time.monotonic()
     load = subprocess.run([os.path.join(args.build, "carc-load"), "--url",
                            "ws://127.0.0.1:%d/ws" % srv.port, "--pid", str(srv.proc.pid),
                            "--rooms", str(args.rooms), "--rate", str(args.rate), "--seconds",
                            "600"], capture_output=True, text=True)
     after, wall = srv.metrics(), time.monotonic() - t0
+    loop1, all1 = cpu_s("/proc/%d/task/%d/stat" % (pid, pid)), cpu_s("/proc/%d/stat" % pid)
     if load.returncode != 0:
         sys.stdout.write(load.stdout + load.stderr)
         raise SystemExit("carc-load failed (%d)" % load.returncode)
@@ -284,6 +299,7 @@ def measure(srv, args):
             "turns_s": d("carcd_loop_turns_total") / wall,
             "busy": d("carcd_loop_busy_seconds_total") / wall,
             "moves_s": d("carcd_moves_total") / wall, "wall": wall,
+            "loop_cpu": (loop1 - loop0) / wall, "other_cpu": (all1 - all0 - loop1 + loop0) / wall,
             "pushes": pushes, "answered_s": sum(pushes.values()) / wall}
 
 
@@ -305,7 +321,7 @@ def push_run(srv, args, accounts, hang, i):
     show("push", i, m, "  asked %.1f/s by %.1f tests/s, hang accepted %d"
          % (asked, tests, hang.accepted))
     p = m["pushes"]
-    if p["sent"] > 0 or m["answered_s"] < asked / 2:
+    if p["sent"] > 0 or m["answered_s"] == 0:
         raise SystemExit("push run %d: pushes not answered as failures: %s" % (i, p))
     time.sleep(7)
     return m
@@ -313,11 +329,12 @@ def push_run(srv, args, accounts, hang, i):
 
 def show(kind, i, m, extra=""):
     p = m["pushes"]
-    print("%-8s run %d: loop busy p50 %6.1f us p99 %7.1f us  turns/s %6.0f  busy %5.1f%%  "
-          "moves/s %6.1f  pushes answered %5.0f (%.1f/s: sent %d gone %d retry %d failed %d)%s"
-          % (kind, i, m["p50"], m["p99"], m["turns_s"], 100 * m["busy"], m["moves_s"],
-             sum(p.values()), m["answered_s"], p["sent"], p["gone"], p["retry"], p["failed"],
-             extra), flush=True)
+    print("%-8s run %d: loop busy p50 %6.1f us p99 %7.1f us  turns/s %4.0f  busy %4.1f%%  "
+          "cpu loop %4.1f%% other threads %4.1f%%  moves/s %5.1f  pushes answered %4.0f "
+          "(%.1f/s: sent %d gone %d retry %d failed %d)%s"
+          % (kind, i, m["p50"], m["p99"], m["turns_s"], 100 * m["busy"], 100 * m["loop_cpu"],
+             100 * m["other_cpu"], m["moves_s"], sum(p.values()), m["answered_s"], p["sent"],
+             p["gone"], p["retry"], p["failed"], extra), flush=True)
 
 
 def main():
@@ -362,14 +379,15 @@ def main():
                 else:
                     runs["push"].append(push_run(srv, args, accounts, hang, i))
         med = {k: {f: statistics.median(r[f] for r in v) for f in
-                   ("p50", "p99", "turns_s", "busy", "moves_s", "answered_s")}
+                   ("p50", "p99", "turns_s", "busy", "loop_cpu", "other_cpu", "moves_s",
+                    "answered_s")}
                for k, v in runs.items()}
         for k in ("baseline", "push"):
             m = med[k]
             print("median %-8s: loop busy p50 %.1f us p99 %.1f us, turns/s %.0f, busy %.1f%%, "
-                  "moves/s %.1f, pushes answered %.1f/s"
-                  % (k, m["p50"], m["p99"], m["turns_s"], 100 * m["busy"], m["moves_s"],
-                     m["answered_s"]))
+                  "cpu loop %.1f%% other threads %.1f%%, moves/s %.1f, pushes answered %.1f/s"
+                  % (k, m["p50"], m["p99"], m["turns_s"], 100 * m["busy"],
+                     100 * m["loop_cpu"], 100 * m["other_cpu"], m["moves_s"], m["answered_s"]))
         ratios = [p["p99"] / b["p99"] if b["p99"] > 0 else float("nan")
                   for b, p in zip(runs["baseline"], runs["push"])]
         print("p99_ratio_push_to_baseline: %.2f (median of the %d pairs' ratios: %s; ratio of "
