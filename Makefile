@@ -14,7 +14,7 @@
 #   mk/deploy.mk   deps, run, install, uninstall, demo
 #   mk/test.mk     test and its suites, test-asan, test-valgrind, test-cluster, the checks
 #   mk/e2e.mk      the browser client in headless Chromium: e2e, screenshots
-#   mk/bench.mk    bench, bench-load, bench-relay, bench-cluster, bench-bots, soak
+#   mk/bench.mk    bench, bench-load, bench-relay, bench-cluster, bench-push, bench-bots, soak
 #   mk/fuzz.mk     fuzz, fuzz-build
 # A target's `## text` on its rule line is its line in `make help` (tests/make/check_help.sh
 # fails when a .PHONY target has none), so a new target documents itself there.

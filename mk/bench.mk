@@ -1,12 +1,12 @@
 # mk/bench.mk: benchmarks. `make bench` runs every entry of BENCH in order: the engine's, then
-# the server's under load (LOAD_RUNS, which is also `make bench-load`).
+# the server's under load (LOAD_RUNS, which is also `make bench-load`; its last, `make bench-push`).
 #
 # Each entry of BENCH is a label; bench_LABEL is its command. To add one:
 #   BENCH += server-moves
 #   bench_server-moves = $(BUILD)/carc-load --moves 100000
 # and add what it needs to BENCH_PREREQS. Pinned to CPU 0 when taskset can do so here.
 
-.PHONY: bench bench-load bench-relay bench-cluster bench-bots soak
+.PHONY: bench bench-load bench-relay bench-cluster bench-push bench-bots soak
 
 PIN := $(shell taskset -c 0 true >/dev/null 2>&1 && echo taskset -c 0)
 BENCH = engine-base engine-all-sets
@@ -67,6 +67,19 @@ CLUSTER_NODES ?= 1,2,3
 LOAD_RUNS += server-load-cluster
 bench_server-load-cluster = deploy/deps.sh && $(INTEGRATION_PYTHON) tests/bench/cluster_load.py \
     --build $(BUILD) --rooms $(CLUSTER_ROOMS) --seconds $(LOAD_SECONDS) --nodes $(CLUSTER_NODES)
+# Last, issue 28's dead push endpoints (tests/bench/push_load.py, tests/bench/README.md): one
+# carcd with storage and accounts, PUSH_RATE failing pushes a second (POST /api/push/test to
+# subscriptions whose endpoints hang or refuse) during a play load of PUSH_ROOMS rooms at
+# PUSH_MOVES moves a second, against the same play load alone, PUSH_RUNS times alternately; the
+# loop's busy p50/p99 from carcd_loop_turn_seconds, moves/s, pushes answered, and the ratio of
+# the p99s. About a minute per pair.
+PUSH_RATE ?= 100
+PUSH_RUNS ?= 3
+PUSH_ROOMS ?= 40
+PUSH_MOVES ?= 200
+LOAD_RUNS += server-push
+bench_server-push = $(INTEGRATION_PYTHON) $(BENCH_DIR)/push_load.py --build $(BUILD) \
+    --pushes $(PUSH_RATE) --runs $(PUSH_RUNS) --rooms $(PUSH_ROOMS) --rate $(PUSH_MOVES)
 BENCH += $(LOAD_RUNS)
 
 BENCH_PREREQS = $(BUILD)/carc-sim $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP)
@@ -83,6 +96,9 @@ bench-relay: $(BUILD)/carc-load $(BUILD)/carcd $(BENCH_NPM_STAMP) ## only the re
 
 bench-cluster: $(BUILD)/carc-load $(BUILD)/carcd ## only the cluster: $(CLUSTER_ROOMS) rooms through HAProxy against 1, 2 and 3 nodes
 	$(bench_server-load-cluster)
+
+bench-push: $(BUILD)/carc-load $(BUILD)/carcd ## only the dead push endpoints: loop busy p99 under $(PUSH_RATE) failing pushes/s against none
+	$(bench_server-push)
 
 $(BENCH_NPM_STAMP): $(BENCH_DIR)/package.json $(BENCH_DIR)/package-lock.json
 	cd $(BENCH_DIR) && $(NPM) ci --no-audit --no-fund --ignore-scripts

@@ -199,6 +199,9 @@ static const struct key keys[] = {
      0, 0,
      "the contact push services see in carcd's VAPID tokens: mailto:ADDRESS or an https:// URL"
      " (mailto:carcd@localhost)"},
+    {"push-tests", K_INT, OFF(push_tests), 0, 0, 1000000,
+     "test notices (POST /api/push/test) an account may ask for in an hour, counted from its"
+     " first; 0: none (6)"},
     {"webhooks", K_ONOFF, OFF(webhooks), 0, 0, 1,
      "on: a signed-in player may give a webhook (POST /api/me/webhook) their notices are posted"
      " to (Discord- and Slack-compatible); off: refused (on)"},
@@ -251,6 +254,7 @@ void config_defaults(struct carcd_config *c)
     strcpy(c->push_contact, "mailto:carcd@localhost");
     c->webhooks = 1;
     c->digest_hour = 7;
+    c->push_tests = 6;
     c->storage_fsync = 1;
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;

@@ -59,6 +59,7 @@ struct carcd_config {
     char outbound_ca_file[1024]; /* "": the system's CAs only */
     int outbound_private;        /* 1: outbound requests may reach private addresses */
     int webhooks;                /* 1: accounts may give a webhook */
+    int push_tests;              /* test notices an account may ask for per hour */
     char webhook_hosts[1000];    /* the hosts webhooks may name; "": any */
     char public_url[512];        /* carcd's address for players, for links; "": none */
     char smtp_url[512];          /* the mail relay; "": no e-mail (may hold a password) */

@@ -568,10 +568,12 @@ static int notify_open(struct server *sv)
     sv->api.vapid = sv->vapid;
     sv->api.webhooks = sv->cfg.webhooks;
     sv->api.webhook_hosts = sv->cfg.webhook_hosts;
+    sv->api.push_tests = sv->cfg.push_tests;
     sv->push = (struct push_sender){sv->outbound, sv->vapid, sv->cfg.push_contact};
     sv->notifier = notifier_new(&sv->loop, &sv->push,
                                 &(struct notifier_ops){push_subs, push_outcome, hook_outcome, sv},
                                 sv->cfg.public_url);
+    sv->api.notifier = sv->notifier;
     sv->lobby->notice = notice;
     sv->lobby->notice_arg = sv;
     if (sv->cfg.smtp_url[0] != '\0') { /* e-mail (notify/mail.h) */
@@ -592,6 +594,7 @@ static int notify_open(struct server *sv)
 static void notify_close(struct server *sv)
 {
     sv->api.vapid = NULL;
+    sv->api.notifier = NULL;
     sv->lobby->notice = NULL;
     notifier_close(sv->notifier);
     sv->api.mail = 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/metrics.h"
 #include "tests.h"
 #include "util/loopstat.h"
 
@@ -158,8 +159,67 @@ START_TEST(test_loop_busy)
      * counted the wait (wall clock alone) would put the median near 5 ms. */
     ck_assert_msg(p50 < 1 * MS, "p50 %llu ns", (unsigned long long)p50);
     ck_assert_uint_ge(ls->busy_total, 20 * MS);
+    /* The fixed buckets saw the same turns: the 20 ms one above 10 ms. */
+    uint64_t n = 0, slow = 0;
+    for (int i = 0; i <= LOOPSTAT_TURN_BOUNDS; i++) {
+        n += ls->turn_le[i];
+        if (i > 0 && loopstat_turn_bounds_ns[i - 1] >= 10 * MS)
+            slow += ls->turn_le[i];
+    }
+    ck_assert_uint_eq(n, ls->iter.count);
+    ck_assert_uint_ge(slow, 1);
     ck_assert_uint_ge(ls->wall_total, ls->busy_total + (TICKS - 4) * 4 * MS);
     loopstat_stop(ls); /* a second stop does nothing */
+    free(ls);
+}
+END_TEST
+
+/* The fixed buckets of carcd_loop_turn_seconds: a value on a bound counts in
+ * that bound's bucket (Prometheus' le), one just above in the next; above 1 s
+ * in the last; the exposition gives them cumulative, with the sum and count. */
+START_TEST(test_turn_buckets)
+{
+    struct loopstat *ls = calloc(1, sizeof *ls);
+    ck_assert_ptr_nonnull(ls);
+    ck_assert_uint_eq(loopstat_turn_bounds_ns[0], 50 * US);
+    ck_assert_uint_eq(loopstat_turn_bounds_ns[LOOPSTAT_TURN_BOUNDS - 1], 1000 * MS);
+    for (int i = 1; i < LOOPSTAT_TURN_BOUNDS; i++)
+        ck_assert_uint_lt(loopstat_turn_bounds_ns[i - 1], loopstat_turn_bounds_ns[i]);
+    loopstat_turn_add(ls, 0);           /* le 50 us */
+    loopstat_turn_add(ls, 50 * US);     /* le 50 us: on the bound */
+    loopstat_turn_add(ls, 50 * US + 1); /* le 100 us */
+    loopstat_turn_add(ls, 20 * MS);     /* le 25 ms */
+    loopstat_turn_add(ls, 1000 * MS);   /* le 1 s */
+    loopstat_turn_add(ls, 3000 * MS);   /* above every bound */
+    ck_assert_uint_eq(ls->turn_le[0], 2);
+    ck_assert_uint_eq(ls->turn_le[1], 1);
+    ck_assert_uint_eq(ls->turn_le[11], 1); /* 25 ms */
+    ck_assert_uint_eq(ls->turn_le[LOOPSTAT_TURN_BOUNDS - 1], 1);
+    ck_assert_uint_eq(ls->turn_le[LOOPSTAT_TURN_BOUNDS], 1);
+    uint64_t n = 0;
+    for (int i = 0; i <= LOOPSTAT_TURN_BOUNDS; i++)
+        n += ls->turn_le[i];
+    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(ls->iter.count, 6);
+    ck_assert_uint_eq(ls->busy_total, 100 * US + 1 + 4020 * MS);
+
+    char *text = metrics_exposition(NULL, ls);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(strstr(text, "# TYPE carcd_loop_turn_seconds histogram\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"5e-05\"} 2\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"0.0001\"} 3\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"0.01\"} 3\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"0.025\"} 4\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"1\"} 5\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_bucket{le=\"+Inf\"} 6\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_count 6\n"));
+    ck_assert_ptr_nonnull(strstr(text, "carcd_loop_turn_seconds_sum 4.020100001\n"));
+    free(text);
+    /* Without the loop's figures the family is left out, as the others of the loop. */
+    text = metrics_exposition(NULL, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_null(strstr(text, "carcd_loop_turn_seconds"));
+    free(text);
     free(ls);
 }
 END_TEST
@@ -189,6 +249,7 @@ Suite *suite_loopstat(void)
     tcase_add_test(tc, test_hist_single);
     tcase_add_test(tc, test_hist_error_bound);
     tcase_add_test(tc, test_json);
+    tcase_add_test(tc, test_turn_buckets);
     suite_add_tcase(s, tc);
     tc = tcase_create("loop");
     tcase_add_test(tc, test_loop_busy);

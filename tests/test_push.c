@@ -206,6 +206,48 @@ START_TEST(subscriptions_refused)
 }
 END_TEST
 
+/* A stored subscription is decoded on the loop without the curve check
+ * (push_subscription_decode: OpenSSL's check cost ~100 us a subscription of
+ * every notice); a point off the curve is caught by the encryption, off the
+ * loop, and answered gone without a request. */
+START_TEST(decoded_point_checked_off_loop)
+{
+    struct push_subscription sub;
+    const char *why = NULL;
+    char endpoint[128], off[128];
+    snprintf(endpoint, sizeof endpoint, "https://127.0.0.1:%d/push/offcurve", srv.port);
+    snprintf(off, sizeof off, "%s", p256dh);
+    off[40] = off[40] == 'A' ? 'B' : 'A'; /* almost surely off the curve */
+    ck_assert_int_eq(push_subscription_make(endpoint, off, auth, &sub, &why), -1);
+    ck_assert_int_eq(push_subscription_decode(endpoint, off, auth, &sub, &why), 0);
+    /* Everything else is checked as push_subscription_make does. */
+    ck_assert_int_eq(push_subscription_decode("http://h/p", p256dh, auth, &sub, &why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "endpoint"));
+    ck_assert_int_eq(push_subscription_decode(endpoint, "AAAA", auth, &sub, &why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "p256dh"));
+    ck_assert_int_eq(push_subscription_decode(endpoint, p256dh, "AAAA", &sub, &why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "auth"));
+    ck_assert_int_eq(push_subscription_decode(endpoint, off, auth, &sub, &why), 0);
+    struct got g = {0};
+    ck_assert_int_eq(push_send(&sender, &sub, "x", 1, 60, NULL, on_result, &g), 0);
+    while (g.n == 0)
+        uv_run(&loop, UV_RUN_ONCE);
+    ck_assert_int_eq(g.r.outcome, PUSH_GONE);
+    ck_assert_int_eq(g.r.error, WEBPUSH_E_KEY);
+    ck_assert_int_eq(g.r.status, 0);
+    /* A good one decoded so is delivered as one made (the service got nothing before). */
+    ck_assert_ptr_null(strstr(log_read(), "offcurve"));
+    snprintf(endpoint, sizeof endpoint, "https://127.0.0.1:%d/push/decoded", srv.port);
+    ck_assert_int_eq(push_subscription_decode(endpoint, p256dh, auth, &sub, &why), 0);
+    g.n = 0;
+    ck_assert_int_eq(push_send(&sender, &sub, "y", 1, 60, NULL, on_result, &g), 0);
+    while (g.n == 0)
+        uv_run(&loop, UV_RUN_ONCE);
+    ck_assert_int_eq(g.r.outcome, PUSH_SENT);
+    ck_assert_ptr_nonnull(strstr(log_read(), "\"path\": \"/push/decoded\""));
+}
+END_TEST
+
 /* ---- the notices' payloads (notifier.h; PROTOCOL.md "Notifications") ---- */
 
 static struct notifier_notice notice_of(int kind)
@@ -266,6 +308,7 @@ Suite *suite_push(void)
     tcase_add_test(tc, delivered_verified_and_decrypted);
     tcase_add_test(tc, answers_sorted);
     tcase_add_test(tc, subscriptions_refused);
+    tcase_add_test(tc, decoded_point_checked_off_loop);
     suite_add_tcase(s, tc);
     TCase *pl = tcase_create("payloads");
     tcase_add_test(pl, payloads_as_documented);

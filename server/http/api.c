@@ -9,6 +9,7 @@
 #include "game/lobby.h"
 #include "http/admin.h"
 #include "msg.h"
+#include "players/attempts.h"
 #include "replay_json.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -33,6 +34,8 @@ void api_fini(struct api *a)
     free(a->tiles);
     a->tiles = NULL;
     webroot_free(&a->web);
+    attempts_free(a->push_tested);
+    a->push_tested = NULL;
 }
 
 void api_reply_free(struct api_reply *r)

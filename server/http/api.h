@@ -58,6 +58,8 @@ typedef void (*api_ready_cb)(struct api_reply *r, void *arg);
 
 struct vapid;
 struct accounts_result;
+struct notifier;
+struct attempts;
 
 struct api {
     const struct lobby *lobby;
@@ -94,6 +96,13 @@ struct api {
      * (no accounts, or vacation-days 0); a change is told to claim_lobby's
      * rooms. */
     int vacations;
+    /* POST /api/push/test (push_routes.c): the notifier that sends the test
+     * notices (NULL: 503 busy, as while closing), how many an account may ask
+     * for in an hour (push_tests: 0 none), and their count per account, made
+     * at the first test (players/attempts.h; freed by api_fini). */
+    struct notifier *notifier;
+    int push_tests;
+    struct attempts *push_tested;
 };
 
 struct api_reply {

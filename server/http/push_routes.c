@@ -4,6 +4,7 @@
  *                                   PushManager.subscribe's applicationServerKey takes it
  *   POST   /api/push/subscriptions  the browser's PushSubscription, kept for the account
  *   DELETE /api/push/subscriptions  {"endpoint"}: that subscription removed
+ *   POST   /api/push/test           a test notice to each of the account's subscriptions
  *   GET    /api/me/webhook          {"url"}: the account's webhook, null for none
  *   POST   /api/me/webhook          {"url"}: set (https; a host webhook-hosts allows)
  *   DELETE /api/me/webhook          removed
@@ -14,18 +15,24 @@
  * checked (notify/push.h), the session cookie, then the session looked up on
  * the pool and X-CSRF-Token compared with its CSRF token; only then is the
  * subscription stored or removed (a second request of the accounts service).
- * Deferred twice; no-store. Without push (no VAPID key: storage off) every
+ * Deferred twice; no-store. A test is checked the same way, then counted
+ * against the account's push-tests an hour (429 past them), then the
+ * subscriptions read (the accounts service again) and handed to the
+ * notifier, which sends them off the loop. Without push (no VAPID key: storage off) every
  * route answers 404 push_off. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <uv.h>
 
 #include "http/api.h"
 #include "json_str.h"
+#include "notify/notifier.h"
 #include "notify/push.h"
 #include "notify/vapid.h"
 #include "players/accounts.h"
+#include "players/attempts.h"
 #include "players/token.h"
 #include "push_json.h"
 #include "util/mem.h"
@@ -38,6 +45,7 @@ struct push_call {
     int https;
     int subscribe; /* 1: POST, 0: DELETE */
     int hook;      /* /api/me/webhook: 1 POST, 2 DELETE, 3 GET */
+    int test;      /* POST /api/push/test */
     char token[TOKEN_LEN + 1];
     char csrf[TOKEN_LEN + 1];
     struct accounts_push_sub sub;
@@ -89,12 +97,80 @@ static void on_done(void *arg, const struct accounts_result *r)
     api_reply_ready(out);
 }
 
+/* The account's subscriptions, read for a test: to the notifier. */
+static void on_test_subs(void *arg, const struct accounts_result *r)
+{
+    struct push_call *c = arg;
+    struct api_reply *out = c->out;
+    c->req = NULL;
+    struct notifier_sub subs[NOTIFIER_SUBS];
+    int n = 0;
+    for (int i = 0; r->status == 0 && r->push != NULL && i < r->push->n && n < NOTIFIER_SUBS;
+         i++, n++) {
+        snprintf(subs[n].endpoint, sizeof subs[n].endpoint, "%s", r->push->subs[i].endpoint);
+        snprintf(subs[n].p256dh, sizeof subs[n].p256dh, "%s", r->push->subs[i].p256dh);
+        snprintf(subs[n].auth, sizeof subs[n].auth, "%s", r->push->subs[i].auth);
+    }
+    int sent = 0;
+    if (r->status != 0) {
+        api_reply_json_error(out, 503, "storage_error", "the accounts database failed; retry");
+    } else if (c->a->notifier == NULL) {
+        api_reply_json_error(out, 503, "busy", "the server is stopping; retry");
+    } else if ((sent = notifier_test_send(c->a->notifier, subs, n)) == 0) {
+        api_reply_json_error(out, 404, "no_subscription",
+                             "this account has no push subscription to test");
+    } else {
+        char *json = mem_alloc(32);
+        snprintf(json, 32, "{\"pushes\":%d}", sent);
+        api_reply_json(out, 202, json, NULL);
+    }
+    call_free(c);
+    api_reply_ready(out);
+}
+
+/* A test of r's account counted against push-tests: 0, or -1 with the
+ * answer (429 rate_limited with its Retry-After) written. */
+static int test_count(struct api *a, const struct accounts_result *r, struct api_reply *out)
+{
+    if (a->push_tests <= 0) {
+        api_reply_json_error(out, 403, "push_tests_off", "this server sends no test notices");
+        return -1;
+    }
+    /* 1024 accounts remembered (attempts.h: past that, the oldest window gives way). */
+    if (a->push_tested == NULL)
+        a->push_tested = attempts_new(1024, a->push_tests, 3600 * 1000);
+    if (a->push_tested == NULL) { /* not reached: the accounts service set up its hash key */
+        api_reply_json_error(out, 503, "busy", "retry");
+        return -1;
+    }
+    char key[32];
+    snprintf(key, sizeof key, "%lld", r->account);
+    int64_t now = (int64_t)(uv_hrtime() / 1000000); /* a window's length: monotonic */
+    int64_t wait = attempts_wait_ms(a->push_tested, key, now);
+    if (wait > 0) {
+        out->retry_after = (wait + 999) / 1000;
+        api_reply_json_error(out, 429, "rate_limited", "too many test notices: wait and retry");
+        return -1;
+    }
+    attempts_fail(a->push_tested, key, now); /* a try counted, whatever comes of it */
+    return 0;
+}
+
 static void on_session(void *arg, const struct accounts_result *r)
 {
     struct push_call *c = arg;
     struct api_reply *out = c->out;
     c->req = NULL;
-    if (api_session_check(r, c->csrf, c->https, out) == 0) {
+    if (api_session_check(r, c->csrf, c->https, out) != 0) {
+        /* the answer is written */
+    } else if (c->test) {
+        if (test_count(c->a, r, out) == 0) {
+            c->req = accounts_push_list(c->a->accounts, r->account, on_test_subs, c);
+            if (c->req != NULL)
+                return;
+            api_reply_json_error(out, 503, "busy", "too many account requests; retry");
+        }
+    } else {
         struct accounts *ac = c->a->accounts;
         c->req = c->hook == 1   ? accounts_webhook_put(ac, c->token, c->sub.endpoint, on_done, c)
                  : c->hook == 2 ? accounts_webhook_delete(ac, c->token, on_done, c)
@@ -263,7 +339,8 @@ int api_push_route(struct api *a, const struct api_request *rq, struct api_reply
     if (strcmp(rq->path, "/api/me/webhook") == 0)
         return hook_route(a, rq, out);
     int key = strcmp(rq->path, "/api/push/key") == 0;
-    if (!key && strcmp(rq->path, "/api/push/subscriptions") != 0)
+    int test = strcmp(rq->path, "/api/push/test") == 0;
+    if (!key && !test && strcmp(rq->path, "/api/push/subscriptions") != 0)
         return 0;
     if (a->vapid == NULL || a->accounts == NULL) {
         api_reply_json_error(out, 404, "push_off",
@@ -275,7 +352,7 @@ int api_push_route(struct api *a, const struct api_request *rq, struct api_reply
         return 1;
     }
     int post = strcmp(rq->method, "POST") == 0;
-    if (!post && strcmp(rq->method, "DELETE") != 0) {
+    if (!post && (test || strcmp(rq->method, "DELETE") != 0)) {
         api_reply_json_error(out, 405, "method", "method not allowed on this route");
         return 1;
     }
@@ -289,7 +366,8 @@ int api_push_route(struct api *a, const struct api_request *rq, struct api_reply
     c->out = out;
     c->https = rq->https;
     c->subscribe = post;
-    if (body_read(rq, c, out) != 0) {
+    c->test = test;
+    if (!test && body_read(rq, c, out) != 0) {
         call_free(c);
         return 1;
     }

@@ -212,7 +212,7 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
     for (int i = 0; i < count; i++) {
         struct push_subscription sub;
         const char *why = NULL;
-        if (push_subscription_make(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
+        if (push_subscription_decode(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
             0) {
             /* stored before a stricter check: it can never be sent */
             if (n->ops.outcome != NULL)
@@ -225,6 +225,32 @@ void notifier_subs_answer(struct notifier_ask *a, const struct notifier_sub *sub
         memcpy(j->payload, a->payload, a->len + 1);
         job_send(j);
     }
+}
+
+int notifier_test_send(struct notifier *n, const struct notifier_sub *subs, int count)
+{
+    static const char payload[] = "{\"v\":1,\"type\":\"test\",\"url\":\"/\","
+                                  "\"title\":\"Test notification\","
+                                  "\"body\":\"Notifications from carcd reach this device\"}";
+    int sent = 0;
+    for (int i = 0; i < count && !n->closed; i++) {
+        struct push_subscription sub;
+        const char *why = NULL;
+        if (push_subscription_decode(subs[i].endpoint, subs[i].p256dh, subs[i].auth, &sub, &why) !=
+            0) {
+            if (n->ops.outcome != NULL)
+                n->ops.outcome(n->ops.arg, subs[i].endpoint, NOTIFIER_GONE);
+            continue;
+        }
+        struct job *j = job_new(n);
+        j->sub = sub;
+        j->len = sizeof payload - 1;
+        memcpy(j->payload, payload, sizeof payload);
+        j->attempt = ATTEMPTS - 1; /* its one try is the last: on_result retries nothing */
+        job_send(j);
+        sent++;
+    }
+    return sent;
 }
 
 #define HOUR_MS 3600000LL

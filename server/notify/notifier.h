@@ -87,6 +87,13 @@ void notifier_notice_send(struct notifier *n, const struct notifier_notice *t);
  * the push payload}. */
 void notifier_subs_answer(struct notifier_ask *ask, const struct notifier_sub *subs, int n,
                           const char *webhook);
+/* A test notice (PROTOCOL.md "Notifications", type "test"), which a player
+ * asks for to see that notifications reach their devices: pushed to each of
+ * subs (the account's, read by the caller) once, without the retries, since
+ * the player is looking now; what came of each goes to ops.outcome as for
+ * any push. No webhook post. Returns the pushes sent (a subscription that
+ * can never be sent is dropped through ops.outcome instead). */
+int notifier_test_send(struct notifier *n, const struct notifier_sub *subs, int count);
 /* The payload of t as PROTOCOL.md "Notifications" gives it, into out (size
  * bytes): its length, or -1 when it does not fit. For tests too. */
 int notifier_payload(const struct notifier_notice *t, char *out, size_t size);

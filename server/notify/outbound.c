@@ -57,6 +57,7 @@ struct outbound {
     char *ua;
     X509 *ca[CA_MAX];
     int nca;
+    int bundle_only; /* the system's CAs from libcurl's bundle alone, cached (outbound_new) */
     /* the caller's loop */
     uv_loop_t *main;
     uv_async_t back;
@@ -115,9 +116,16 @@ static void finish(struct outbound *o, struct req *r)
     r->res.body = r->resp != NULL ? r->resp : "";
     r->res.body_len = r->resp_len;
     uv_mutex_lock(&o->mu);
+    /* Woken once per batch: on_back takes every answer queued. Fewer sends
+     * matter beyond the syscall: libuv 1.44's loop spins (sched_yield) on an
+     * async handle another thread is half-way through sending, so a sender
+     * preempted there holds the caller's loop turn (perf under make
+     * bench-push). */
+    int wake = o->out_head == NULL;
     push(&o->out_head, &o->out_tail, r);
     uv_mutex_unlock(&o->mu);
-    uv_async_send(&o->back);
+    if (wake)
+        uv_async_send(&o->back);
 }
 
 static void running_unlink(struct outbound *o, struct req *r)
@@ -407,6 +415,8 @@ static int start(struct outbound *o, struct req *r)
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
         curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
     }
+    if (o->bundle_only)
+        curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
     if (o->nca > 0) {
         curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
         curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, o);
@@ -571,8 +581,17 @@ struct outbound *outbound_new(uv_loop_t *loop, const struct outbound_config *cfg
         outbound_free(o);
         return NULL;
     }
-    if (!(curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_ASYNCHDNS))
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (!(v->features & CURL_VERSION_ASYNCHDNS))
         log_warn("libcurl resolves names synchronously: a slow DNS holds every outbound request");
+    /* libcurl keeps one CA store per multi handle for a day (CURLOPT_CA_CACHE_TIMEOUT)
+     * only when no CA directory is set, and Debian's has both a bundle and a directory
+     * (/etc/ssl/certs) by default: every TLS connection parsed the whole bundle again,
+     * milliseconds of CPU per try that a dead push endpoint made carcd spend 100 times a
+     * second beside its loop (tests/bench/README.md "Dead push endpoints"). The bundle
+     * holds the directory's certificates: with a bundle, the directory is left out. */
+    o->bundle_only = v->version_num >= 0x075700 && v->cainfo != NULL && v->cainfo[0] != '\0' &&
+                     v->capath != NULL;
     o->multi = curl_multi_init();
     if (o->multi == NULL || uv_loop_init(&o->loop) != 0) {
         snprintf(err, errlen, "libcurl or libuv could not start the outbound client");

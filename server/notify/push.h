@@ -33,6 +33,17 @@ struct push_subscription {
 int push_subscription_make(const char *endpoint, const char *p256dh, const char *auth,
                            struct push_subscription *out, const char **why);
 
+/* The same for a subscription push_subscription_make accepted before (one
+ * read from the store), on the hot path of every notice: everything but the
+ * check that p256dh is on the curve, which costs OpenSSL ~100 us of the
+ * loop's time per subscription (measured: tests/bench/README.md "Dead push
+ * endpoints") while a base64url decode costs ~1 us. A point that is not on
+ * the curve is still caught, off the loop, when push_send's encryption needs
+ * it: that push is answered PUSH_GONE (error WEBPUSH_E_KEY) without being
+ * sent. */
+int push_subscription_decode(const char *endpoint, const char *p256dh, const char *auth,
+                             struct push_subscription *out, const char **why);
+
 /* The origin of an endpoint ("https://host[:port]"), the audience of its
  * VAPID token, into out: 0, or -1 when it does not fit. */
 int push_origin(const char *endpoint, char *out, size_t size);
@@ -41,7 +52,8 @@ int push_origin(const char *endpoint, char *out, size_t size);
 enum push_outcome {
     PUSH_SENT = 0, /* 2xx: the push service took it */
     PUSH_GONE,     /* 404 or 410: the subscription has expired or was removed, or its
-                      endpoint is at a private address (OUTBOUND_E_PRIVATE): drop it */
+                      endpoint is at a private address (OUTBOUND_E_PRIVATE), or its p256dh
+                      is not a P-256 point (WEBPUSH_E_KEY): drop it */
     PUSH_RETRY,    /* 429, 5xx, or no answer (timeout, connection, TLS): later, with
                       backoff (retry_after_s when the service gave one) */
     PUSH_FAILED    /* any other answer (400, 403: another key, 413...): not again as is */

@@ -95,6 +95,22 @@ uint64_t loopstat_hist_quantile(const struct loopstat_hist *h, double q)
     return h->max; /* not reached: the counts add up to count */
 }
 
+const uint64_t loopstat_turn_bounds_ns[LOOPSTAT_TURN_BOUNDS] = {
+    50000,   100000,   200000,   300000,   500000,    750000,    1000000,   2000000,   3000000,
+    5000000, 10000000, 25000000, 50000000, 100000000, 250000000, 500000000, 1000000000};
+
+void loopstat_turn_add(struct loopstat *ls, uint64_t ns)
+{
+    loopstat_hist_add(&ls->iter, ns);
+    ls->busy_total += ns;
+    /* Prometheus' le: the first bound at or above ns. 17 compares at most,
+     * once per turn. */
+    int i = 0;
+    while (i < LOOPSTAT_TURN_BOUNDS && ns > loopstat_turn_bounds_ns[i])
+        i++;
+    ls->turn_le[i]++;
+}
+
 static void on_prepare(uv_prepare_t *p)
 {
     struct loopstat *ls = p->data;
@@ -102,8 +118,7 @@ static void on_prepare(uv_prepare_t *p)
     if (ls->primed) {
         uint64_t dw = wall - ls->last_wall, di = idle - ls->last_idle;
         uint64_t busy = dw > di ? dw - di : 0; /* the clocks are read apart: never negative */
-        loopstat_hist_add(&ls->iter, busy);
-        ls->busy_total += busy;
+        loopstat_turn_add(ls, busy);
         ls->wall_total += dw;
     }
     ls->last_wall = wall;
@@ -116,6 +131,7 @@ int loopstat_start(struct loopstat *ls, uv_loop_t *loop)
     /* Reset the loop's side only: storage may have added to its histograms
      * already (they start zeroed with ls, a static or calloc'd struct). */
     memset(&ls->iter, 0, sizeof ls->iter);
+    memset(ls->turn_le, 0, sizeof ls->turn_le);
     ls->loop = loop;
     ls->last_wall = ls->last_idle = ls->busy_total = ls->wall_total = 0;
     ls->primed = ls->running = 0;

@@ -33,8 +33,19 @@ struct loopstat_hist {
     uint64_t sum; /* ns */
 };
 
+/* The same busy times in fixed buckets, for a Prometheus histogram
+ * (carcd_loop_turn_seconds) from which a p99 over any window is the
+ * difference of two scrapes: the bounds in ns, ascending, from 50 us (an idle
+ * turn: a timer, one message) to 1 s (a stall). */
+#define LOOPSTAT_TURN_BOUNDS 17
+extern const uint64_t loopstat_turn_bounds_ns[LOOPSTAT_TURN_BOUNDS];
+
 struct loopstat {
-    struct loopstat_hist iter;         /* busy ns of each loop turn (loopstat.c) */
+    struct loopstat_hist iter; /* busy ns of each loop turn (loopstat.c) */
+    /* iter again in loopstat_turn_bounds_ns' buckets, not cumulative: turn_le[i]
+     * counts the turns above bound i - 1 and at most bound i, the last those
+     * above every bound. Their sum is iter.count, their busy time busy_total. */
+    uint64_t turn_le[LOOPSTAT_TURN_BOUNDS + 1];
     struct loopstat_hist store_loop;   /* storage work done on the loop (store.c fills it) */
     struct loopstat_hist store_commit; /* one batch's commit on the thread pool (store.c) */
     uv_prepare_t prep;
@@ -52,6 +63,11 @@ void loopstat_hist_add(struct loopstat_hist *h, uint64_t ns);
  * the ceil(q * count)-th smallest value, never above the max. 0 when empty.
  * q = 1 is the max. */
 uint64_t loopstat_hist_quantile(const struct loopstat_hist *h, double q);
+
+/* Count one loop turn that was busy ns nanoseconds: iter, turn_le and
+ * busy_total (the prepare callback does it for every measured turn; tests
+ * may too). */
+void loopstat_turn_add(struct loopstat *ls, uint64_t ns);
 
 /* Start measuring loop's turns (ls zeroed beforehand: static or calloc'd; the
  * loop figures are reset here, store_loop and store_commit are left as they

@@ -148,13 +148,24 @@ class PushRoutes(unittest.TestCase):
         s, _, doc = call(srv, "GET", path, cookie=token, origin=False)
         self.assertEqual(s, 405, doc)
 
+    def test_push_tests_off(self):
+        if self.pg is not None:
+            return
+        srv = self.start({"push-tests": 0})
+        token, csrf = self.signup(srv, "Tof%d" % (int(time.time() * 1000) % 100000))
+        s, _, doc = call(srv, "POST", "/api/push/test", cookie=token,
+                         headers={"X-CSRF-Token": csrf})
+        self.assertEqual((s, doc["error"]), (403, "push_tests_off"), doc)
+
     def test_push_off_without_storage(self):
         if self.pg is not None:
             return  # no storage is no storage: once is enough
         srv = self.start({"storage": "off"})
-        for method, path in (("GET", "/api/push/key"), ("POST", "/api/push/subscriptions")):
-            s, _, doc = call(srv, method, path, subscription("https://x/y") if method == "POST"
-                             else None, origin=method == "POST")
+        for method, path in (("GET", "/api/push/key"), ("POST", "/api/push/subscriptions"),
+                             ("POST", "/api/push/test")):
+            s, _, doc = call(srv, method, path, subscription("https://x/y")
+                             if path == "/api/push/subscriptions" else None,
+                             origin=method == "POST")
             self.assertEqual((s, doc["error"]), (404, "push_off"), (method, doc))
 
 
@@ -211,7 +222,8 @@ class PushDelivery(unittest.TestCase):
                                            "push-contact": "mailto:ops@carcd.test",
                                            "bot-pace-ms": 1500,
                                            "takeover-grace": 600,
-                                           "bots-alone-grace": 600})).start()
+                                           "bots-alone-grace": 600,
+                                           "push-tests": 2})).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -220,6 +232,46 @@ class PushDelivery(unittest.TestCase):
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     signup = PushRoutes.signup
+
+    def test_test_notice(self):
+        """POST /api/push/test: the documented `test` payload to each of the account's
+        subscriptions, verified and decrypted as a browser would; the route's checks, and the
+        account's push-tests an hour (2 here)."""
+        token, csrf = self.signup(self.srv, "Tes%d" % (int(time.time() * 1000) % 100000))
+        path, hd = "/api/push/test", {"X-CSRF-Token": csrf}
+        s, _, doc = call(self.srv, "POST", path)  # a guest
+        self.assertEqual((s, doc["error"]), (401, "not_signed_in"))
+        s, _, doc = call(self.srv, "POST", path, cookie=token)  # no CSRF token
+        self.assertEqual((s, doc["error"]), (403, "csrf"))
+        s, _, doc = call(self.srv, "POST", path, cookie=token, headers=hd, origin=False)
+        self.assertEqual((s, doc["error"]), (403, "origin"))
+        s, _, doc = call(self.srv, "GET", path, cookie=token, origin=False)
+        self.assertEqual((s, doc["error"]), (405, "method"))
+        # No subscription yet: nothing to test (and a try counted).
+        s, _, doc = call(self.srv, "POST", path, cookie=token, headers=hd)
+        self.assertEqual((s, doc["error"]), (404, "no_subscription"), doc)
+        self.subscribe(token, csrf, "tester")
+        s, hd2, doc = call(self.srv, "POST", path, cookie=token, headers=hd)
+        self.assertEqual((s, doc), (202, {"pushes": 1}))
+        self.assertEqual(hd2.get("cache-control"), "no-store")
+        got = self.svc.received("tester")[0]
+        self.assertEqual((got["vapid"], got["error"], got["encoding"]), ("ok", None, "aes128gcm"))
+        _, _, key = call(self.srv, "GET", "/api/push/key", origin=False)
+        self.assertEqual(got["key"], key["key"])
+        self.assertEqual(json.loads(got["payload"]),
+                         {"v": 1, "type": "test", "url": "/", "title": "Test notification",
+                          "body": "Notifications from carcd reach this device"})
+        # The third test within the hour is refused, with when to retry; nothing is sent.
+        s, hd3, doc = call(self.srv, "POST", path, cookie=token, headers=hd)
+        self.assertEqual((s, doc["error"]), (429, "rate_limited"), doc)
+        self.assertGreater(int(hd3["retry-after"]), 3500)
+        self.assertLessEqual(int(hd3["retry-after"]), 3600)
+        time.sleep(0.5)
+        self.assertEqual(len(self.svc.received("tester")), 1)
+        # Another account has a count of its own.
+        t2, c2 = self.signup(self.srv, "Tet%d" % (int(time.time() * 1000) % 100000))
+        s, _, doc = call(self.srv, "POST", path, cookie=t2, headers={"X-CSRF-Token": c2})
+        self.assertEqual((s, doc["error"]), (404, "no_subscription"), doc)
 
     def subscribe(self, token, csrf, name):
         s, _, doc = call(self.srv, "POST", "/api/push/subscriptions",
