@@ -508,9 +508,11 @@ static void notice(void *arg, const struct lobby_notice *t)
     struct server *sv = arg;
     struct notifier_notice nt;
     memset(&nt, 0, sizeof nt);
-    nt.kind = t->kind == ROOM_NOTICE_OVER  ? NOTIFIER_OVER
-              : t->kind == ROOM_NOTICE_LOW ? NOTIFIER_LOW
-                                           : NOTIFIER_TURN;
+    nt.kind = t->kind == ROOM_NOTICE_OVER      ? NOTIFIER_OVER
+              : t->kind == ROOM_NOTICE_LOW     ? NOTIFIER_LOW
+              : t->kind == ROOM_NOTICE_REMATCH ? NOTIFIER_REMATCH
+                                               : NOTIFIER_TURN;
+    nt.from = t->from;
     snprintf(nt.room, sizeof nt.room, "%s", t->room);
     nt.account = t->account;
     nt.seat = t->seat;

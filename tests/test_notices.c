@@ -176,6 +176,37 @@ START_TEST(game_over_with_the_rank)
 }
 END_TEST
 
+/* The host of a finished game offers a rematch: the other player, not
+ * there, hears of it with the new room; the host does not. */
+START_TEST(rematch_to_the_absent)
+{
+    struct fake *a, *b;
+    struct room *r = game(&a, &b);
+    fake_free(b);
+    for (int guard = 0; guard < 200 && r->phase == PROTO_PHASE_PLAYING; guard++) {
+        if (r->game->current == 0) {
+            play_first_legal(a);
+        } else {
+            advance(r->seats[1].autoplay == PROTO_AUTO_NONE ? 20 * 60 * 1000 + 200 : 100);
+            bots_play();
+        }
+    }
+    ck_assert_int_eq(r->phase, PROTO_PHASE_OVER);
+    ck_assert_int_eq(count(ROOM_NOTICE_REMATCH, 8), 0);
+    drain(a);
+    say(a, "\"type\":\"rematch\",\"id\":5");
+    const char *j = expect(a, "joined");
+    ck_assert_int_eq(count(ROOM_NOTICE_REMATCH, 8), 1);
+    ck_assert_int_eq(count(ROOM_NOTICE_REMATCH, 7), 0);
+    const struct lobby_notice *m = last(ROOM_NOTICE_REMATCH);
+    ck_assert_str_eq(m->room, jstr(j, "room"));
+    ck_assert_int_eq(m->seat, 1);
+    ck_assert_int_eq(m->from, 0);
+    ck_assert_int_eq(m->n, 2); /* the finished game's players, its host first */
+    ck_assert_int_ne(m->names[0][0], '\0');
+}
+END_TEST
+
 START_TEST(guests_and_short_turns_hear_nothing)
 {
     ck_assert_int_eq(lobby_test_game(lb, 7, short_deck, SHORT_DECK), 0);
@@ -205,6 +236,7 @@ Suite *suite_notices(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, turn_and_low_time_to_the_absent);
     tcase_add_test(tc, game_over_with_the_rank);
+    tcase_add_test(tc, rematch_to_the_absent);
     tcase_add_test(tc, guests_and_short_turns_hear_nothing);
     suite_add_tcase(s, tc);
     return s;

@@ -292,6 +292,15 @@ START_TEST(payloads_as_documented)
     ck_assert_ptr_nonnull(strstr(text, "\"scores\":[80,95,95]"));
     ck_assert_ptr_nonnull(strstr(text, "you finished 1st with 95 points"));
     ck_assert_ptr_null(strstr(text, "deadline"));
+    t = notice_of(NOTIFIER_REMATCH);
+    t.from = 2;
+    ck_assert_int_gt(notifier_payload(&t, text, sizeof text), 0);
+    ck_assert_str_eq(text, "{\"v\":1,\"type\":\"rematch\",\"room\":\"AB12cd34\","
+                           "\"url\":\"/#room=AB12cd34\",\"seat\":1,\"from\":2,"
+                           "\"players\":[\"Ann\",\"Bj\xc3\xb6rn \\\"B\\\"\",\"Cy\"],"
+                           "\"title\":\"Rematch\",\"body\":\"Cy offers a rematch in room "
+                           "AB12cd34\"}");
+    t = notice_of(NOTIFIER_OVER);
     /* Too small a buffer, or a seat out of range: -1. */
     ck_assert_int_eq(notifier_payload(&t, text, 40), -1);
     t.seat = 3;

@@ -221,19 +221,22 @@ static void room_over(void *arg, const struct room *r)
 }
 
 /* A room's news for seat: a person's seat of an account, with nobody
- * connected on it (and, but for the game's end, no bot standing in), goes to
- * the notice hook. */
-static void room_notice(void *arg, const struct room *r, int seat, int kind)
+ * connected on it (and, but for the game's end or a rematch, no bot
+ * standing in), goes to the notice hook. A rematch's notice names the new
+ * room (to) and the seat that offers it (from). */
+static void notice_send(struct lobby *lb, const struct room *r, int seat, int kind, const char *to,
+                        int from)
 {
-    struct lobby *lb = arg;
     const struct room_seat *s = &r->seats[seat];
+    int ended = kind == ROOM_NOTICE_OVER || kind == ROOM_NOTICE_REMATCH;
     if (lb->notice == NULL || s->bot || s->account <= 0 || s->s != NULL ||
-        (kind != ROOM_NOTICE_OVER && (s->autoplay != PROTO_AUTO_NONE || s->forfeited)))
+        (!ended && (s->autoplay != PROTO_AUTO_NONE || s->forfeited)))
         return;
     struct lobby_notice t;
     memset(&t, 0, sizeof t);
     t.kind = kind;
-    snprintf(t.room, sizeof t.room, "%s", r->id);
+    snprintf(t.room, sizeof t.room, "%s", to != NULL ? to : r->id);
+    t.from = from;
     t.account = s->account;
     t.seat = seat;
     long long deadline = turn_deadline(r); /* the mover's; nobody else's clock runs */
@@ -248,6 +251,18 @@ static void room_notice(void *arg, const struct room *r, int seat, int kind)
     for (int i = 0; i < t.n; i++)
         t.rank += t.scores[i] > t.scores[seat];
     lb->notice(lb->notice_arg, &t);
+}
+
+static void room_notice(void *arg, const struct room *r, int seat, int kind)
+{
+    notice_send(arg, r, seat, kind, NULL, -1);
+}
+
+void lobby__rematch_notices(struct lobby *lb, const struct room *old, int host, const char *id)
+{
+    for (int i = 0; i < old->nseats; i++)
+        if (i != host && old->seats[i].taken)
+            notice_send(lb, old, i, ROOM_NOTICE_REMATCH, id, host);
 }
 
 /* The room's vacation hook: to the lobby's, or no vacation at once. */

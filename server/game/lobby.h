@@ -28,13 +28,15 @@ struct tz_db;
 /* Something a person who is not there should hear of: plain data for the
  * notice hook (the notifications). */
 struct lobby_notice {
-    int kind; /* enum room_notice: turn, low (time), over (the game) */
+    int kind; /* enum room_notice: turn, low (time), over (the game), rematch */
     char room[PROTO_ROOM_MAX];
     long long account;  /* the seat's account (never 0: guests are not told) */
     int seat;           /* its index in play order */
     long long deadline; /* when its clock runs out (ms since 1970), 0 without a clock */
     int moves;          /* moves played so far: with kind, for deduplication */
     int rank;           /* over: 1 + the seats that scored more (ties share a rank) */
+    int from;           /* rematch: the seat (of the finished game) that offers it; room:
+                           the new room */
     int n;              /* players, in seat order */
     char names[CARC_MAX_PLAYERS][PROTO_NAME_MAX];
     int scores[CARC_MAX_PLAYERS];

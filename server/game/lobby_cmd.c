@@ -205,6 +205,7 @@ static void rematch_create(struct lobby *lb, struct session *s, const struct pro
                 session_send_text(old->seats[i].s, proto_encode_rematch(id, host, i, NULL));
         for (struct session *w = old->spectators; w != NULL; w = w->rnext)
             session_send_text(w, proto_encode_rematch(id, host, -1, NULL));
+        lobby__rematch_notices(lb, old, s->seat, id); /* the players not there */
     }
     if (old != NULL) {
         room_detach(old, s, lb->now);

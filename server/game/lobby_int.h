@@ -36,6 +36,10 @@ void lobby__room_uncount(struct lobby *lb, struct room *r);
  * not), else not. Call after r's phase or members changed; lobby_tick calls
  * it for every room each second (the changes that bypass the lobby). */
 void lobby__room_recount(struct lobby *lb, struct room *r);
+/* The host (seat host) of the finished room old offered a rematch in room
+ * id: each other seat of an account with no connection to old is told
+ * (the notice hook, ROOM_NOTICE_REMATCH). */
+void lobby__rematch_notices(struct lobby *lb, const struct room *old, int host, const char *id);
 /* r's members changed: room_presence (a pause ends at once when someone
  * comes back), then lobby__room_recount. */
 void lobby__presence(struct lobby *lb, struct room *r);

@@ -370,7 +370,7 @@ void room__turn_apply(struct room *r, const struct turn_outcome *o, uint64_t now
 void room__schedule(struct room *r, uint64_t now);
 /* The notice hook told of the seat to move, unless the game is over or that
  * seat is mover's (-1: at the start). */
-enum room_notice { ROOM_NOTICE_TURN = 0, ROOM_NOTICE_LOW, ROOM_NOTICE_OVER };
+enum room_notice { ROOM_NOTICE_TURN = 0, ROOM_NOTICE_LOW, ROOM_NOTICE_OVER, ROOM_NOTICE_REMATCH };
 void room__turn_to(struct room *r, int mover);
 /* The seat to move told when its clock comes to a quarter of the time it had
  * when its turn started (a turn of 20 minutes or more), and to its last hour

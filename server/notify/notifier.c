@@ -306,6 +306,12 @@ static void words(const struct notifier_notice *t, char *title, size_t tsize, ch
                  t->rank >= 1 && t->rank <= 6 ? ord[t->rank] : "", t->scores[t->seat]);
         return;
     }
+    if (t->kind == NOTIFIER_REMATCH) {
+        snprintf(title, tsize, "Rematch");
+        snprintf(body, bsize, "%s offers a rematch in room %s",
+                 t->from >= 0 && t->from < t->n ? t->names[t->from] : "Your opponent", t->room);
+        return;
+    }
     if (t->kind == NOTIFIER_LOW) {
         snprintf(title, tsize, "Your time is running out");
         snprintf(body, bsize, "Room %s: it is your turn and your clock is running low", t->room);
@@ -323,11 +329,11 @@ static void words(const struct notifier_notice *t, char *title, size_t tsize, ch
 
 int notifier_payload(const struct notifier_notice *t, char *out, size_t size)
 {
-    static const char *const type[] = {"your_turn", "time_low", "game_over"};
+    static const char *const type[] = {"your_turn", "time_low", "game_over", "rematch"};
     size_t len = 0;
     char buf[160];
     out[0] = '\0';
-    if (t->kind < 0 || t->kind > NOTIFIER_OVER || t->seat < 0 || t->seat >= t->n)
+    if (t->kind < 0 || t->kind > NOTIFIER_REMATCH || t->seat < 0 || t->seat >= t->n)
         return -1;
     snprintf(buf, sizeof buf, "{\"v\":1,\"type\":\"%s\",\"room\":", type[t->kind]);
     add(out, size, &len, buf);
@@ -338,6 +344,8 @@ int notifier_payload(const struct notifier_notice *t, char *out, size_t size)
     add(out, size, &len, buf);
     if (t->kind == NOTIFIER_OVER)
         snprintf(buf, sizeof buf, ",\"rank\":%d", t->rank);
+    else if (t->kind == NOTIFIER_REMATCH)
+        snprintf(buf, sizeof buf, ",\"from\":%d", t->from);
     else if (t->deadline > 0)
         snprintf(buf, sizeof buf, ",\"deadline\":%lld", t->deadline);
     else

@@ -59,15 +59,16 @@ struct notifier_ops {
 };
 
 /* What a player who has no connection to the room hears of. */
-enum notifier_kind { NOTIFIER_TURN = 0, NOTIFIER_LOW, NOTIFIER_OVER };
+enum notifier_kind { NOTIFIER_TURN = 0, NOTIFIER_LOW, NOTIFIER_OVER, NOTIFIER_REMATCH };
 struct notifier_notice {
-    int kind; /* enum notifier_kind: "your_turn", "time_low", "game_over" */
+    int kind; /* enum notifier_kind: "your_turn", "time_low", "game_over", "rematch" */
     char room[NOTIFIER_ROOM_MAX];
     long long account;
     int seat;
     long long deadline; /* ms since 1970 when the seat's clock runs out; 0: no clock */
     int moves;          /* moves played so far (with kind: the same notice is told once) */
     int rank;           /* game_over: the seat's rank, ties sharing one */
+    int from;           /* rematch: the seat offering it (room: the new room) */
     int n;
     char names[NOTIFIER_PLAYERS][NOTIFIER_NAME_MAX];
     int scores[NOTIFIER_PLAYERS];

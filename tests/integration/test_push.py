@@ -323,6 +323,69 @@ class PushDelivery(unittest.TestCase):
         time.sleep(1.5)
         self.assertEqual(len(self.svc.received("ula")), 1)
 
+    def test_game_over_and_rematch_delivered(self):
+        """Bob leaves a game against Ann (a bot plays his seat), Ann plays it to its end: Bob's
+        device gets `game_over` (his rank and the scores, the replay's link); Ann offers a
+        rematch: it gets `rematch` with the new room. Ann, connected, gets neither."""
+        srv = h.Server(dict(CONFIG, **{"outbound-ca-file": self.svc.cert,
+                                       "outbound-private": "on", "bot-pace-ms": 0,
+                                       "bot-think-ms": 50})).start()
+        try:
+            self.run_over_and_rematch(srv)
+        finally:
+            srv.stop()
+
+    def run_over_and_rematch(self, srv):
+        stamp = int(time.time() * 1000) % 100000
+        ann, ann_csrf = self.signup(srv, "Ann%d" % stamp)
+        bob, bob_csrf = self.signup(srv, "Bob%d" % stamp)
+        for token, csrf, name in ((ann, ann_csrf, "over-ann"), (bob, bob_csrf, "over-bob")):
+            s, _, doc = call(srv, "POST", "/api/push/subscriptions",
+                             subscription(self.svc.endpoint(name), self.svc.p256dh,
+                                          self.svc.auth),
+                             cookie=token, headers={"X-CSRF-Token": csrf})
+            self.assertEqual(s, 204, doc)
+        a = h.Client(WithCookie(srv, ann), name="a", timeout=30)
+        b = h.Client(WithCookie(srv, bob), name="b", timeout=30)
+        j = a.request_ok("create", "joined", name="X", seats=2)
+        a.room, a.seat = j["room"], j["seat"]
+        a.wait_type("state")
+        bob_seat = b.request_ok("join", "joined", room=j["room"], name="Y")["seat"]
+        a.send({"v": h.V, "type": "start"})
+        b.wait_doc(lambda d: d["phase"] == "playing")
+        b.request_ok("leave", "left")
+        b.close()
+        rng = random.Random(3)
+        while True:
+            doc = a.wait_doc(lambda d: d["phase"] == "over" or d["current"] == a.seat)
+            if doc["phase"] == "over":
+                break
+            if a.wait_legal() is None:
+                continue
+            self.assertEqual(a.request("play", **h.random_move(rng, a)).get("type"), "ack")
+        got = [json.loads(g["payload"]) for g in self.svc.received("over-bob")]
+        over = [p for p in got if p["type"] == "game_over"]
+        self.assertEqual(len(over), 1, got)
+        p = over[0]
+        scores = [s["score"] for s in doc["seats"]]
+        self.assertEqual((p["room"], p["url"], p["seat"], p["scores"]),
+                         (j["room"], "/#replay=" + j["room"], bob_seat, scores), p)
+        self.assertEqual(p["rank"], 1 + sum(s > scores[bob_seat] for s in scores))
+        r = a.request_ok("rematch", "joined")
+        new = r["room"]
+        self.assertNotEqual(new, j["room"])
+        got = [json.loads(g["payload"]) for g in self.svc.received("over-bob", count=2)]
+        rematch = [p for p in got if p["type"] == "rematch"]
+        self.assertEqual(len(rematch), 1, got)
+        p = rematch[0]
+        self.assertEqual((p["room"], p["url"], p["seat"], p["from"]),
+                         (new, "/#room=" + new, bob_seat, j["seat"]), p)
+        self.assertIn("offers a rematch", p["body"])
+        a.close()
+        time.sleep(0.5)
+        self.assertFalse(os.path.exists(self.svc.log) and any(
+            '"/push/over-ann"' in line for line in open(self.svc.log)), "Ann was there")
+
     def test_gone_subscription_dropped(self):
         name = "Vic%d" % (int(time.time() * 1000) % 100000)
         token, csrf = self.signup(self.srv, name)
