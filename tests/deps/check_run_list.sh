@@ -8,7 +8,7 @@
 #      (test servers, the browser, test frameworks and tools);
 #   2. a package of the run list is not needed: it is neither the -dev package of a library that
 #      `make run` links (-lNAME on its link lines, found with gcc and dpkg -S) nor one of the
-#      few needed otherwise (TOOLCHAIN, RUNTIME below);
+#      few needed otherwise (TOOLCHAIN, RUNTIME below: loaded or read at run time);
 #   3. a library `make run` links comes from a package that is neither in the run list nor a
 #      direct dependency of one (a new library without its -dev package in the list);
 #   4. `make run` would build the test runner, link Check, or ask deploy/deps.sh for more than
@@ -23,8 +23,9 @@ DENY=(chromium 'chromium-*' 'nginx*' 'haproxy*' redis redis-server redis-tools '
       strace 'systemd*' openssl curl gdb playwright)
 # Needed to build, though no link line names them: the commands the build runs.
 TOOLCHAIN=(gcc make pkg-config)
-# Needed to serve, though not linked: libwebsockets loads its libuv glue at run time.
-RUNTIME=(libwebsockets-evlib-uv)
+# Needed to serve, though not linked: libwebsockets loads its libuv glue at run time, and
+# server/util/tz.c reads the tz database's files (zoneinfo-dir) at start.
+RUNTIME=(libwebsockets-evlib-uv tzdata)
 
 fail=0
 bad() { echo "check_run_list: FAIL: $*" >&2; fail=1; }
