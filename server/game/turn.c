@@ -79,6 +79,12 @@ void turn_game_start(struct room *r, uint64_t now)
     room__turn_to(r, -1); /* the first mover, if away, is told */
 }
 
+/* The room's time zone (UTC when the server does not know its name). */
+static const struct tz_zone *zone(const struct room *r)
+{
+    return r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC");
+}
+
 /* The part of the wall-clock interval [from, to) that the room's clocks run:
  * all of it, or with weekend_pause what falls outside the room zone's week
  * ends. */
@@ -86,16 +92,7 @@ static long long counted(const struct room *r, long long from, long long to)
 {
     if (to <= from)
         return 0;
-    if (!r->clock.weekend_pause)
-        return to - from;
-    return tz_week_days_ms(r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC"), from, to);
-}
-
-static const struct tz_zone *zone(const struct room *r);
-
-static const struct tz_zone *zone(const struct room *r)
-{
-    return r->tz != NULL ? r->tz : tz_db_find(NULL, "UTC");
+    return r->clock.weekend_pause ? tz_week_days_ms(zone(r), from, to) : to - from;
 }
 
 /* The instant ms of running clock after t. */
