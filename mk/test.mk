@@ -1,7 +1,7 @@
 # mk/test.mk: make test and its suites, the sanitizer and valgrind runs, the cluster, the checks.
 
-.PHONY: test-faults test oracle integration test-asan test-valgrind test-cluster check-layers format \
-        format-check
+.PHONY: test-faults test test-suites oracle integration test-asan test-valgrind test-cluster \
+        check-layers format format-check asan-unit asan-integration
 
 # The build runs after deps in a sub-make, so a fresh machine gets its packages first even
 # under -j. CARC_BUILD tells the tests where the tools they run live. The quick checks of the
@@ -16,9 +16,13 @@ test: deps ## deps, build, quick checks, run $(BUILD)/carc-tests, then make orac
 	tests/make/check_help.sh
 	$(if $(wildcard tests/layers/run.sh),CARC_BUILD=$(BUILD) tests/layers/run.sh)
 	CARC_BUILD=$(BUILD) tests/pg.sh $(BUILD)/carc-tests   # with the store_pg suites (CARC_PG_URL)
-	@$(MAKE) --no-print-directory oracle
-	@$(MAKE) --no-print-directory integration
-	@$(MAKE) --no-print-directory e2e
+	@$(MAKE) --no-print-directory --output-sync=target test-suites
+
+# The long suites after the unit tests. They spend most of their time waiting on servers,
+# browsers and sleeps (a whole `make test` uses a few minutes of CPU in twenty), and each starts
+# its own servers on ephemeral ports and scratch folders, so under `make -jN` they run side by
+# side; --output-sync keeps each one's output in one piece, printed when it ends.
+test-suites: oracle integration e2e ## make test's long suites (oracle, integration, e2e), side by side under -jN
 
 # The engine's scores after every move against tests/gen/score_oracle.py, an independent
 # implementation of RULES.md's scoring (random games in every configuration, the BGA games).
@@ -33,21 +37,28 @@ integration: all ## carcd + real WebSocket clients (tests/integration/run.py)
 ASAN_BUILD := build/asan
 SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# The unit tests and integration run side by side under -jN (as make test's suites: the one is
+# CPU, the other mostly waiting), then the cluster alone (its failover bounds are timed).
 test-asan: deps ## the unit tests, integration and tests/cluster/ with ASan+UBSan, built in $(ASAN_BUILD)/
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) OPT="-O1 -g" SAN="$(SAN_FLAGS)" all
 	@test -n "$(TESTBIN)" || { echo "make test-asan: no tests/*.c to build" >&2; exit 1; }
-	CARC_BUILD=$(ASAN_BUILD) \
-	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	tests/pg.sh ./$(ASAN_BUILD)/carc-tests   # with the PostgreSQL suites, as make test
-	CARC_BUILD=$(ASAN_BUILD) \
-	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(INTEGRATION_PYTHON) tests/integration/run.py
+	@$(MAKE) --no-print-directory --output-sync=target asan-unit asan-integration
 	CARC_BUILD=$(ASAN_BUILD) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(INTEGRATION_PYTHON) tests/cluster/run.py   # failovers under ASan: a node's error fails its case
+
+asan-unit: ## part of make test-asan: the unit tests of the ASan build
+	CARC_BUILD=$(ASAN_BUILD) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	tests/pg.sh ./$(ASAN_BUILD)/carc-tests   # with the PostgreSQL suites, as make test
+
+asan-integration: ## part of make test-asan: integration against the ASan build
+	CARC_BUILD=$(ASAN_BUILD) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(INTEGRATION_PYTHON) tests/integration/run.py
 
 # Not part of CI (slow); CK_FORK=no so valgrind sees the tests themselves.
 test-valgrind: deps ## run the test runner under valgrind (CK_FORK=no)
