@@ -6,11 +6,17 @@
 // server kept: GET /api/me/email fetched from the page (its session cookie).
 // The tests: with e-mail, the account menu has "E-mail", its dialog refuses a bad address with
 // the server's message (nothing stored), saves an address with one box and then both (PUT), and
-// removes it (DELETE); in German too; without smtp-url the item stays hidden (the 404 mail_off).
+// removes it (DELETE); in German too, with an axe audit at the desktop and the phone size (a
+// screenshot $CARC_BUILD/artifacts/email-phone.png); without smtp-url the item stays hidden (the 404 mail_off).
 // emailSuite({browser, test, errors}) adds its tests to run.mjs (E2E_ONLY=email); `node
 // tests/e2e/email.mjs` runs them alone.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { assert, consoleError, launch, startServer } from "./harness.mjs";
+import { BUILD, PHONE, assert, consoleError, launch, startServer } from "./harness.mjs";
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 const MAIL = ["--smtp-url", "smtp://127.0.0.1:9", "--mail-from", "carcd@example.org", "--public-url", "http://127.0.0.1"];
 
@@ -18,7 +24,7 @@ const MAIL = ["--smtp-url", "smtp://127.0.0.1:9", "--mail-from", "carcd@example.
 // error: the answers this suite asks for on purpose (the 400 of a bad address, the 404 mail_off
 // of the server without e-mail) are not counted; any other is.
 async function openPage(browser, label, errors, locale) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: locale || "en-US" });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: locale || "en-US", bypassCSP: true });
   const page = await ctx.newPage();
   page.expected = [];
   page.on("console", (m) => {
@@ -40,6 +46,16 @@ async function signUp(page, url, name) {
   await page.fill("#acct-pw", "an e-mail password");
   await page.click("#acct-submit");
   await page.waitForFunction((n) => document.getElementById("acct-name").textContent === n, name, { timeout: 5000 });
+}
+
+// axe-core (a11y.mjs's audit) on the page as it is now: no serious or critical violation.
+async function audit(page, where) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
+  const res = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
+  });
+  assert(res.length === 0, `${where}:\n       ${res.join("\n       ")}`);
 }
 
 // What the server keeps for the page's account.
@@ -122,7 +138,7 @@ export async function emailSuite({ browser, test, errors }) {
       await page.click("#mail-close");
     });
 
-    await test("[email] the dialog in German; a language change redraws it", async () => {
+    await test("[email] the dialog in German, axe-clean, fits a phone; a language change redraws it", async () => {
       await page.evaluate(() => document.getElementById("mail-dlg").close()); // were it left open by a failure above
       await page.selectOption("#lang-select", "de");
       await openMenu(page);
@@ -132,6 +148,14 @@ export async function emailSuite({ browser, test, errors }) {
       assert((await page.textContent("#mail-h")) === "E-Mail" && (await page.textContent("#mail-save")) === "Speichern", "German: " + (await page.textContent("#mail-dlg")));
       await page.click("#mail-save"); // no address: said in the page, nothing sent
       assert((await page.textContent("#mail-err")) === "Gib eine E-Mail-Adresse ein.", "empty address: " + (await page.textContent("#mail-err")));
+      await audit(page, "the dialog with an error");
+      await page.setViewportSize(PHONE);
+      const wide = await page.evaluate(() => [document.getElementById("mail-dlg").getBoundingClientRect().right, document.documentElement.scrollWidth]);
+      assert(wide[0] <= PHONE.width && wide[1] <= PHONE.width, "the dialog on a phone: " + wide);
+      fs.mkdirSync(path.join(BUILD, "artifacts"), { recursive: true });
+      await page.screenshot({ path: path.join(BUILD, "artifacts", "email-phone.png") }); // for a look
+      await audit(page, "the dialog on a phone");
+      await page.setViewportSize({ width: 1280, height: 800 });
       // the dialog is modal (the header's switcher is inert behind it): the language set as the switcher does
       await page.evaluate(async () => (await import("/js/i18n.js")).setLanguage("en"));
       await page.waitForFunction(() => document.getElementById("mail-err").textContent === "Enter an e-mail address.");
