@@ -724,6 +724,7 @@ async function main() {
     // Web Push, the installable app, the offline shell, the games waiting for you (issue 28): a
     // carcd and a Chromium profile of its own
     await pushSuite({ browser, test, errors: consoleErrors });
+    await (await import("./email.mjs")).emailSuite({ browser, test, errors: consoleErrors }); // e-mail's dialog: carcds of its own (issue 28)
     // the create form's days-per-move presets and their display (issue 28)
     await clocksSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // the board: meeple spots, scale, keyboard, contrast, spectators (issue 26)

@@ -1,7 +1,8 @@
 // account.js: optional accounts over HTTP (PROTOCOL.md "Accounts (HTTP)"): the header's
 // "Sign in" button or, signed in, the account's name with a menu (My games: mygames.js, My
 // profile and Ladder: links to players/NAME and ladder, Notifications: push.js, Vacation:
-// vacation.js (shown when the server has vacations), Sign out,
+// vacation.js (shown when the server has vacations), E-mail: email.js (shown when the server
+// sends e-mail), Sign out,
 // Change password, Delete account), and the dialog #acct-dlg for all four. The session is the server's HttpOnly
 // cookie; the CSRF token of its answers is kept in this module's memory only (GET /api/me gives
 // it again after a reload). A guest plays as before: no account request is made until the page
@@ -99,6 +100,7 @@ function menu(open) {
   $("acct-menu-btn").setAttribute("aria-expanded", String(open));
   if (open) import("./push.js").then((m) => m.showState()); // the Notifications item's state
   if (open) import("./vacation.js").then((m) => m.showState()); // the vacation item (hidden: none)
+  if (open) import("./email.js").then((m) => m.showState()); // the e-mail item (hidden: no mail)
 }
 
 // i18n-keys: acct.err.* acct.password.* acct.delete.* acct.close acct.claim.*
@@ -319,6 +321,10 @@ $("acct-games").addEventListener("click", () => {
 $("acct-vacation").addEventListener("click", () => {
   menu(false);
   import("./vacation.js").then((m) => m.openVacation());
+});
+$("acct-email").addEventListener("click", () => {
+  menu(false);
+  import("./email.js").then((m) => m.openEmail());
 });
 // "Notifications" (push.js): on or off; the menu stays open to show the new state.
 $("acct-push").addEventListener("click", () => import("./push.js").then((m) => m.toggle()));
