@@ -2,8 +2,10 @@
 // #acct-vacation ("Vacation: 12 days left", or "On vacation until DATE") and its dialog, made
 // here on the first open: the days left of the year's allowance, "Take" N days (POST
 // /api/me/vacation {"days": N}) or "End vacation" (DELETE /api/me/vacation). GET
-// /api/me/vacation answers {"days_left", "days_per_year", "year", "until": ms or null}. A server
-// without vacations answers 404: the item stays hidden, and is not asked again in this page.
+// /api/me/vacation answers {"days_left", "days_per_year", "year", "from", "until": ms or null}
+// (PROTOCOL.md "Vacations"; `from` is not shown). A server without vacations (no accounts, or
+// vacation-days = 0) answers 404 vacations_off: the item stays hidden, and is not asked again in
+// this page.
 // Loaded by account.js when the account menu opens.
 // i18n-keys: vac.*
 import { $, app } from "./app.js";
