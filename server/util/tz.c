@@ -422,7 +422,8 @@ struct tz_db *tz_db_load(const char *dir, int *count)
     walk(db, dir != NULL ? dir : TZ_DIR_DEFAULT, "", 0);
     if (count != NULL)
         *count = (int)db->n;
-    qsort(db->zones, db->n, sizeof *db->zones, zone_cmp);
+    if (db->n > 1)
+        qsort(db->zones, db->n, sizeof *db->zones, zone_cmp);
     if (tz_db_find(db, "UTC") == NULL) {
         db_add(db, &utc_zone);
         qsort(db->zones, db->n, sizeof *db->zones, zone_cmp);
@@ -445,8 +446,8 @@ const struct tz_zone *tz_db_find(const struct tz_db *db, const char *name)
     if (db == NULL)
         return strcmp(name, "UTC") == 0 ? &utc_zone : NULL;
     struct tz_zone key;
-    if (snprintf(key.name, sizeof key.name, "%s", name) >= (int)sizeof key.name)
-        return NULL;
+    if (db->n == 0 || snprintf(key.name, sizeof key.name, "%s", name) >= (int)sizeof key.name)
+        return NULL; /* (bsearch and qsort take no NULL array, even empty) */
     const struct tz_zone *z = bsearch(&key, db->zones, db->n, sizeof *db->zones, zone_cmp);
     return z;
 }
