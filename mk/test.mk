@@ -54,10 +54,10 @@ asan-unit: ## part of make test-asan: the unit tests of the ASan build
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	tests/pg.sh ./$(ASAN_BUILD)/carc-tests   # with the PostgreSQL suites, as make test
 
-# The whole run's watchdog (tests/integration/run.py, 600 s by default) is longer here: under
-# ASan, beside the unit tests, the suite runs past ten minutes without any test hanging.
+# The whole run's watchdog (tests/integration/run.py, 1200 s by default) is longer here: under
+# ASan, beside the unit tests, the suite runs near twenty minutes without any test hanging.
 asan-integration: ## part of make test-asan: integration against the ASan build
-	CARC_BUILD=$(ASAN_BUILD) CARC_IT_TIMEOUT=1500 \
+	CARC_BUILD=$(ASAN_BUILD) CARC_IT_TIMEOUT=1800 \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(INTEGRATION_PYTHON) tests/integration/run.py

@@ -39,7 +39,7 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
 def main(argv):
     names = argv or MODULES
     # A hung test must not hang `make test`: dump every thread's stack and exit.
-    faulthandler.dump_traceback_later(float(os.environ.get("CARC_IT_TIMEOUT", "600")), exit=True)
+    faulthandler.dump_traceback_later(float(os.environ.get("CARC_IT_TIMEOUT", "1200")), exit=True)
     loader = unittest.TestLoader()
     suite = unittest.TestSuite(loader.loadTestsFromName(n) for n in names)
     t0 = time.monotonic()
