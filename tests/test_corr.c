@@ -143,6 +143,24 @@ START_TEST(weekend_pause_in_the_room_zone)
 }
 END_TEST
 
+/* A bank clock paused on week ends too: 6 hours from Friday 20:00 in Paris
+ * are 4 that evening and 2 on Monday morning, not a timeout on Saturday. */
+START_TEST(weekend_pause_of_a_bank_clock)
+{
+    wall_set(FRI_1900Z);
+    struct fake *a, *b;
+    struct room *r = corr_game("{\"initial\": 21600, \"increment\": 0, \"on_timeout\": \"skip\","
+                               " \"weekend_pause\": true, \"time_zone\": \"Europe/Paris\"}",
+                               &a, &b);
+    long long start = r->turn_wall;
+    ck_assert_int_eq(turn_deadline(r), start + 2 * DAY_MS + 6 * HOUR_MS);
+    jump(2 * DAY_MS + 5 * HOUR_MS);
+    ck_assert_int_eq(r->game->current, 0);
+    jump(HOUR_MS + 1000);
+    ck_assert_int_eq(r->game->current, 1);
+}
+END_TEST
+
 /* Auckland's week end began on Friday 11:00Z: a game started then has its
  * first hour counted from Monday 00:00 there (Sunday 11:00Z). */
 START_TEST(weekend_pause_across_the_date_line)
@@ -302,6 +320,7 @@ Suite *suite_corr(void)
     tcase_add_test(tc, per_move_gives_every_turn_the_whole_time);
     tcase_add_test(tc, weekend_pause_in_the_room_zone);
     tcase_add_test(tc, weekend_pause_across_the_date_line);
+    tcase_add_test(tc, weekend_pause_of_a_bank_clock);
     tcase_add_test(tc, unknown_zone_refused);
     tcase_add_test(tc, correspondence_never_pauses_alone);
     tcase_add_test(tc, vacation_taken_when_the_clock_runs_out);

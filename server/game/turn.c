@@ -119,9 +119,7 @@ static long long counted_seat(const struct room *r, const struct room_seat *seat
 static long long turn_elapsed(const struct room *r, uint64_t now)
 {
     long long e = r->turn_ms != 0 && now > r->turn_ms ? (long long)(now - r->turn_ms) : 0;
-    if (e <= 0 || r->clock.per_move <= 0)
-        return e;
-    return counted_seat(r, &r->seats[r->game->current], r->turn_wall, r->turn_wall + e);
+    return e > 0 ? counted_seat(r, &r->seats[r->game->current], r->turn_wall, r->turn_wall + e) : 0;
 }
 
 long long turn_used(const struct room *r, uint64_t now)
@@ -150,8 +148,7 @@ long long turn_time_left(const struct room *r, int i, long long wall)
         return -1;
     long long left = r->seats[i].clock_ms;
     if (playing(r) && r->game->current == i && r->turn_ms != 0)
-        left -= r->clock.per_move > 0 ? counted_seat(r, &r->seats[i], r->turn_wall, wall)
-                                      : counted(r, r->turn_wall, wall);
+        left -= counted_seat(r, &r->seats[i], r->turn_wall, wall);
     return left > 0 ? left : 0;
 }
 
