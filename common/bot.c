@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "bot.h"
+#include "bot_int.h"
 
 /* Tuning of the strong level (overridable with -D for experiments). */
 #ifndef BOT_WITH
@@ -25,7 +26,7 @@
 #define BOT_MEEPLE_PCT 50 /* playouts: chance (percent) of trying a meeple at all */
 #endif
 
-#define MAX_OPTIONS (1 + 2 * CARC_MAX_SEGS + CARC_MEEPLES + 1) /* of one placement */
+#define MAX_OPTIONS CARC__BOT_MAX_OPTIONS
 #define SIEGE_SETS ((1u << CARC_SET_BESIEGERS) | (1u << CARC_SET_CATHARS) | (1u << CARC_SET_SIEGE))
 
 static const char *const level_names[CARC_BOT_LEVELS] = {"random", "greedy", "strong"};
@@ -57,7 +58,7 @@ static int stopped(const atomic_int *stop)
 /* Fisher-Yates over the tiles still to draw: the only view of the pile a player has.
  * The pile is put in catalogue order first, so that the result depends on the
  * multiset of the unseen tiles alone, never on their secret order. */
-static void pile_shuffle(struct carc_game *g, struct carc_rng *rng)
+void carc__bot_pile_shuffle(struct carc_game *g, struct carc_rng *rng)
 {
     for (int i = g->deck_pos + 1; i < g->deck_len; i++) /* insertion sort: at most ~115 tiles */
         for (int k = i; k > g->deck_pos && g->deck[k - 1] > g->deck[k]; k--) {
@@ -79,7 +80,7 @@ static int large_allowed(const struct carc_game *g, int p)
 }
 
 /* The knights of g->current (candidates for an escape) into w->knight_*. */
-static void knights_find(struct carc_bot_search *w, const struct carc_game *g)
+void carc__bot_knights_find(struct carc_bot_search *w, const struct carc_game *g)
 {
     w->nknights = 0;
     if (!(g->sets & SIEGE_SETS))
@@ -106,8 +107,8 @@ static void move_base(const struct carc_game *g, const struct carc_placement *pl
 /* Every option of one placement: no meeple, a normal and a large meeple on
  * each free spot (as the supply allows), and without a meeple each escape the
  * engine allows. Fills out (MAX_OPTIONS) and returns the count. */
-static int placement_options(const struct carc_bot_search *w, const struct carc_game *g,
-                             const struct carc_placement *pl, struct carc_move *out)
+int carc__bot_options(const struct carc_bot_search *w, const struct carc_game *g,
+                      const struct carc_placement *pl, struct carc_move *out)
 {
     int n = 0, me = g->current;
     move_base(g, pl, &out[n++]);
@@ -167,7 +168,7 @@ static int choose_random(struct carc_bot_search *w, const struct carc_game *g,
     /* Half the time with a siege set, take a knight back when the engine allows. */
     if (!(g->sets & SIEGE_SETS) || carc_rng_below(&w->rng, 2) == 0)
         return 0;
-    knights_find(w, g);
+    carc__bot_knights_find(w, g);
     struct carc_move esc[CARC_MEEPLES + 1];
     int ne = 0;
     for (int i = 0; i < w->nknights; i++) {
@@ -230,21 +231,21 @@ static void top_insert(struct carc_bot_cand *list, int *n, const struct carc_mov
  * best options with and without a meeple or escape); the greedy choice (ties
  * broken at random) goes to *best either way. Stops early, keeping what it
  * has, when stop is raised. Returns the number of options evaluated. */
-static int options_rank(struct carc_bot_search *w, int keep, const atomic_int *stop,
-                        struct carc_move *best)
+int carc__bot_options_rank(struct carc_bot_search *w, int keep, const atomic_int *stop,
+                           struct carc_move *best)
 {
     const struct carc_game *g = &w->root;
     int n = carc_game_placements(g, g->tile, NULL, 0), found = 0, ties = 0;
     long long best_v = 0;
     w->nwith = w->nwithout = 0;
-    knights_find(w, g);
+    carc__bot_knights_find(w, g);
     for (int i = 0; i < n; i++) {
         struct carc_placement pl;
         struct carc_move opt[MAX_OPTIONS];
         if (found > 0 && stopped(stop))
             break;
         carc_game_placement_nth(g, g->tile, i, &pl);
-        int no = placement_options(w, g, &pl, opt);
+        int no = carc__bot_options(w, g, &pl, opt);
         for (int o = 0; o < no; o++) {
             long long v = option_value(w, &opt[o]);
             if (v == LLONG_MIN)
@@ -271,7 +272,7 @@ static int options_rank(struct carc_bot_search *w, int keep, const atomic_int *s
 
 /* One move of the playout policy: a uniform placement; a meeple on a uniform
  * free spot BOT_MEEPLE_PCT percent of the time, when the supply allows. */
-static void playout_move(const struct carc_game *g, struct carc_rng *rng, struct carc_move *m)
+void carc__bot_playout_move(const struct carc_game *g, struct carc_rng *rng, struct carc_move *m)
 {
     int n = carc_game_placements(g, g->tile, NULL, 0);
     struct carc_placement pl;
@@ -293,7 +294,7 @@ static void playout_move(const struct carc_game *g, struct carc_rng *rng, struct
 
 /* Reward in [0, 1] of a finished game for player me: a win (half for a tie)
  * and the margin over the best opponent, squashed. */
-static double reward(const struct carc_game *g, int me)
+double carc__bot_reward(const struct carc_game *g, int me)
 {
     long best_other = LONG_MIN;
     for (int p = 0; p < g->nplayers; p++)
@@ -313,19 +314,19 @@ static double playout(struct carc_bot_search *w, const struct carc_move *c)
     struct carc_game *s = &w->sim;
     int me = w->root.current;
     *s = w->root;
-    pile_shuffle(s, &w->rng);
+    carc__bot_pile_shuffle(s, &w->rng);
     if (carc_game_play(s, c, NULL) < 0)
         return 0.0;
     for (int turns = 0; s->phase != CARC_PHASE_OVER; turns++) {
         struct carc_move m;
         if (BOT_DEPTH > 0 && turns >= BOT_DEPTH)
             break;
-        playout_move(s, &w->rng, &m);
+        carc__bot_playout_move(s, &w->rng, &m);
         if (carc_game_play(s, &m, NULL) < 0)
             break;
     }
     carc_game_finish(s);
-    return reward(s, me);
+    return carc__bot_reward(s, me);
 }
 
 /* Square root by Newton's method (common/ links no libm). */
@@ -362,7 +363,7 @@ static double log_pos(double x)
 static int choose_strong(struct carc_bot_search *w, long budget, const atomic_int *stop,
                          struct carc_move *out)
 {
-    if (options_rank(w, 1, stop, out) == 0)
+    if (carc__bot_options_rank(w, 1, stop, out) == 0)
         return CARC_E_OVER;
     /* Candidates: up to BOT_WITH of the best options with a meeple or escape,
      * then the best without, then the rest of those with. */
@@ -425,8 +426,8 @@ int carc_bot_choose(struct carc_bot_search *w, const struct carc_game *g, int le
     if (level == CARC_BOT_RANDOM)
         return choose_random(w, g, out);
     w->root = *g;
-    pile_shuffle(&w->root, &w->rng);
+    carc__bot_pile_shuffle(&w->root, &w->rng);
     if (level == CARC_BOT_GREEDY)
-        return options_rank(w, 0, NULL, out) > 0 ? 0 : CARC_E_OVER;
+        return carc__bot_options_rank(w, 0, NULL, out) > 0 ? 0 : CARC_E_OVER;
     return choose_strong(w, budget > 0 ? budget : CARC_BOT_STRONG_BUDGET, stop, out);
 }
