@@ -1,7 +1,8 @@
 // replay.js: finished and abandoned games (GET /api/games) and a move-by-move replay of one
 // (GET /api/games/{id}/replay, PROTOCOL.md "Replays"): the board with its meeples after each
 // move, the move's events in words, every player's score then, the score chart up to that move
-// and, at the end, the final scoring.
+// and, at the end, the final scoring. The post-game analysis is js/analysis.js, imported when a
+// replay opens (not on the page's first load); it draws through onDraw and onRelabel.
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, fitCells, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
@@ -119,6 +120,7 @@ export class Replay {
     }
     this.rec = rec;
     this.id = id;
+    this.onDraw = this.onRelabel = null; // the last game's analysis
     this.players = players;
     this.meta = (this.metaById && this.metaById[id]) || null;
     const tiles = this.getTiles();
@@ -154,6 +156,7 @@ export class Replay {
     this.view.userMoved = false;
     this.go(0); // from the start: Play or ▶ goes through the game, ▶| to the end
     this.showFair(record, rec, tiles, id);
+    import("./analysis.js").then((m) => m.attach(this), () => {});
     return true;
   }
 
@@ -182,6 +185,7 @@ export class Replay {
     this.draw();
     $("replay-play").textContent = t(this.timer ? "replay.pause" : "replay.play");
     if (this.fair) $("replay-fair-text").textContent = this.fair.say();
+    if (this.onRelabel) this.onRelabel();
   }
 
   // Lists the games again (another language).
@@ -321,6 +325,7 @@ export class Replay {
     }
     $("replay-final").hidden = !end;
     renderChart($("replay-chart"), this.hist.slice(0, this.n + 1), rec.players);
+    if (this.onDraw) this.onDraw();
   }
 
   // The end-of-game scoring grouped by kind of feature, and the final ranking.
