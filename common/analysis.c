@@ -243,9 +243,11 @@ static int race(struct carc_analysis_work *w, uint64_t seed, long playouts,
             if (w->cand[i].alive == 2)
                 w->cand[i].alive = 0;
     }
+    /* The move played ran every round: measured on the finalists' samples, it
+     * may still come out best. */
     int best = -1;
     for (int i = 0; i < w->ncand; i++)
-        if (w->cand[i].alive && (best < 0 || ranks_before(w, i, best)))
+        if ((w->cand[i].alive || w->cand[i].played) && (best < 0 || ranks_before(w, i, best)))
             best = i;
     return best;
 }
