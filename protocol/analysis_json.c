@@ -155,8 +155,8 @@ static char *document_dump(const char *id, const struct carc_record *rec,
             bad = 1;
     put(doc, "players", players, &bad);
     put(doc, "moves", moves, &bad);
-    char *out = bad ? NULL : json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT |
-                                                 JSON_REAL_PRECISION(12));
+    char *out =
+        bad ? NULL : json_dumps(doc, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(doc);
     return out;
 }

@@ -34,8 +34,8 @@ struct run {
 static void *run_thread(void *arg)
 {
     struct run *r = arg;
-    r->rc = proto_analysis_run(r->id, r->text, r->len, r->seed, r->ms, NULL, &r->progress,
-                               &r->out, &r->err);
+    r->rc = proto_analysis_run(r->id, r->text, r->len, r->seed, r->ms, NULL, &r->progress, &r->out,
+                               &r->err);
     atomic_store(&r->finished, 1);
     return NULL;
 }
