@@ -204,8 +204,7 @@ static int ranks_before(const struct carc_analysis_work *w, int c, int d)
  * still in the race kept after each; the move played is sampled in every round
  * (its figures and the best's come from the same samples). Returns the best's
  * index, or -1 when stopped. */
-static int race(struct carc_analysis_work *w, uint64_t seed, long playouts,
-                const atomic_int *stop)
+static int race(struct carc_analysis_work *w, uint64_t seed, long playouts, const atomic_int *stop)
 {
     int rounds = 1;
     while ((1 << rounds) < w->ncand)
@@ -243,9 +242,11 @@ static int race(struct carc_analysis_work *w, uint64_t seed, long playouts,
             if (w->cand[i].alive == 2)
                 w->cand[i].alive = 0;
     }
+    /* The move played ran every round: measured on the finalists' samples, it
+     * may still come out best. */
     int best = -1;
     for (int i = 0; i < w->ncand; i++)
-        if (w->cand[i].alive && (best < 0 || ranks_before(w, i, best)))
+        if ((w->cand[i].alive || w->cand[i].played) && (best < 0 || ranks_before(w, i, best)))
             best = i;
     return best;
 }
@@ -282,7 +283,8 @@ int carc_analysis_move_rate(struct carc_analysis_work *w, const struct carc_game
             return CARC_E_INVAL;
     }
     struct carc_analysis_move r = {.player = g->current, .rated = 1, .cls = CARC_AN_NONE};
-    luck_rate(w, g, &r);
+    if (played != NULL) /* a bot's question needs no luck */
+        luck_rate(w, g, &r);
     w->bot.root = *g;
     carc_rng_seed(&w->bot.rng, seed);
     r.options = cands_make(w, played);

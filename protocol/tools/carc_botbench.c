@@ -1,10 +1,11 @@
 /* carc-botbench: the built-in bots (common/bot.h) against each other.
  *
- * Usage: carc-botbench [--games N] [--seed S] [--jobs J] [--budget B]
+ * Usage: carc-botbench [--games N] [--seed S] [--jobs J] [--budget B] [--sets a,b|all]
  *                      [--players P] [--min-rate R] MATCH...
  *
- * MATCH is A:B or A:B:RATE with A and B bot levels (random, greedy, strong):
- * N games (default 200) of A against B with every set, farmers on and the
+ * MATCH is A:B or A:B:RATE with A and B bot levels (random, greedy, strong, or
+ * analysis: the post-game analysis' best move at its default budget, analysis.h):
+ * N games (default 200) of A against B with every set (--sets: those), farmers on and the
  * default siege escape rule. Game k deals its tiles from seed S+k; A sits
  * first in the even games and second in the odd ones (with more than 2
  * players the other seats are B). The bots' seeds come from the game seed, the
@@ -27,11 +28,43 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "bot.h"
+#include "tool_io.h"
 
 #define EX_USAGE 64
 #define MAX_MATCHES 8
 #define MAX_JOBS 64
+#define LEVEL_ANALYSIS CARC_BOT_LEVELS /* not a bot level: carc_analysis_move_rate's best */
+
+static int level_find(const char *name)
+{
+    return strcmp(name, "analysis") == 0 ? LEVEL_ANALYSIS : carc_bot_level_find(name);
+}
+
+static const char *level_name(int level)
+{
+    return level == LEVEL_ANALYSIS ? "analysis" : carc_bot_level_name(level);
+}
+
+/* A worker's search workspaces: a bot's, and the analysis' (which holds one). */
+struct worker {
+    struct carc_bot_search bot;
+    struct carc_analysis_work an;
+};
+
+/* The move of level for g->current. */
+static int move_choose(struct worker *w, const struct carc_game *g, int level, uint64_t seed,
+                       long budget, struct carc_move *out)
+{
+    if (level != LEVEL_ANALYSIS)
+        return carc_bot_choose(&w->bot, g, level, seed, budget, NULL, out);
+    struct carc_analysis_move r;
+    int rc = carc_analysis_move_rate(&w->an, g, NULL, seed, 0, NULL, &r);
+    if (rc == 0)
+        *out = r.best;
+    return rc;
+}
 
 struct match {
     int a, b;
@@ -44,6 +77,7 @@ struct options {
     int jobs;
     long budget;
     int players;
+    unsigned sets;
     double min_rate;
     int nmatches;
     struct match matches[MAX_MATCHES];
@@ -63,9 +97,11 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: carc-botbench [--games N] [--seed S] [--jobs J] [--budget B] [--players P]\n"
-            "                     [--min-rate R] A:B[:RATE]...\n"
-            "  Plays N games (default 200) of bot level A against B (random, greedy, strong)\n"
-            "  with every set, seats swapped in half of them, on J worker processes (default 2),\n"
+            "                     [--sets a,b|all] [--min-rate R] A:B[:RATE]...\n"
+            "  Plays N games (default 200) of bot level A against B (random, greedy, strong,\n"
+            "  analysis: the analysis' best move at its default budget)\n"
+            "  with every set (or --sets), seats swapped in half of them, on J worker processes "
+            "(default 2),\n"
             "  and prints A's win rate (ties count half) with a 95%% Wilson interval and the\n"
             "  time per move. Exits 1 when a rate is below RATE (or --min-rate R).\n");
     return EX_USAGE;
@@ -116,8 +152,8 @@ static int parse_match(const char *s, struct match *m)
     char *r = strchr(b, ':');
     if (r != NULL)
         *r++ = '\0';
-    m->a = carc_bot_level_find(buf);
-    m->b = carc_bot_level_find(b);
+    m->a = level_find(buf);
+    m->b = level_find(b);
     m->min_rate = -1;
     if (m->a < 0 || m->b < 0 || (r != NULL && parse_rate(r, &m->min_rate) != 0))
         return -1;
@@ -127,7 +163,8 @@ static int parse_match(const char *s, struct match *m)
 static int parse_args(int argc, char **argv, struct options *o)
 {
     long n;
-    *o = (struct options){.games = 200, .jobs = 2, .players = 2, .min_rate = -1};
+    *o = (struct options){
+        .games = 200, .jobs = 2, .players = 2, .sets = CARC_SETS_ALL, .min_rate = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--games") == 0 && parse_long(v, 1, 1000000, &n) == 0)
@@ -140,6 +177,8 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->budget = n;
         else if (strcmp(a, "--players") == 0 && parse_long(v, 2, CARC_MAX_PLAYERS, &n) == 0)
             o->players = (int)n;
+        else if (strcmp(a, "--sets") == 0 && v != NULL && tool_sets_parse(v, &o->sets) == 0)
+            ;
         else if (strcmp(a, "--min-rate") == 0 && parse_rate(v, &o->min_rate) == 0)
             ;
         else if (a[0] != '-' && o->nmatches < MAX_MATCHES &&
@@ -154,12 +193,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 }
 
 /* Play game k of match m; seat 0 is A in even games. */
-static void play_game(const struct options *o, const struct match *m, long k,
-                      struct carc_bot_search *w, struct carc_game *g, struct game_result *r)
+static void play_game(const struct options *o, const struct match *m, long k, struct worker *w,
+                      struct carc_game *g, struct game_result *r)
 {
     uint64_t gseed = o->seed + (uint64_t)k;
     struct carc_config cfg = {.nplayers = o->players,
-                              .sets = CARC_SETS_ALL,
+                              .sets = o->sets,
                               .escape_rule = CARC_ESCAPE_SIEGE_TILE,
                               .start = -1,
                               .seed = gseed};
@@ -178,7 +217,7 @@ static void play_game(const struct options *o, const struct match *m, long k,
         uint64_t seed = gseed * 0x9E3779B97F4A7C15ull + (uint64_t)g->turn * 8 + (uint64_t)p;
         struct carc_move mv;
         double t0 = now();
-        int rc = carc_bot_choose(w, g, level, seed, o->budget, NULL, &mv);
+        int rc = move_choose(w, g, level, seed, o->budget, &mv);
         double dt = now() - t0;
         r->moves[side]++;
         r->secs[side] += dt;
@@ -186,7 +225,7 @@ static void play_game(const struct options *o, const struct match *m, long k,
             r->max_secs[side] = dt;
         if (rc != 0 || carc_game_play(g, &mv, &err) != 0) {
             fprintf(stderr, "carc-botbench: game %ld turn %d: %s bot move refused: %s\n", k,
-                    g->turn, carc_bot_level_name(level), rc != 0 ? carc_err_name(rc) : err.text);
+                    g->turn, level_name(level), rc != 0 ? carc_err_name(rc) : err.text);
             r->outcome = -2;
             return;
         }
@@ -222,7 +261,7 @@ static int write_all(int fd, const void *buf, size_t len)
 /* Worker j of the match: games j, j+jobs, ...; one result record each. */
 static int worker(const struct options *o, const struct match *m, int j, int fd)
 {
-    struct carc_bot_search *w = malloc(sizeof *w);
+    struct worker *w = malloc(sizeof *w);
     struct carc_game *g = malloc(sizeof *g);
     if (w == NULL || g == NULL)
         return 1;
@@ -340,7 +379,7 @@ int main(int argc, char **argv)
     long total_games = 0;
     for (int i = 0; i < o.nmatches; i++) {
         const struct match *m = &o.matches[i];
-        const char *an = carc_bot_level_name(m->a), *bn = carc_bot_level_name(m->b);
+        const char *an = level_name(m->a), *bn = level_name(m->b);
         struct tally t;
         double m0 = now();
         if (run_match(&o, m, &t) != 0) {

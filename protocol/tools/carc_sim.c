@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "record_json.h"
+#include "tool_io.h"
 
 #define EX_BAD 2
 #define EX_USAGE 64
@@ -65,26 +66,6 @@ static int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-/* "a,b,c" or "all" into a set mask, base always included. */
-static int parse_sets(const char *s, unsigned *sets)
-{
-    *sets = 1u << CARC_SET_BASE;
-    if (strcmp(s, "all") == 0) {
-        *sets = CARC_SETS_ALL;
-        return 0;
-    }
-    char buf[256];
-    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf)
-        return -1;
-    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        int set = carc_set_find(tok);
-        if (set < 0)
-            return -1;
-        *sets |= 1u << set;
-    }
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, struct options *o)
 {
     long n;
@@ -107,7 +88,8 @@ static int parse_args(int argc, char **argv, struct options *o)
             o->seed = (uint64_t)n; /* below INT64_MAX - games: every game's seed fits a record */
         } else if (strcmp(a, "--players") == 0 && parse_long(v, 1, CARC_MAX_PLAYERS, &n) == 0) {
             o->base.nplayers = (int)n;
-        } else if (strcmp(a, "--sets") == 0 && v != NULL && parse_sets(v, &o->base.sets) == 0) {
+        } else if (strcmp(a, "--sets") == 0 && v != NULL &&
+                   tool_sets_parse(v, &o->base.sets) == 0) {
         } else if (strcmp(a, "--escape") == 0 && v != NULL && strcmp(v, "siege-tile") == 0) {
             o->base.escape_rule = CARC_ESCAPE_SIEGE_TILE;
         } else if (strcmp(a, "--escape") == 0 && v != NULL && strcmp(v, "any-tile") == 0) {

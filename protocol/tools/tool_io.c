@@ -2,6 +2,10 @@
 #include "tool_io.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "tiles.h"
 
 char *tool_input_read(FILE *f, size_t cap, size_t *len)
 {
@@ -31,4 +35,24 @@ char *tool_input_read(FILE *f, size_t cap, size_t *len)
     }
     *len = used;
     return buf;
+}
+
+/* "a,b,c" or "all" into a set mask, base always included. */
+int tool_sets_parse(const char *s, unsigned *sets)
+{
+    *sets = 1u << CARC_SET_BASE;
+    if (strcmp(s, "all") == 0) {
+        *sets = CARC_SETS_ALL;
+        return 0;
+    }
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf)
+        return -1;
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        int set = carc_set_find(tok);
+        if (set < 0)
+            return -1;
+        *sets |= 1u << set;
+    }
+    return 0;
 }
