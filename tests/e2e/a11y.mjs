@@ -14,7 +14,7 @@ import { finishedGame } from "./panel.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
-async function auditPage(browser, size, label, errors) {
+export async function auditPage(browser, size, label, errors) {
   const phone = size.width < 700;
   const ctx = await browser.newContext({ viewport: size, hasTouch: phone, isMobile: phone, bypassCSP: true });
   const page = await ctx.newPage();
@@ -26,7 +26,7 @@ async function auditPage(browser, size, label, errors) {
 }
 
 // Runs axe on the page as it is now; fails on any serious or critical violation.
-async function audit(page, where) {
+export async function audit(page, where) {
   if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: AXE });
   const res = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ["violations"] });

@@ -72,10 +72,12 @@ export function launchPersistent(dir, options = {}) {
 // says which (accounts.mjs's REFUSED, the vacation-days = 0 server in clocks.mjs). One refusal is
 // every suite's: the suites' carcd has no smtp-url, so the account menu's GET /api/me/email (the
 // only way a page learns whether the server sends e-mail: js/email.js) answers 404 mail_off.
+// Another every replay's: GET /api/games/{id}/analysis answers 404 until the game is analysed
+// (js/analysis.js asks it when a replay opens, and polls it while the analysis runs).
 export function consoleError(m) {
   if (m.type() !== "error") return false;
   const at = m.location() && m.location().url;
-  return !(at && /\/api\/me\/email$/.test(at) && /status of 404/.test(m.text()));
+  return !(at && /\/api\/(me\/email|games\/[^/]+\/analysis)$/.test(at) && /status of 404/.test(m.text()));
 }
 
 // A page in a context of its own; at the phone size it is a touch device. Console errors and

@@ -13,6 +13,7 @@ import { i18nSuite } from "./i18n.mjs";
 import { flowSuite } from "./flow_ux.mjs";
 import { panelSuite } from "./panel.mjs";
 import { a11ySuite } from "./a11y.mjs";
+import { analysisSuite } from "./analysis.mjs";
 import { accountsSuite } from "./accounts.mjs";
 import { mygamesSuite } from "./mygames.mjs";
 import { ratingsSuite } from "./ratings.mjs";
@@ -715,6 +716,8 @@ async function main() {
     // the side panel, the lobby, the log, "+N", the replay's start (issue 26); the axe audit
     await panelSuite({ browser, url: srv.url, test, errors: consoleErrors });
     await a11ySuite({ browser, url: srv.url, test, errors: consoleErrors });
+    // the replay's post-game analysis (issue 29): a carcd of its own with a tiny analysis budget
+    await analysisSuite({ browser, test, errors: consoleErrors });
     // accounts in the page: sign up, in and out, refusals, two browsers, German, phone, keyboard (issue 27)
     await accountsSuite({ browser, url: srv.url, test, errors: consoleErrors });
     // My games, and a seat resumed from another device without its token (issue 27)

@@ -8,7 +8,8 @@
 //   and a table per player (accuracy, the count of each class, luck, points lost);
 // - the evaluation chart (two players: player 0's winning chance after each rated move, `win`
 //   when player 0 moved, 1 - `win` otherwise; three or more: each mover's `margin`) and the luck
-//   chart (each move's `luck`, a bar in the mover's colour); a click on either goes to that move;
+//   chart (each move's `luck`, a bar in the mover's colour); a click on either goes to the move
+//   nearest it across;
 // - the move list: a button per move with its number, the mover's shape and the class's mark
 //   (its name for screen readers and in the title), one tab stop (arrows, Home and End move);
 // - for the replay's current move: its class and loss in words, and, when the best move found
@@ -306,7 +307,7 @@ function renderWin(doc) {
   }
   const f = frame(box, label, doc.moves.length);
   const pct = new Intl.NumberFormat(locale(), { style: "percent" });
-  yTicks(f, two ? [0, 0.5, 1] : [lo, 0, hi], lo, hi, (v) => (two ? pct.format(v) : signed(v)));
+  yTicks(f, two ? [0, 0.5, 1] : [lo, 0, hi], lo, hi, (v) => (two ? pct.format(v) : v ? signed(v) : formatNumber(0)));
   el("line", { class: "now", y1: f.TOP, y2: f.H - f.B, x1: -10, x2: -10 }, f.svg);
   const lines = two ? [rated] : doc.players.map((p) => rated.filter((m) => m.player === p.seat));
   lines.forEach((ms, k) => {
@@ -327,7 +328,7 @@ function renderLuck(doc) {
   const ms = doc.moves;
   const hi = Math.ceil(Math.max(4, ...ms.map((m) => Math.abs(m.luck || 0))) / 2) * 2;
   const f = frame(box, t("analysis.luckChart"), ms.length);
-  yTicks(f, [-hi, 0, hi], -hi, hi, (v) => signed(v));
+  yTicks(f, [-hi, 0, hi], -hi, hi, (v) => (v ? signed(v) : formatNumber(0)));
   el("line", { class: "now", y1: f.TOP, y2: f.H - f.B, x1: -10, x2: -10 }, f.svg);
   const w = Math.max(1.5, Math.min(10, (f.W - f.L - f.R) / Math.max(1, ms.length) - 1));
   const y0 = f.y(0, -hi, hi);
@@ -445,11 +446,10 @@ function listKey(e) {
   goMove(Math.max(0, Math.min(n - 1, to)), true);
 }
 
-// A click on a chart: its point or bar, else the move nearest the click.
+// A click on a chart: the move nearest the click across (its points overlap on a narrow chart,
+// so the one on top is not always the one meant).
 function chartClick(e) {
   if (!current.doc) return;
-  const hit = e.target.closest("[data-move]");
-  if (hit) return goMove(Number(hit.dataset.move), false);
   const svg = e.currentTarget.querySelector("svg");
   if (!svg) return;
   const box = svg.getBoundingClientRect();

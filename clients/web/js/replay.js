@@ -1,8 +1,8 @@
 // replay.js: finished and abandoned games (GET /api/games) and a move-by-move replay of one
 // (GET /api/games/{id}/replay, PROTOCOL.md "Replays"): the board with its meeples after each
 // move, the move's events in words, every player's score then, the score chart up to that move
-// and, at the end, the final scoring. The post-game analysis is js/analysis.js, imported when a
-// replay opens (not on the page's first load); it draws through onDraw and onRelabel.
+// and, at the end, the final scoring. The analysis: js/analysis.js, imported when a replay opens
+// (onDraw, onRelabel).
 import { T, el, drawLastPlaced, drawTile, drawMeeple, featureSpots, fitCells, rotatePoint, playerBadge, View } from "./board.js";
 import { renderChart } from "./chart.js";
 import { renderBreakdown, renderRanking } from "./ending.js";
@@ -120,7 +120,7 @@ export class Replay {
     }
     this.rec = rec;
     this.id = id;
-    this.onDraw = this.onRelabel = null; // the last game's analysis
+    this.onDraw = this.onRelabel = null;
     this.players = players;
     this.meta = (this.metaById && this.metaById[id]) || null;
     const tiles = this.getTiles();
