@@ -13,7 +13,8 @@
 // - a move whose best_is_played is false shows the ghost tile at best.x/best.y (with a meeple
 //   when best.meeple is set) and its class in words; a move played as the best shows none;
 // - opened again at the phone size the analysis is shown at once (GET answers 200), with
-//   nothing overflowing sideways; the German page says it in German;
+//   nothing overflowing sideways; the German page says it in German, and in French after the
+//   switcher, the replay's move still marked;
 // - axe finds no serious or critical violation at both sizes (contexts that bypass the CSP for
 //   axe; the other pages keep carcd's CSP, whose violations would be console errors).
 // analysisSuite({browser, test, errors}) adds its tests to run.mjs (`E2E_ONLY=analysis`);
@@ -230,6 +231,11 @@ export async function analysisSuite({ browser, test, errors }) {
       const english = Object.entries(EN).filter(([k, v]) => k.startsWith("analysis.") && typeof v === "string" && v.length >= 5 && !v.includes("{"))
         .map(([, v]) => v).filter((v) => text.includes(v) && !german.has(v));
       assert(english.length === 0, "English left in the German analysis: " + english.join(" | "));
+      // the switcher redraws it in place, keeping the replay's move marked
+      await dp.click("#replay-next");
+      await dp.selectOption("#lang-select", "fr");
+      await dp.waitForFunction(() => /Précision/.test(document.getElementById("an-summary").textContent));
+      assert(await dp.$eval('#an-moves button[data-move="0"]', (b) => b.getAttribute("aria-current") === "step" && b.tabIndex === 0), "French: move 1 is no longer the list's current move");
       await de.close();
     });
 

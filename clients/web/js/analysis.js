@@ -174,7 +174,10 @@ function show(doc) {
 function relabel() {
   $("an-status").textContent = current.say();
   for (const e of $("analysis").querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
-  if (current.doc) render();
+  if (current.doc) {
+    render();
+    markMove(); // the board was drawn already (replay.relabel draws before it calls this)
+  }
 }
 
 function who(i) {
@@ -368,12 +371,18 @@ function moveAt() {
   return cur.doc.moves[r.n - 1] || null;
 }
 
-// After every replay draw: the move's line, the marks of the charts and the list, the ghost.
+// After every replay draw (which empties the board): the move's marks, and its ghost.
 function drawMove() {
+  const m = markMove();
+  if (m && m.class && m.best && !m.best_is_played) drawGhost(m);
+}
+
+// The replay's move in the line under its events, on the charts and in the list; returns it.
+function markMove() {
   const line = $("an-move");
   if (!current.doc) {
     line.textContent = "";
-    return;
+    return null;
   }
   const m = moveAt();
   const i = m ? m.move : -1;
@@ -397,7 +406,7 @@ function drawMove() {
     if (k === i) b.setAttribute("aria-current", "step");
     else b.removeAttribute("aria-current");
   }
-  if (m && m.class && m.best && !m.best_is_played) drawGhost(m);
+  return m;
 }
 
 function moveText(m) {
