@@ -1,9 +1,10 @@
 // analysis.mjs: the replay's post-game analysis (issue 29; clients/web/js/analysis.js, PROTOCOL.md
 // "Game analysis") against a real carcd of its own, started with `--analysis-ms-per-move 2` so
 // that a game's analysis takes seconds. A game against a bot, finished by the clock (panel.mjs
-// finishedGame), is opened in the replay; Analyse posts the request (202, or 200 when it is
-// already stored) and the page polls until the document is there. Then, against the document
-// the page itself fetches from GET /api/games/{id}/analysis:
+// finishedGame), is opened in the replay; Analyse (pressed with Enter) posts the request (202, or
+// 200 when it is already stored), the page polls until the document is there and the focus goes
+// to the section's heading. Then, against the document the page itself fetches from GET
+// /api/games/{id}/analysis:
 // - the summary lists every player with the document's accuracy, class counts, luck and points
 //   lost, and the sentence names them;
 // - the move list has one class mark per rated move, each the move's class (and its name in the
@@ -102,12 +103,14 @@ export async function analysisSuite({ browser, test, errors }) {
       });
       const posted = page.waitForResponse((r) => r.request().method() === "POST" && /\/analysis$/.test(r.url()));
       const t0 = Date.now();
-      await page.click("#an-go");
+      await page.focus("#an-go");
+      await page.keyboard.press("Enter"); // by keyboard: the focus then goes to the section's heading
       const post = await posted;
       assert(post.status() === 202 || post.status() === 200, "POST answered " + post.status());
       if (post.status() === 202) {
         const b = await post.json();
-        assert(["queued", "running"].includes(b.status) && typeof b.done === "number" && b.moves > 0, "202: " + JSON.stringify(b));
+        // moves is 0 until the server has read the record
+        assert(["queued", "running"].includes(b.status) && typeof b.done === "number" && typeof b.moves === "number" && b.done <= b.moves, "202: " + JSON.stringify(b));
       }
       await page.waitForSelector("#an-body:not([hidden])", { timeout: 120000 });
       console.log(`     analysed in ${Date.now() - t0} ms; the status said ${JSON.stringify(await page.evaluate(() => [...new Set(window.anSeen)]))}`);
@@ -121,6 +124,7 @@ export async function analysisSuite({ browser, test, errors }) {
         else assert(s === "" || s === EN["analysis.queued"], "the status said " + JSON.stringify(s));
       }
       assert(await page.isHidden("#an-go"), "Analyse is gone once the analysis is shown");
+      assert(await page.evaluate(() => document.activeElement && document.activeElement.id === "an-h"), "the focus is not on the analysis' heading");
 
       await checkSummary(page, doc);
 

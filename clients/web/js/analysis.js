@@ -18,13 +18,13 @@ import { T, el, drawMeeple, drawTile, featureSpots, playerBadge, rotatePoint, sh
 import { formatNumber, locale, signed, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-export const CLASSES = ["best", "good", "inaccuracy", "mistake", "blunder"];
+const CLASSES = ["best", "good", "inaccuracy", "mistake", "blunder"];
 const MARKS = { best: "★", good: "✓", inaccuracy: "?!", mistake: "?", blunder: "??" };
 const DASH = ["", "6 3", "2 3", "8 3 2 3", "1 2", "10 4"]; // chart.js's, per seat
 const POLL_MS = 1000;
 const L = 40, R = 12; // the charts' margins left (for the ticks) and right
 
-let current = null; // {replay, rec, id, doc, timer}
+let current = null; // the open replay's: {replay, rec, id, doc, timer, say: the status line}
 
 function url(id) {
   return "/api/games/" + encodeURIComponent(id) + "/analysis";
@@ -106,14 +106,18 @@ async function ask(cur, again) {
   if (res && res.ok && body) return show(body);
   if (res && res.status === 404 && body && (body.status === "queued" || body.status === "running")) return progress(cur, body);
   if (again && !res) return poll(cur); // a dropped poll: the analysis goes on at the server
+  if (again) status(() => ""); // no longer queued (the server restarted): no stale progress
   $("an-go").hidden = false; // none yet, or the server does not say: the button asks for it
   $("an-go").disabled = false;
 }
 
+// "Rated k of n moves…"; "Waiting…" while queued with none done, or while the server has not
+// read the record yet (`moves` 0: it does not know n).
 function progress(cur, p) {
   $("an-go").hidden = true;
   const done = Number(p.done) || 0;
-  status(() => (p.status === "queued" && !done ? t("analysis.queued") : t("analysis.progress", { done, count: Number(p.moves) || 0 })));
+  const moves = Number(p.moves) || 0;
+  status(() => ((p.status === "queued" && !done) || !moves ? t("analysis.queued") : t("analysis.progress", { done, count: moves })));
   poll(cur);
 }
 
@@ -129,6 +133,7 @@ function poll(cur) {
 async function request() {
   const cur = current;
   const btn = $("an-go");
+  const had = document.activeElement === btn; // before it is disabled, which may blur it
   btn.disabled = true;
   status(() => t("analysis.queued"));
   let res = null;
@@ -141,7 +146,6 @@ async function request() {
     err = e.message;
   }
   if (!live(cur)) return;
-  const had = document.activeElement === btn;
   if (res && res.status === 200 && body) {
     show(body);
   } else if (res && res.status === 202) {
@@ -150,6 +154,7 @@ async function request() {
     btn.disabled = false;
     const reason = body && body.error ? body.error : res ? "HTTP " + res.status : err;
     status(() => (res && res.status === 503 ? t("analysis.busy") : t("analysis.failed", { reason })));
+    if (had) btn.focus();
     return;
   }
   if (had) $("an-h").focus(); // the button is gone: the focus goes to what replaced it
