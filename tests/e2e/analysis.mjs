@@ -9,6 +9,7 @@
 //   lost, and the sentence names them;
 // - the move list has one class mark per rated move, each the move's class (and its name in the
 //   button's label), and moves through the replay by click and by keyboard (arrows, Home, End);
+//   its box scrolls to the replay's move when the replay's own controls move it;
 // - the evaluation chart has one point per rated move, drawn higher for a higher chance of
 //   player 0 (win when player 0 moved, 1 - win otherwise); a click on a point goes to that move;
 // - a move whose best_is_played is false shows the ghost tile at best.x/best.y (with a meeple
@@ -202,6 +203,14 @@ export async function analysisSuite({ browser, test, errors }) {
       assert((await slider(page)) === n, "End: the last move");
       await page.keyboard.press("Home");
       assert((await slider(page)) === 1, "Home: the first move");
+      // the replay's own controls: the list's box scrolls to the move
+      await page.click("#replay-last");
+      const inBox = await page.$eval("#an-moves", (ol) => {
+        const b = ol.lastElementChild.getBoundingClientRect();
+        const r = ol.getBoundingClientRect();
+        return b.top >= r.top - 1 && b.bottom <= r.bottom + 1;
+      });
+      assert(inBox, "after the replay's last move the list does not show its last move");
       await page.context().close();
     });
 

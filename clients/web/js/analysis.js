@@ -411,6 +411,11 @@ function markMove() {
     if (k === i) b.setAttribute("aria-current", "step");
     else b.removeAttribute("aria-current");
   }
+  // the list's own box scrolls to the move (not the panel: the board may be what is watched)
+  const li = ol.children[stop];
+  if (li && (li.offsetTop < ol.scrollTop || li.offsetTop + li.offsetHeight > ol.scrollTop + ol.clientHeight)) {
+    ol.scrollTop = li.offsetTop - ol.clientHeight / 2;
+  }
   return m;
 }
 
