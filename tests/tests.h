@@ -20,7 +20,8 @@ Suite *suite_state(void); /* tests/test_state.c: state documents, deltas, the cl
 Suite *suite_bot(void);   /* tests/test_bot.c: the bots' search (common/bot.h) */
 Suite *suite_turn(void);  /* tests/test_turn.c: bot seats, clocks, takeover */
 Suite *suite_bots(void);  /* tests/test_bots.c: the bots' FIFOs on the thread pool */
-Suite *suite_room(void);  /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_analysis(void);     /* tests/test_analysis.c: the analyses' queue (server/analysis/) */
+Suite *suite_room(void);         /* tests/test_room.c: lobby and rooms through a sink, no sockets */
 Suite *suite_resume(void);       /* tests/test_resume.c: resume, sync, takeover, the history ring */
 Suite *suite_session(void);      /* tests/test_session.c: rate, size, queue, idle, address limits */
 Suite *suite_api(void);          /* tests/test_api.c: HTTP routes */
