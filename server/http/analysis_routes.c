@@ -108,11 +108,12 @@ static void on_record(void *arg, int status, char *json)
 {
     struct api_reply *out = arg;
     struct ctx *c = ctx_take(out);
-    if (status == 200 && analysis_request(c->a->analysis, c->id, json, strlen(json)) != 0)
-        reply_error(out, 503, "the analysis queue is full; retry later", RETRY_FULL_S);
-    else if (status == 200)
-        reply_state(c->a, c->id, 1, out);
-    else if (status == 404)
+    if (status == 200) {
+        if (analysis_request(c->a->analysis, c->id, json, strlen(json)) != 0)
+            reply_error(out, 503, "the analysis queue is full; retry later", RETRY_FULL_S);
+        else if (!reply_state(c->a, c->id, 1, out)) /* the thread pool refused it */
+            reply_error(out, 503, "the analysis could not be started; retry", RETRY_READ_S);
+    } else if (status == 404)
         reply_error(out, 404, "no finished or abandoned game with that id", 0);
     else
         reply_error(out, 503, "the game records cannot be read now; retry", RETRY_READ_S);

@@ -6,7 +6,8 @@ Cache-Control max-age=3600; the document has one moves entry per record move (sa
 tile), two players in seat order whose classes sum to their rated moves, the server's seed and
 the budget's playouts; POST again is 200 with the same document, HEAD its headers; an unknown or
 running game is 404, a POST from another site's page 403; the document survives a restart
-byte for byte. analysis = off answers 404; analysis = auto analyses a game that ends without
+byte for byte. An abandoned game (closed by the admin after six moves) is analysed too.
+analysis = off answers 404; analysis = auto analyses a game that ends without
 being asked; a full queue (analysis-queue = 1, a budget that keeps the first game running) is 503
 with Retry-After, and a SIGTERM stops the running analysis at once. On SQLite and on a real
 PostgreSQL (pg_util)."""
@@ -173,6 +174,37 @@ class Analysis(unittest.TestCase):
         srv = self.server(data)
         s, hd, after = call(srv, "GET", path)
         self.assertEqual((s, after), (200, body))
+
+    def test_abandoned_game(self):
+        # A game closed by the admin after a few moves is an abandoned record: analysed too.
+        token = "adm-analysis-4be81c07d"
+        h.secret_add(token)
+        srv = self.server(**{"admin-token": token})
+        players = h.create_room(srv, ["Eve", "Fay"])
+        try:
+            room = players[0].room
+            players[0].send({"v": h.V, "type": "start"})
+            h.sync_all(players, players[0].seq + 1)
+            rng = random.Random(8)
+            for _ in range(6):
+                mover = h.mover_of(players)
+                ack = mover.request("play", **h.random_move(rng, mover))
+                self.assertEqual(ack["type"], "ack", ack)
+                h.sync_all(players, ack["seq"])
+            s, _, b = call(srv, "POST", "/admin/rooms/%s/close" % room,
+                           {"Authorization": "Bearer " + token})
+            self.assertEqual(s, 200, b)
+        finally:
+            for c in players:
+                c.close()
+        s, _, b = call(srv, "GET", "/api/games/" + room)
+        self.assertEqual(s, 200, b)
+        rec = json.loads(b)
+        self.assertEqual(len(rec["moves"]), 6)
+        s, _, b = call(srv, "POST", "/api/games/%s/analysis" % room)
+        self.assertIn(s, (200, 202), b)
+        _, body = wait_analysis(self, srv, room)
+        self.check_document(json.loads(body), room, rec)
 
     def test_off(self):
         srv = self.server(analysis="off")
