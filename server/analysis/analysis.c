@@ -222,7 +222,9 @@ static void on_record(void *arg, int status, char *json)
     j->rq = NULL;
     if (status != 200) {
         free(json);
-        log_event(LOG_WARN, &(struct log_fields){.room = j->id, .code = "storage_error"},
+        log_event(LOG_WARN,
+                  &(struct log_fields){.room = j->id,
+                                       .code = status == 404 ? "no_such_game" : "storage_error"},
                   "analysis: the game's record could not be read (%d); not analysed", status);
         metrics_analysis_count(0, 0);
         a->nbusy--;
@@ -233,6 +235,7 @@ static void on_record(void *arg, int status, char *json)
     j->record = json;
     j->len = strlen(json);
     job_run(a, j);
+    pump(a); /* job_run may have dropped it */
 }
 
 /* Start waiting jobs, oldest first, while a thread's place is free. */
@@ -248,7 +251,7 @@ static void pump(struct analysis *a)
             } else {
                 j->step = JOB_READING;
                 j->rq = store_game_read(a->st, j->id, on_record, j);
-                if (j->rq == NULL) { /* the reads' queue is full: asked again later */
+                if (j->rq == NULL) { /* the reads' queue is full: dropped, a request may retry */
                     log_event(LOG_WARN, &(struct log_fields){.room = j->id, .code = "busy"},
                               "analysis: the record could not be read now; not analysed");
                     metrics_analysis_count(0, 0);

@@ -186,7 +186,7 @@ int api_analysis_route(struct api *a, const struct api_request *rq, struct api_r
     struct ctx *c = mem_zalloc(1, sizeof *c);
     c->a = a;
     c->post = post;
-    snprintf(c->id, sizeof c->id, "%s", id);
+    memcpy(c->id, id, strlen(id) + 1); /* shorter than PROTO_ROOM_MAX: checked above */
     out->owned = (char *)(void *)c;
     out->rq = store_analysis_read(a->store, id, on_analysis, out);
     if (out->rq == NULL) {
