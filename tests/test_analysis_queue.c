@@ -1,4 +1,4 @@
-/* test_analysis.c: the analyses' queue (server/analysis/analysis.h) on a real
+/* test_analysis_queue.c: the analyses' queue (server/analysis/analysis.h) on a real
  * libuv loop and a SQLite store in the scratch directory (store_util.h):
  * games queued once each and bounded by the queue, run on the thread pool at
  * a budget of 1 ms a move, their documents stored with a batch and the jobs
@@ -199,10 +199,10 @@ START_TEST(stop_ends_a_running_analysis)
 }
 END_TEST
 
-Suite *suite_analysis(void)
+Suite *suite_analysis_queue(void)
 {
-    Suite *s = suite_create("analysis");
-    TCase *tc = tcase_create("analysis");
+    Suite *s = suite_create("analysis_queue");
+    TCase *tc = tcase_create("analysis_queue");
     tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, queued_once_bounded_and_stored);
