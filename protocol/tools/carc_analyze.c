@@ -214,9 +214,7 @@ int main(int argc, char **argv)
     pthread_join(th, NULL);
     free(text);
     if (r.rc != 0) {
-        fprintf(stderr, "carc-analyze: %s: %s%s%s\n", carc_err_name(r.err.code),
-                r.err.field[0] != '\0' ? r.err.field : "", r.err.field[0] != '\0' ? ": " : "",
-                r.err.text);
+        fprintf(stderr, "carc-analyze: %s: %s\n", carc_err_name(r.err.code), r.err.text);
         return 1;
     }
     puts(r.out);
