@@ -105,6 +105,7 @@ int main(void)
     srunner_add_suite(sr, suite_room());
     srunner_add_suite(sr, suite_resume());
     srunner_add_suite(sr, suite_seat_account());
+    srunner_add_suite(sr, suite_analysis());
     srunner_add_suite(sr, suite_bot());
     srunner_add_suite(sr, suite_turn());
     srunner_add_suite(sr, suite_bots());

@@ -17,12 +17,14 @@ Suite *suite_replay(void);     /* tests/test_replay.c: carc-replay, carc-sim, re
 Suite *suite_replay_json(void); /* tests/test_replay_json.c: GET /api/games/{id}/replay documents */
 Suite *suite_protocol(void);    /* tests/test_protocol.c: protocol v1 messages, state, patches */
 Suite *suite_state(void); /* tests/test_state.c: state documents, deltas, the client, whole games */
-Suite *suite_bot(void);   /* tests/test_bot.c: the bots' search (common/bot.h) */
-Suite *suite_turn(void);  /* tests/test_turn.c: bot seats, clocks, takeover */
-Suite *suite_bots(void);  /* tests/test_bots.c: the bots' FIFOs on the thread pool */
-Suite *suite_analysis(void);     /* tests/test_analysis.c: the analyses' queue (server/analysis/) */
-Suite *suite_room(void);         /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_resume(void);       /* tests/test_resume.c: resume, sync, takeover, the history ring */
+Suite *suite_analysis(void); /* tests/test_analysis.c: the post-game analysis (common/analysis.h) */
+Suite *suite_bot(void);      /* tests/test_bot.c: the bots' search (common/bot.h) */
+Suite *suite_turn(void);     /* tests/test_turn.c: bot seats, clocks, takeover */
+Suite *suite_bots(void);     /* tests/test_bots.c: the bots' FIFOs on the thread pool */
+Suite *suite_analysis_queue(
+    void);                 /* tests/test_analysis_queue.c: the analyses' queue (server/analysis/) */
+Suite *suite_room(void);   /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_resume(void); /* tests/test_resume.c: resume, sync, takeover, the history ring */
 Suite *suite_session(void);      /* tests/test_session.c: rate, size, queue, idle, address limits */
 Suite *suite_api(void);          /* tests/test_api.c: HTTP routes */
 Suite *suite_admin(void);        /* tests/test_admin.c: the admin API's routes and token */
