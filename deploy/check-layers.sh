@@ -11,7 +11,7 @@
 #   its floor; no include circle between folders; at most 7 floors, at most 4 .c/.h files
 #   directly under server/ ("main"):
 #
-#       util < conn, metrics < store, cluster < game, players < http < net < main
+#       util < conn, metrics < store, cluster < game, players, notify, analysis < http < net < main
 #
 #   No .c/.h file over 800 lines; no function over 100 lines in common/, protocol/, server/,
 #   clients/ (but main of the CLI tools protocol/tools/carc_*.c, clients/bot/carc_*.c).

@@ -20,7 +20,7 @@ Run through deploy/check-layers.sh [BUILD]. Rules:
 
   server/ is in folders that are layers, lowest first (a floor may hold several folders):
 
-      util < conn, metrics < store, cluster < game, players, notify < http < net < main
+      util < conn, metrics < store, cluster < game, players, notify, analysis < http < net < main
 
   ("main": the files directly under server/). Every #include "..." in server/ is resolved as
   the compiler does (beside the file, then -Icommon -Iprotocol -Iserver; a name found under
@@ -49,7 +49,8 @@ import subprocess
 import sys
 
 # Floors of server/, lowest first; folders on one floor may not include each other.
-FLOORS = [["util"], ["conn", "metrics"], ["store", "cluster"], ["game", "players", "notify"], ["http"], ["net"],
+FLOORS = [["util"], ["conn", "metrics"], ["store", "cluster"], ["game", "players", "notify", "analysis"],
+          ["http"], ["net"],
           ["main"]]
 FLOOR_OF = {folder: i for i, names in enumerate(FLOORS) for folder in names}
 MAX_FLOORS = 7

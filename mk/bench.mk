@@ -6,7 +6,7 @@
 #   bench_server-moves = $(BUILD)/carc-load --moves 100000
 # and add what it needs to BENCH_PREREQS. Pinned to CPU 0 when taskset can do so here.
 
-.PHONY: bench bench-load bench-relay bench-cluster bench-push bench-bots soak
+.PHONY: bench bench-load bench-relay bench-cluster bench-push bench-bots bench-analysis soak
 
 PIN := $(shell taskset -c 0 true >/dev/null 2>&1 && echo taskset -c 0)
 BENCH = engine-base engine-all-sets
@@ -105,10 +105,20 @@ $(BENCH_NPM_STAMP): $(BENCH_DIR)/package.json $(BENCH_DIR)/package-lock.json
 
 # The built-in bots against each other (common/bot.h): 200 two-player games per matchup with
 # every set, seats swapped half of the time, on both cores. Fails when strong wins under 70% of
-# its games against greedy, or greedy under 90% against random.
+# its games against greedy, or greedy under 90% against random. Then a bot that plays the
+# post-game analysis' best move (common/analysis.h, default budget) against strong in 200
+# two-player base games: it must win 55% of them (issue 29).
 BOT_GAMES ?= 200
-bench-bots: $(BUILD)/carc-botbench ## the built-in bots against each other: win rates, time per move
+bench-bots: $(BUILD)/carc-botbench ## the built-in bots against each other, and the analysis' best move against strong
 	$(BUILD)/carc-botbench --games $(BOT_GAMES) --jobs 2 strong:greedy:0.70 greedy:random:0.90
+	$(BUILD)/carc-botbench --games $(BOT_GAMES) --jobs 2 --sets base analysis:strong:0.55
+
+# The post-game analysis' cost (issue 29): ANALYSIS_GAMES two-player base games of the greedy
+# bots analysed at the default budget on one pinned core; CPU time per game and per move, and
+# their medians (the target: at most 30 s a game).
+ANALYSIS_GAMES ?= 5
+bench-analysis: $(BUILD)/carc-analyze ## the post-game analysis: CPU time per game and per move (median of $(ANALYSIS_GAMES) base games)
+	$(PIN) $(BUILD)/carc-analyze --bench $(ANALYSIS_GAMES)
 
 # make soak (not in CI, ~15 minutes): tests/bench/soak.sh. A warm-up of 10 rooms sets the RSS
 # baseline; then SOAK_ROOMS rooms of 6 clients at SOAK_RATE moves per second in all (a move per

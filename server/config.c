@@ -30,6 +30,7 @@ enum kind {
     K_NODE,         /* a node id: 1 to size-1 of [A-Za-z0-9_-] */
     K_REDIS,        /* a redis:// URL; may hold a password: never echoed */
     K_REGISTRATION, /* open, invite, closed */
+    K_ANALYSIS,     /* off, request, auto (enum analysis_mode) */
 };
 
 struct key {
@@ -143,6 +144,18 @@ static const struct key keys[] = {
     {"bot-searches", K_INT, OFF(bot_searches), 0, 1, 16,
      "bots' searches at once on the thread pool, which storage shares: at most its threads"
      " but one (2)"},
+    {"analysis", K_ANALYSIS, OFF(analysis), 0, 0, 2,
+     "post-game analysis (GET/POST /api/games/{id}/analysis; needs storage): off, request (when"
+     " someone asks), auto (every game that ends too) (request)"},
+    {"analysis-threads", K_INT, OFF(analysis_threads), 0, 1, 16,
+     "analyses at once on the thread pool, which bots and storage share: at most its threads"
+     " but one (1)"},
+    {"analysis-ms-per-move", K_INT, OFF(analysis_ms_per_move), 0, 1, 10000,
+     "an analysis' budget per move, turned into playouts (40 a ms), not a clock: a two-player"
+     " game takes about 20 s of one core at 250 (250)"},
+    {"analysis-queue", K_INT, OFF(analysis_queue), 0, 1, 10000,
+     "games waiting for their analysis or being analysed at most; more are refused with 503"
+     " (32)"},
     {"stall-threshold-ms", K_INT, OFF(stall_threshold_ms), 0, 0, 600000,
      "milliseconds the loop may stall (a frozen or swapping process) before the stall is"
      " charged to no clock and logged (2000; 0 = off: clocks run on)"},
@@ -259,6 +272,10 @@ void config_defaults(struct carcd_config *c)
     c->storage_wait = STORE_WAIT_S;
     c->bot_think_ms = 1000;
     c->bot_searches = 2;
+    c->analysis = 1; /* ANALYSIS_REQUEST */
+    c->analysis_threads = 1;
+    c->analysis_ms_per_move = 250;
+    c->analysis_queue = 32;
     c->stall_threshold_ms = STALL_THRESHOLD_MS;
     snprintf(c->zoneinfo_dir, sizeof c->zoneinfo_dir, "%s", TZ_DIR_DEFAULT);
     c->test_clock = -1;
@@ -368,17 +385,20 @@ static int set_onoff(const struct key *k, char *field, const char *value, char *
     return 0;
 }
 
-static int set_registration(const struct key *k, char *field, const char *value, char *err,
-                            size_t errlen)
+/* K_REGISTRATION, K_ANALYSIS: one of three names, stored as its index. */
+static int set_choice(const struct key *k, char *field, const char *value, char *err, size_t errlen)
 {
-    static const char *const names[] = {"open", "invite",
-                                        "closed"}; /* enum accounts_registration */
+    static const char *const names[][3] = {
+        {"open", "invite", "closed"}, /* enum accounts_registration */
+        {"off", "request", "auto"},   /* enum analysis_mode */
+    };
+    const char *const *n = names[k->kind == K_ANALYSIS];
     for (int i = 0; i < 3; i++)
-        if (strcmp(value, names[i]) == 0) {
+        if (strcmp(value, n[i]) == 0) {
             *(int *)(void *)field = i;
             return 0;
         }
-    snprintf(err, errlen, "%s: '%s' is not open, invite or closed", k->name, value);
+    snprintf(err, errlen, "%s: '%s' is not %s, %s or %s", k->name, value, n[0], n[1], n[2]);
     return -1;
 }
 
@@ -477,7 +497,8 @@ int config_set(struct carcd_config *c, const char *key, const char *value, char 
     case K_FORMAT:
         return set_format(k, field, value, err, errlen);
     case K_REGISTRATION:
-        return set_registration(k, field, value, err, errlen);
+    case K_ANALYSIS:
+        return set_choice(k, field, value, err, errlen);
     case K_PROXIES:
         return set_proxies(k, field, value, err, errlen);
     case K_ORIGINS:

@@ -26,17 +26,21 @@ struct carcd_config {
     char postgres_url[1024]; /* storage 2: libpq's connection string; may hold a password */
     int storage_wait;        /* seconds to wait at start for a PostgreSQL that does not answer */
     int stale_room; /* seconds: stored rooms untouched that long are closed at start; 0: never */
-    int storage_busy_ms;    /* how long a write waits for another program's lock */
-    int storage_fsync;      /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
-    int accept_damaged;     /* 1: start on SQLite files the start-up check found damaged */
-    int bot_think_ms;       /* time a bot's search may take per move */
-    int bot_searches;       /* bots' searches on the thread pool at once */
-    int stall_threshold_ms; /* a loop stall longer than this is charged to no clock; 0: off */
-    char zoneinfo_dir[256]; /* the tz database clocks' time_zone names (util/tz.h) */
-    int vacation_days;      /* an account's vacation bank, days a year; 0: no vacations */
-    int test_clock;         /* tests: -1 off; else seconds the clocks start ahead, and
-                               POST /admin/clock moves them */
-    int metrics_port;       /* 0: no metrics listener; else GET /metrics and /healthz there */
+    int storage_busy_ms;      /* how long a write waits for another program's lock */
+    int storage_fsync;        /* 1: synchronous = FULL (fsync per commit); 0: NORMAL */
+    int accept_damaged;       /* 1: start on SQLite files the start-up check found damaged */
+    int bot_think_ms;         /* time a bot's search may take per move */
+    int bot_searches;         /* bots' searches on the thread pool at once */
+    int analysis;             /* enum analysis_mode: off, request, auto */
+    int analysis_threads;     /* analyses on the thread pool at once */
+    int analysis_ms_per_move; /* an analysis' budget per move (analysis/analysis.h) */
+    int analysis_queue;       /* games held by the analyses' queue at most */
+    int stall_threshold_ms;   /* a loop stall longer than this is charged to no clock; 0: off */
+    char zoneinfo_dir[256];   /* the tz database clocks' time_zone names (util/tz.h) */
+    int vacation_days;        /* an account's vacation bank, days a year; 0: no vacations */
+    int test_clock;           /* tests: -1 off; else seconds the clocks start ahead, and
+                                 POST /admin/clock moves them */
+    int metrics_port;         /* 0: no metrics listener; else GET /metrics and /healthz there */
     char metrics_listen[64];
     char metrics_token[128]; /* "": /metrics on the public port is 404; else it needs
                                 `Authorization: Bearer` this. A secret: never logged */
@@ -102,5 +106,11 @@ int config_backup_run(const struct carcd_config *cfg, const char *file);
  * account row copied between the configured storage and a SQLite file.
  * main's exit status. */
 int config_copy_run(const struct carcd_config *cfg, const char *file, int import);
+/* --export-db or --import-db: the data directory made, then config_copy_run.
+ * main's exit status. */
+int config_copy_main(const struct carcd_config *cfg, const struct config_file_flags *ff);
+/* The process made ready to serve: signals that would kill it ignored, the
+ * descriptor limit raised, the data directory made. 0, or 1 (logged). */
+int config_process_prepare(const struct carcd_config *cfg);
 
 #endif

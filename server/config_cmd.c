@@ -2,9 +2,12 @@
  * with the log and metrics set up, and the one-shot commands (--backup,
  * --export-db, --import-db) that run instead of the server. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -152,4 +155,65 @@ int config_settings_load(struct carcd_config *cfg, int *argc, char **argv,
     log_format_set(cfg->log_format);
     metrics_init();
     return -1;
+}
+
+/* ---- the process (main.c) ---- */
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char keep = *p;
+            *p = '\0';
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = keep;
+            if (keep == '\0')
+                break;
+        }
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* Let the process hold as many sockets as the hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* --export-db or --import-db: the data directory made, then copy_run. main's
+ * exit status. */
+int config_copy_main(const struct carcd_config *cfg, const struct config_file_flags *ff)
+{
+    if (make_dirs(cfg->data_dir) != 0) {
+        fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", cfg->data_dir,
+                strerror(errno));
+        return 1;
+    }
+    return config_copy_run(cfg, ff->export_db != NULL ? ff->export_db : ff->import_db,
+                           ff->import_db != NULL);
+}
+
+/* The process made ready to serve: signals that would kill it ignored, the
+ * descriptor limit raised, the data directory made. 0, or 1 (logged). */
+int config_process_prepare(const struct carcd_config *cfg)
+{
+    signal(SIGPIPE, SIG_IGN);
+    /* Over a file size limit, a write fails like a full disk (EFBIG) and
+     * storage refuses moves; without this the process would die. */
+    signal(SIGXFSZ, SIG_IGN);
+    raise_fd_limit();
+    if (make_dirs(cfg->data_dir) != 0) {
+        log_error("cannot create the data directory %s: %s", cfg->data_dir, strerror(errno));
+        return 1;
+    }
+    return 0;
 }

@@ -1,16 +1,14 @@
 /* main.c: carcd, the Carcassonne game server process: settings, one libuv
  * loop, the lobby, the network adapter, signals and a graceful shutdown. */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include "analysis/analysis.h"
 #include "cluster/directory.h"
 #include "cluster/lease.h"
 #include "cluster/redis.h"
@@ -48,9 +46,10 @@ struct server {
     uv_timer_t handover; /* a cluster node's shutdown: wait for the last batch, release */
     struct carcd_config cfg;
     struct lobby *lobby;
-    struct store *store; /* NULL with storage off */
-    struct bots *bots;   /* the built-in bots' searches */
-    struct tz_db *zones; /* the time zones of clocks (util/tz.h), read at start */
+    struct store *store;       /* NULL with storage off */
+    struct bots *bots;         /* the built-in bots' searches */
+    struct analysis *analysis; /* post-game analyses; NULL with analysis = off or no storage */
+    struct tz_db *zones;       /* the time zones of clocks (util/tz.h), read at start */
     struct api api;
     struct admin admin;        /* the admin API (/admin/), behind admin-token */
     struct accounts *accounts; /* accounts and sessions; NULL without storage */
@@ -105,36 +104,6 @@ static int cluster_open(struct server *sv, char *err, size_t errlen)
     log_info("cluster: node %s, Redis %s, lease-ttl %d ms", c->node_id, redis_where(sv->redis),
              c->lease_ttl_ms);
     return 0;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char keep = *p;
-            *p = '\0';
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = keep;
-            if (keep == '\0')
-                break;
-        }
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
-/* Let the process hold as many sockets as the hard limit allows. */
-static void raise_fd_limit(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
 }
 
 /* Rooms and connections went away: the store let go of its page cache, now
@@ -236,6 +205,7 @@ static void server_finish(struct server *sv)
     sv->api.accounts = NULL;
     sv->admin.accounts = NULL;
     bots_stop(sv->bots);
+    analysis_stop(sv->analysis);
     loopstat_stop(&sv->stats);
     stall_stop(&sv->stall);
     uv_close((uv_handle_t *)&sv->tick, NULL);
@@ -287,35 +257,6 @@ static int url_host(const char *listen, char *out, size_t size)
     if (strchr(listen, ':') != NULL)
         return snprintf(out, size, "[%s]", listen);
     return snprintf(out, size, "%s", listen);
-}
-
-/* --export-db or --import-db: the data directory made, then copy_run. main's
- * exit status. */
-static int copy_main(const struct carcd_config *cfg, const struct config_file_flags *ff)
-{
-    if (make_dirs(cfg->data_dir) != 0) {
-        fprintf(stderr, "carcd: cannot create the data directory %s: %s\n", cfg->data_dir,
-                strerror(errno));
-        return 1;
-    }
-    return config_copy_run(cfg, ff->export_db != NULL ? ff->export_db : ff->import_db,
-                           ff->import_db != NULL);
-}
-
-/* The process made ready to serve: signals that would kill it ignored, the
- * descriptor limit raised, the data directory made. 0, or 1 (logged). */
-static int process_prepare(const struct carcd_config *cfg)
-{
-    signal(SIGPIPE, SIG_IGN);
-    /* Over a file size limit, a write fails like a full disk (EFBIG) and
-     * storage refuses moves; without this the process would die. */
-    signal(SIGXFSZ, SIG_IGN);
-    raise_fd_limit();
-    if (make_dirs(cfg->data_dir) != 0) {
-        log_error("cannot create the data directory %s: %s", cfg->data_dir, strerror(errno));
-        return 1;
-    }
-    return 0;
 }
 
 /* Whether the settings make a cluster node (1) or one node alone (0); -1
@@ -624,8 +565,14 @@ static int http_open(struct server *sv)
     sv->api.session_days = sv->cfg.session_days;
     sv->api.ladder_min_games = sv->cfg.ladder_min_games;
     if (sv->store == NULL) {
-        log_info("accounts off: they need storage");
+        log_info("accounts and game analysis off: they need storage");
         return 0;
+    }
+    if (sv->cfg.analysis != ANALYSIS_OFF) {
+        struct analysis_config an = {sv->cfg.analysis, sv->cfg.analysis_threads,
+                                     sv->cfg.analysis_ms_per_move, sv->cfg.analysis_queue};
+        sv->analysis = analysis_new(&sv->loop, sv->store, &an);
+        sv->api.analysis = sv->analysis;
     }
     struct accounts_config ac;
     accounts_config_defaults(&ac);
@@ -714,6 +661,7 @@ static int serve_start(struct server *sv)
         accounts_close(sv->accounts, NULL, NULL);
         sv->api.accounts = NULL;
         sv->admin.accounts = NULL;
+        analysis_stop(sv->analysis);
         store_stop(sv->store);
         bots_stop(sv->bots);
         stall_stop(&sv->stall);
@@ -748,6 +696,7 @@ static int server_close(struct server *sv, int status)
     bots_free(sv->bots);
     tz_db_free(sv->zones);
     store_close(sv->store);
+    analysis_free(sv->analysis); /* after the store's last batch: its documents are written */
     api_fini(&sv->api);
     notifier_free(sv->notifier);
     mailer_free(sv->mailer);
@@ -773,8 +722,8 @@ int main(int argc, char **argv)
     if (ff.backup != NULL)
         return config_backup_run(&sv.cfg, ff.backup);
     if (ff.export_db != NULL || ff.import_db != NULL)
-        return copy_main(&sv.cfg, &ff);
-    if (process_prepare(&sv.cfg) != 0)
+        return config_copy_main(&sv.cfg, &ff);
+    if (config_process_prepare(&sv.cfg) != 0)
         return 1;
     int cluster = cluster_wanted(&sv.cfg);
     if (cluster < 0)

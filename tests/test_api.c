@@ -48,6 +48,22 @@ START_TEST(http_routes)
     api_route(&api, "POST", "/api/ladder", &r);
     ck_assert_int_eq(r.status, 405);
     api_reply_free(&r);
+    /* Game analysis without the queue (analysis = off, or no storage): 404
+     * to GET and POST (routed before /api/games/{id}), 405 to others. */
+    const char *an[] = {"GET", "HEAD", "POST"};
+    for (int i = 0; i < 3; i++) {
+        api_route(&api, an[i], "/api/games/abc/analysis", &r);
+        ck_assert_int_eq(r.status, 404);
+        ck_assert_str_eq(r.content_type, "application/json");
+        ck_assert_msg(strstr(r.body, "game analysis is off") != NULL, "%s", r.body);
+        api_reply_free(&r);
+    }
+    api_route(&api, "DELETE", "/api/games/abc/analysis", &r);
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
+    api_route(&api, "POST", "/api/games/abc", &r); /* the record's route: GET only */
+    ck_assert_int_eq(r.status, 405);
+    api_reply_free(&r);
     api_route(&api, "GET", "/", &r);
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(r.content_type, "text/html; charset=utf-8");

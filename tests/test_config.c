@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "config.h"
 #include "tests.h"
 
@@ -178,6 +179,54 @@ START_TEST(config_stall)
 }
 END_TEST
 
+/* Game analysis: request, 1 thread, 250 ms a move, 32 games by default;
+ * off | request | auto; the bounds; documented in --help, the settings
+ * table and the example file. */
+START_TEST(config_analysis)
+{
+    struct carcd_config c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.analysis, ANALYSIS_REQUEST);
+    ck_assert_int_eq(c.analysis_threads, 1);
+    ck_assert_int_eq(c.analysis_ms_per_move, 250);
+    ck_assert_int_eq(c.analysis_queue, ANALYSIS_QUEUE_DEFAULT);
+    ck_assert_int_eq(config_set(&c, "analysis", "auto", err, sizeof err), 0);
+    ck_assert_int_eq(c.analysis, ANALYSIS_AUTO);
+    ck_assert_int_eq(config_set(&c, "analysis", "off", err, sizeof err), 0);
+    ck_assert_int_eq(c.analysis, ANALYSIS_OFF);
+    ck_assert_int_eq(config_set(&c, "analysis", "on", err, sizeof err), -1);
+    ck_assert_str_eq(err, "analysis: 'on' is not off, request or auto");
+    ck_assert_int_eq(config_set(&c, "analysis-threads", "17", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "analysis-threads", "0", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "analysis-ms-per-move", "10001", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "analysis-ms-per-move", "2", err, sizeof err), 0);
+    ck_assert_int_eq(c.analysis_ms_per_move, 2);
+    ck_assert_int_eq(config_set(&c, "analysis-queue", "0", err, sizeof err), -1);
+    ck_assert_int_eq(config_set(&c, "registration", "invite", err, sizeof err), 0);
+    ck_assert_int_eq(c.registration, 1);
+    char *help = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&help, &len);
+    config_usage(f);
+    fclose(f);
+    ck_assert_msg(strstr(help, "analysis-ms-per-move") != NULL, "%s", help);
+    free(help);
+    const char *docs[] = {"server/README.md", "deploy/carcd.conf.example"};
+    const char *want[][4] = {{"| `analysis` | `request` |", "| `analysis-threads` | `1` |",
+                              "| `analysis-ms-per-move` | `250` |", "| `analysis-queue` | `32` |"},
+                             {"\nanalysis = request ", "\nanalysis-threads = 1 ",
+                              "\nanalysis-ms-per-move = 250 ", "\nanalysis-queue = 32 "}};
+    for (int i = 0; i < 2; i++) {
+        char *text = test_file_read(docs[i], &len);
+        ck_assert_msg(text != NULL, "%s (run from the repository root)", docs[i]);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(strstr(text, want[i][k]) != NULL, "%s: no %s", docs[i], want[i][k]);
+        free(text);
+    }
+}
+END_TEST
+
 /* E-mail's settings: off by default; smtp-url needs mail-from and
  * public-url (config_load refuses the start, naming the missing one, and
  * never echoes the URL, which may hold a password); digest-hour 0..23. */
@@ -280,6 +329,7 @@ Suite *suite_config(void)
     tcase_add_test(tc, config_cluster);
     tcase_add_test(tc, config_bare_onoff_flag);
     tcase_add_test(tc, config_stall);
+    tcase_add_test(tc, config_analysis);
     tcase_add_test(tc, config_accounts);
     suite_add_tcase(s, tc);
     return s;

@@ -109,6 +109,7 @@ int main(void)
     srunner_add_suite(sr, suite_bot());
     srunner_add_suite(sr, suite_turn());
     srunner_add_suite(sr, suite_bots());
+    srunner_add_suite(sr, suite_analysis_queue());
     srunner_add_suite(sr, suite_out_of_time());
     srunner_add_suite(sr, suite_session());
     srunner_add_suite(sr, suite_api());

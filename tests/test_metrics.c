@@ -281,6 +281,29 @@ START_TEST(test_mail_counted)
 }
 END_TEST
 
+/* Analyses (analysis/analysis.c): done and failed, the CPU seconds, the queue. */
+START_TEST(test_analyses_counted)
+{
+    const char *done = "carcd_analyses_total{result=\"done\"}";
+    const char *failed = "carcd_analyses_total{result=\"failed\"}";
+    double d0 = series_value(done), f0 = series_value(failed);
+    double s0 = series_value("carcd_analysis_seconds_total");
+    ck_assert(d0 >= 0 && f0 >= 0 && s0 >= 0);
+    metrics_analysis_count(1, 2.5);
+    metrics_analysis_count(0, 0.5);
+    metrics_analysis_queue_set(3);
+    ck_assert(series_value(done) == d0 + 1);
+    ck_assert(series_value(failed) == f0 + 1);
+    ck_assert(series_value("carcd_analysis_seconds_total") == s0 + 3);
+    ck_assert(series_value("carcd_analysis_queue") == 3);
+    metrics_analysis_queue_set(0);
+    char *text = metrics_exposition(NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\n# TYPE carcd_analyses_total counter\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n# TYPE carcd_analysis_queue gauge\n"));
+    free(text);
+}
+END_TEST
+
 static const char *const secret_pw = "hunter2-secret-pw";
 
 /* A whole game through the lobby: what the fakes send and get is counted, a
@@ -448,6 +471,7 @@ Suite *suite_metrics(void)
     suite_add_tcase(s, tc);
     tc = tcase_with("lobby", setup_default);
     tcase_add_test(tc, test_lobby_counted);
+    tcase_add_test(tc, test_analyses_counted);
     tcase_add_test(tc, test_api_metrics_routes);
     suite_add_tcase(s, tc);
     return s;

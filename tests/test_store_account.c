@@ -91,6 +91,7 @@ START_TEST(schema_migrated_from_v4)
                                               "ALTER TABLE rooms DROP COLUMN turn_wall;"
                                               "ALTER TABLE seats DROP COLUMN vac_from;"
                                               "ALTER TABLE seats DROP COLUMN vac_until;"
+                                              "DROP TABLE analyses;"
                                               "UPDATE schema_version SET version = 4;"
                                             : "ALTER TABLE seats DROP COLUMN account;"
                                               "ALTER TABLE rooms DROP COLUMN clock_per_move;"
@@ -98,6 +99,7 @@ START_TEST(schema_migrated_from_v4)
                                               "ALTER TABLE rooms DROP COLUMN turn_wall;"
                                               "ALTER TABLE seats DROP COLUMN vac_from;"
                                               "ALTER TABLE seats DROP COLUMN vac_until;"
+                                              "DROP TABLE analyses;"
                                               "UPDATE schema_version SET version = 4;"
                                               "PRAGMA user_version = 4;"),
                      0);

@@ -471,6 +471,129 @@ START_TEST(store_idle_follows_batches)
 }
 END_TEST
 
+/* ---- analyses (store_analysis_add, the record hook) ---- */
+
+struct told {
+    int calls;
+    char id[PROTO_ROOM_MAX];
+};
+
+static void on_told(void *arg, const char *id)
+{
+    struct told *t = arg;
+    t->calls++;
+    snprintf(t->id, sizeof t->id, "%s", id);
+}
+
+/* id's stored analysis, or "" when there is none (404); fails on 503. */
+static const char *analysis_of(struct store *st, const char *id)
+{
+    static char out[64];
+    int code = 0;
+    char *doc = store_analysis_get(st, id, &code);
+    ck_assert_msg(code == 200 || code == 404, "%d", code);
+    snprintf(out, sizeof out, "%s", doc != NULL ? doc : "");
+    free(doc);
+    return out;
+}
+
+/* A record entry of the batch being filled: a room closed with its record. */
+static void record_add(struct store *st, const char *id, const char *status)
+{
+    struct store_room *e = store_row_add(st);
+    snprintf(e->id, sizeof e->id, "%s", id);
+    e->gone = STORE_CLOSE;
+    e->updated = 5;
+    e->record = mem_strdup("{\"r\":1}");
+    e->players = mem_strdup("[\"A\",\"B\"]");
+    e->scores = mem_strdup("[1,2]");
+    e->status = status;
+}
+
+/* An analysis is written once with its batch, its asker told after the
+ * commit; a failed commit carries it to the next; a forgotten asker is not
+ * told; only a finished game's record reaches the record hook. */
+START_TEST(analyses_stored_once)
+{
+    char err[512];
+    struct store *st = su_store_open(err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    struct told t = {0}, muted = {0}, rec = {0};
+    store_analysis_add(st, "G1", "{\"a\":1}", 5, on_told, &t);
+    ck_assert_int_eq(t.calls, 0);
+    ck_assert_str_eq(analysis_of(st, "G1"), "");
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(t.calls, 1);
+    ck_assert_str_eq(t.id, "G1");
+    ck_assert_str_eq(analysis_of(st, "G1"), "{\"a\":1}");
+    /* Never changed: a second document for the game is dropped. */
+    store_analysis_add(st, "G1", "{\"a\":2}", 6, on_told, &t);
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(t.calls, 2);
+    ck_assert_str_eq(analysis_of(st, "G1"), "{\"a\":1}");
+    /* A failed commit: nobody told, the document written by the next one. */
+    store_test_fail(st, 1);
+    store_analysis_add(st, "G2", "{\"b\":1}", 7, on_told, &t);
+    ck_assert_int_eq(store_flush(st), -1);
+    ck_assert_int_eq(t.calls, 2);
+    ck_assert(!store_idle(st));
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(t.calls, 3);
+    ck_assert_str_eq(t.id, "G2");
+    ck_assert_str_eq(analysis_of(st, "G2"), "{\"b\":1}");
+    /* An asker that went away is not told; the document is still written. */
+    store_analysis_add(st, "G3", "{\"c\":1}", 8, on_told, &muted);
+    store_analysis_forget(st, &muted);
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(muted.calls, 0);
+    ck_assert_str_eq(analysis_of(st, "G3"), "{\"c\":1}");
+    ck_assert_str_eq(analysis_of(st, "G4"), "");
+    /* The record hook: a finished game's record, not an abandoned one's. */
+    store_record_hook_set(st, on_told, &rec);
+    record_add(st, "R1", STORE_ABANDONED);
+    record_add(st, "R2", STORE_FINISHED);
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(rec.calls, 1);
+    ck_assert_str_eq(rec.id, "R2");
+    store_record_hook_set(st, NULL, NULL);
+    record_add(st, "R3", STORE_FINISHED);
+    ck_assert_int_eq(store_flush(st), 0);
+    ck_assert_int_eq(rec.calls, 1);
+    store_close(st);
+    /* The documents outlive the process. */
+    st = su_store_open(err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    ck_assert_str_eq(analysis_of(st, "G2"), "{\"b\":1}");
+    store_close(st);
+}
+END_TEST
+
+/* GET /api/games/{id}/analysis's read, on the thread pool. */
+START_TEST(analysis_read_on_the_thread_pool)
+{
+    char err[512];
+    struct store *st = su_store_open(err, sizeof err);
+    ck_assert_msg(st != NULL, "%s", err);
+    store_analysis_add(st, "G1", "{\"a\":1}", 5, NULL, NULL);
+    ck_assert_int_eq(store_flush(st), 0);
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    store_start(st, &loop, NULL);
+    struct got g = {0}, miss = {0};
+    ck_assert_ptr_nonnull(store_analysis_read(st, "G1", on_got, &g));
+    ck_assert_ptr_nonnull(store_analysis_read(st, "G2", on_got, &miss));
+    loop_until(&loop, &miss.calls);
+    ck_assert_int_eq(g.status, 200);
+    ck_assert_str_eq(g.json, "{\"a\":1}");
+    ck_assert_int_eq(miss.status, 404);
+    free(g.json);
+    store_stop(st);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    store_close(st);
+}
+END_TEST
+
 Suite *suite_store_read(void)
 {
     Suite *s = suite_create("store_read");
@@ -481,6 +604,8 @@ Suite *suite_store_read(void)
     tcase_add_test(tc, entry_read_open_room);
     tcase_add_test(tc, entry_read_cancel);
     tcase_add_test(tc, store_idle_follows_batches);
+    tcase_add_test(tc, analyses_stored_once);
+    tcase_add_test(tc, analysis_read_on_the_thread_pool);
     suite_add_tcase(s, tc);
     /* The reads through PostgreSQL (make test runs it under tests/pg.sh); none
      * without one (a test case made and not added would leak). */
@@ -494,6 +619,8 @@ Suite *suite_store_read(void)
     tcase_add_test(pg, entry_read_open_room);
     tcase_add_test(pg, entry_read_cancel);
     tcase_add_test(pg, store_idle_follows_batches);
+    tcase_add_test(pg, analyses_stored_once);
+    tcase_add_test(pg, analysis_read_on_the_thread_pool);
     suite_add_tcase(s, pg);
     return s;
 }

@@ -56,6 +56,7 @@ START_TEST(schema_migrated_from_v1)
                                         "ALTER TABLE rooms DROP COLUMN fair;"
                                         "ALTER TABLE rooms DROP COLUMN fence;"
                                         "DROP TABLE schema_version;"
+                                        "DROP TABLE analyses;"
                                         "PRAGMA user_version = 1;"),
                      0);
     store_close(s);

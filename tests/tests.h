@@ -21,14 +21,16 @@ Suite *suite_analysis(void); /* tests/test_analysis.c: the post-game analysis (c
 Suite *suite_bot(void);      /* tests/test_bot.c: the bots' search (common/bot.h) */
 Suite *suite_turn(void);     /* tests/test_turn.c: bot seats, clocks, takeover */
 Suite *suite_bots(void);     /* tests/test_bots.c: the bots' FIFOs on the thread pool */
-Suite *suite_room(void);     /* tests/test_room.c: lobby and rooms through a sink, no sockets */
-Suite *suite_resume(void);   /* tests/test_resume.c: resume, sync, takeover, the history ring */
-Suite *suite_session(void);  /* tests/test_session.c: rate, size, queue, idle, address limits */
-Suite *suite_api(void);      /* tests/test_api.c: HTTP routes */
-Suite *suite_admin(void);    /* tests/test_admin.c: the admin API's routes and token */
-Suite *suite_config(void);   /* tests/test_config.c: flags and config file */
-Suite *suite_store(void);    /* tests/test_store.c: SQLite storage, recovery, faults */
-Suite *suite_store_pg(void); /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
+Suite *suite_analysis_queue(
+    void);                 /* tests/test_analysis_queue.c: the analyses' queue (server/analysis/) */
+Suite *suite_room(void);   /* tests/test_room.c: lobby and rooms through a sink, no sockets */
+Suite *suite_resume(void); /* tests/test_resume.c: resume, sync, takeover, the history ring */
+Suite *suite_session(void);      /* tests/test_session.c: rate, size, queue, idle, address limits */
+Suite *suite_api(void);          /* tests/test_api.c: HTTP routes */
+Suite *suite_admin(void);        /* tests/test_admin.c: the admin API's routes and token */
+Suite *suite_config(void);       /* tests/test_config.c: flags and config file */
+Suite *suite_store(void);        /* tests/test_store.c: SQLite storage, recovery, faults */
+Suite *suite_store_pg(void);     /* the same on PostgreSQL, with CARC_PG_URL (tests/pg.sh) */
 Suite *suite_store_read(void);   /* tests/test_store_read.c: game records, paged and off-loop */
 Suite *suite_damage(void);       /* tests/test_damage.c: start-up checks of the SQLite files */
 Suite *suite_out_of_time(void);  /* tests/test_out_of_time.c: out of time for good, taken back */

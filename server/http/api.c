@@ -576,7 +576,9 @@ void api_route_request(struct api *a, const struct api_request *rq, struct api_r
     }
     if (api_account_route(a, rq, out) || api_rating_route(a, rq, out) ||
         api_me_games_route(a, rq, out) || api_claim_route(a, rq, out) ||
-        api_push_route(a, rq, out) || api_mail_route(a, rq, out) || api_vacation_route(a, rq, out))
+        api_push_route(a, rq, out) || api_mail_route(a, rq, out) ||
+        api_vacation_route(a, rq, out) ||
+        api_analysis_route(a, rq, out)) /* before /api/games/{id} */
         return;
     /* HEAD is routed as GET; the transport then sends the headers alone. */
     out->head = strcmp(rq->method, "HEAD") == 0;

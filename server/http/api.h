@@ -14,6 +14,8 @@
  *                     ended or was abandoned; 404 for a running or unknown game
  *   GET /api/games/{id}/replay   that record played through the engine: every
  *                     move's events, scores and meeples (PROTOCOL.md "Replays")
+ *   POST, GET /api/games/{id}/analysis   the game's analysis (analysis_routes.c,
+ *                     PROTOCOL.md "Game analysis"): asked for, then read; deferred
  *   GET /api/stats    how busy the loop is, and what storage costs it (JSON)
  *   GET /metrics      Prometheus text (metrics/metrics.h): 404 unless a metrics
  *                     token is set, then 401 without `Authorization: Bearer TOKEN`.
@@ -60,6 +62,7 @@ struct vapid;
 struct accounts_result;
 struct notifier;
 struct attempts;
+struct analysis;
 
 struct api {
     const struct lobby *lobby;
@@ -103,6 +106,9 @@ struct api {
     struct notifier *notifier;
     int push_tests;
     struct attempts *push_tested;
+    /* The analyses' queue (analysis/analysis.h; analysis_routes.c): NULL with
+     * analysis = off or without storage, and the routes answer 404. */
+    struct analysis *analysis;
 };
 
 struct api_reply {
@@ -221,6 +227,10 @@ int api_rating_route(struct api *a, const struct api_request *rq, struct api_rep
 /* /api/me/vacation (vacation_routes.c): 1 when rq was it (answered, maybe
  * deferred). */
 int api_vacation_route(struct api *a, const struct api_request *rq, struct api_reply *out);
+/* POST, GET and HEAD /api/games/{id}/analysis (analysis_routes.c): 1 when
+ * rq's path is it (answered, maybe deferred), 0 for any other path. A POST
+ * needs rq->origin judged (API_ORIGIN_BAD is refused). */
+int api_analysis_route(struct api *a, const struct api_request *rq, struct api_reply *out);
 
 /* The most bytes of JSON body the account route that method and path name
  * takes (the transport reads a body for those only): PROTO_ACCOUNT_BODY_MAX

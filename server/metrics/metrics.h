@@ -193,6 +193,13 @@ void metrics_push_count(int outcome);
 enum { METRICS_MAIL_DIGEST = 0, METRICS_MAIL_REMINDER };
 void metrics_mail_count(int kind, int ok);
 
+/* A game's analysis (analysis/analysis.h) ended: stored (ok) or failed, after
+ * seconds on the thread pool: carcd_analyses_total{result},
+ * carcd_analysis_seconds_total. */
+void metrics_analysis_count(int ok, double seconds);
+/* Games queued or being analysed: carcd_analysis_queue. */
+void metrics_analysis_queue_set(int n);
+
 /* A monotonic clock in nanoseconds (for metrics_broadcast_observe). */
 uint64_t metrics_now_ns(void);
 

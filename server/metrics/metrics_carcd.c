@@ -101,6 +101,8 @@ static double v_push[4];
 static const char *const mail_kinds[] = {"digest", "reminder"};
 static const char *const mail_results[] = {"sent", "failed"};
 static double v_mail[4]; /* kind x result */
+static const char *const analysis_results[] = {"done", "failed"};
+static double v_analyses[2], v_analysis_seconds, v_analysis_queue;
 
 #define COUNTER(n, h, var)                                                                         \
     {                                                                                              \
@@ -215,6 +217,17 @@ static struct metrics_family f_mail = {
     .values2 = mail_results,
     .nvalues2 = 2,
     .v = v_mail};
+static struct metrics_family f_analyses =
+    LABELLED("carcd_analyses_total",
+             "Game analyses finished on the thread pool, by result (done: stored; failed: the"
+             " record could not be read or analysed).",
+             METRICS_COUNTER, "result", analysis_results, v_analyses);
+static struct metrics_family f_analysis_seconds =
+    COUNTER("carcd_analysis_seconds_total",
+            "Thread-pool time spent analysing games (seconds of one core).", v_analysis_seconds);
+static struct metrics_family f_analysis_queue =
+    GAUGE("carcd_analysis_queue", "Games waiting for their analysis or being analysed.",
+          v_analysis_queue);
 static struct metrics_family f_rooms = LABELLED("carcd_rooms", "Rooms on the server, by phase.",
                                                 METRICS_GAUGE, "phase", phase_names, v_rooms);
 static struct metrics_family f_conns =
@@ -254,18 +267,45 @@ static struct metrics_family f_start =
           v_start);
 
 static struct metrics_family *const families[] = {
-    &f_rooms,         &f_conns,         &f_recv,
-    &f_sent,          &f_errors,        &f_closes,
-    &f_resumes,       &f_moves,         &f_bcast,
-    &f_commit,        &f_commit_fail,   &f_loop_busy,
-    &f_loop_turns,    &f_loop_longest,  &f_loop_turn,
-    &f_rss,           &f_vsize,         &f_fds,
-    &f_max_fds,       &f_cpu,           &f_start,
-    &f_redirects,     &f_takeovers,     &f_given_up,
-    &f_refused,       &f_store_healthy, &f_store_failing_since,
-    &f_conns_refused, &f_accept_pauses, &f_signins,
-    &f_signups,       &f_rating_fail,   &f_acct_refused,
-    &f_acct_waiting,  &f_push,          &f_mail,
+    &f_rooms,
+    &f_conns,
+    &f_recv,
+    &f_sent,
+    &f_errors,
+    &f_closes,
+    &f_resumes,
+    &f_moves,
+    &f_bcast,
+    &f_commit,
+    &f_commit_fail,
+    &f_loop_busy,
+    &f_loop_turns,
+    &f_loop_longest,
+    &f_loop_turn,
+    &f_rss,
+    &f_vsize,
+    &f_fds,
+    &f_max_fds,
+    &f_cpu,
+    &f_start,
+    &f_redirects,
+    &f_takeovers,
+    &f_given_up,
+    &f_refused,
+    &f_store_healthy,
+    &f_store_failing_since,
+    &f_conns_refused,
+    &f_accept_pauses,
+    &f_signins,
+    &f_signups,
+    &f_rating_fail,
+    &f_acct_refused,
+    &f_acct_waiting,
+    &f_push,
+    &f_mail,
+    &f_analyses,
+    &f_analysis_seconds,
+    &f_analysis_queue,
 };
 #define N_FAMILIES ((int)(sizeof families / sizeof families[0]))
 
@@ -378,6 +418,17 @@ void metrics_mail_count(int kind, int ok)
 {
     if (kind == METRICS_MAIL_DIGEST || kind == METRICS_MAIL_REMINDER)
         metrics_family_add(&f_mail, kind * 2 + (ok ? 0 : 1), 1);
+}
+
+void metrics_analysis_count(int ok, double seconds)
+{
+    metrics_family_add(&f_analyses, ok ? 0 : 1, 1);
+    v_analysis_seconds += seconds;
+}
+
+void metrics_analysis_queue_set(int n)
+{
+    v_analysis_queue = n;
 }
 
 void metrics_rating_failure_count(void)

@@ -454,6 +454,8 @@ int net__http_request(struct net *n, struct lws *wsi, struct conn *c, const char
                              .query = query,
                              .accept_encoding = has_enc ? enc : NULL,
                              .if_none_match = has_inm ? inm : NULL};
+    if (strcmp(rq.method, "POST") == 0) /* POST /api/games/{id}/analysis refuses other sites */
+        rq.origin = origin_judge(n, wsi);
     /* The admin API (POST without a body: http_refusal() above) reads its
      * token, a notice's ?text= and the test clock's ?seconds=, decoded by lws. */
     char auth[512], text[HTTP_URI_MAX], peer[64], secs[24];

@@ -58,8 +58,9 @@ static const char *schema_sql =
     "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT NULL, players TEXT NOT NULL,"
     " scores TEXT NOT NULL, finished BIGINT NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
+    "CREATE TABLE analyses(game TEXT PRIMARY KEY, doc TEXT NOT NULL, created BIGINT NOT NULL);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(6);";
+    "INSERT INTO schema_version VALUES(7);";
 
 /* From each schema to the next, applied in order in one transaction; the
  * first PostgreSQL schema is 4 (the SQLite history before it never existed
@@ -72,6 +73,9 @@ static const char *migrations[STORE_SCHEMA + 1] = {
           "ALTER TABLE rooms ADD COLUMN turn_wall BIGINT NOT NULL DEFAULT 0;"
           "ALTER TABLE seats ADD COLUMN vac_from BIGINT NOT NULL DEFAULT 0;"
           "ALTER TABLE seats ADD COLUMN vac_until BIGINT NOT NULL DEFAULT 0;",
+    /* 6 -> 7: games' analyses (sqlite.c) */
+    [6] = "CREATE TABLE analyses(game TEXT PRIMARY KEY, doc TEXT NOT NULL,"
+          " created BIGINT NOT NULL);",
 };
 
 static uint64_t now_ms(void)
@@ -579,6 +583,13 @@ static int pg_batch_write(struct store *st, struct batch *b)
         pipe_send(&pp, "INSERT INTO chat(room, seat, name, text, time) VALUES($1,$2,$3,$4,$5)", 5,
                   v);
     }
+    for (const struct sb_analysis *a = b->an; a != NULL && pp.ok; a = a->next) {
+        const char *v[] = {a->id, a->doc, I(n[0], a->time)};
+        pipe_send(&pp,
+                  "INSERT INTO analyses(game, doc, created) VALUES($1,$2,$3::bigint)"
+                  " ON CONFLICT (game) DO NOTHING",
+                  3, v);
+    }
     pipe_send(&pp, "COMMIT", 0, NULL);
     if (pp.sent > 0 || !pp.ok)
         pipe_sync(&pp);
@@ -644,6 +655,7 @@ static const struct store_backend pg_backend = {
     .games_get = pg__games_get,
     .entry_get = pg__entry_get,
     .game_get = pg__game_get,
+    .analysis_get = pg__analysis_get,
     .stale_close = pg__stale_close,
     .rows = pg__rows,
     .records = pg__records,

@@ -50,6 +50,7 @@ int pg__ready(struct pg *p, struct pg_conn *pc, char *why, size_t size);
 int pg__entry_get(struct store *st, const char *id, struct store_room *e);
 char *pg__games_get(struct store *st, int page, const char *status, int *code);
 char *pg__game_get(struct store *st, const char *id, int *code);
+char *pg__analysis_get(struct store *st, const char *id, int *code);
 int pg__stale_close(struct store *st, long long before_ms, char *err, size_t errlen);
 int pg__rows(struct store *st, int which, store_row_cb cb, void *arg, char *err, size_t errlen);
 int pg__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t errlen);

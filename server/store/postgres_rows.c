@@ -62,7 +62,8 @@ char *pg__games_get(struct store *st, int page, const char *status, int *code)
     return t.s;
 }
 
-char *pg__game_get(struct store *st, const char *id, int *code)
+/* The one text column of sql's row for id ($1): 200, 404 or 503 (logged: what). */
+static char *id_text(struct store *st, const char *sql, const char *id, const char *what, int *code)
 {
     struct pg *p = PG(st);
     char why[256];
@@ -70,7 +71,7 @@ char *pg__game_get(struct store *st, const char *id, int *code)
     PGresult *q = NULL;
     if (pg__ready(p, &p->r, why, sizeof why) == 0) {
         const char *v[] = {id};
-        q = pg__query(p->r.c, "SELECT record FROM games WHERE room = $1", 1, v);
+        q = pg__query(p->r.c, sql, 1, v);
         if (q == NULL) {
             p->r.broken = 1;
             pg__msg(p->r.c, why, sizeof why);
@@ -78,7 +79,7 @@ char *pg__game_get(struct store *st, const char *id, int *code)
     }
     if (q == NULL) {
         log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
-                  "storage: cannot read the game: %s", why);
+                  "storage: cannot read the %s: %s", what, why);
         return NULL;
     }
     char *out = NULL;
@@ -90,6 +91,16 @@ char *pg__game_get(struct store *st, const char *id, int *code)
     }
     PQclear(q);
     return out;
+}
+
+char *pg__game_get(struct store *st, const char *id, int *code)
+{
+    return id_text(st, "SELECT record FROM games WHERE room = $1", id, "game", code);
+}
+
+char *pg__analysis_get(struct store *st, const char *id, int *code)
+{
+    return id_text(st, "SELECT doc FROM analyses WHERE game = $1", id, "analysis", code);
 }
 
 /* ---- start-up and copy (the writer, the caller's thread) ---- */

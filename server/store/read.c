@@ -1,5 +1,5 @@
-/* store/read.c: reads for HTTP (store.h): the list of records and one
- * record, from the database, on libuv's thread pool through the backend's
+/* store/read.c: reads for HTTP (store.h): the list of records, one
+ * record and one analysis, from the database, on libuv's thread pool through the backend's
  * reader connection. One read runs at a time (they are short, indexed queries, and
  * the thread pool's other threads stay free for the commits); the others wait
  * in a FIFO of at most STORE_READS_MAX, so a burst of requests cannot grow
@@ -12,7 +12,7 @@
 #include "util/log.h"
 #include "util/mem.h"
 
-enum { READ_LIST, READ_RECORD, READ_ENTRY };
+enum { READ_LIST, READ_RECORD, READ_ENTRY, READ_ANALYSIS };
 
 struct store_read {
     uv_work_t work;
@@ -39,6 +39,11 @@ char *store_game_get(struct store *st, const char *id, int *code)
     return st->be->game_get(st, id, code);
 }
 
+char *store_analysis_get(struct store *st, const char *id, int *code)
+{
+    return st->be->analysis_get(st, id, code);
+}
+
 /* ---- the queue ---- */
 
 static void pump(struct store *st);
@@ -50,6 +55,8 @@ static void read_work(uv_work_t *w)
         rq->json = rq->st->be->games_get(rq->st, rq->page, rq->status, &rq->code);
     else if (rq->kind == READ_ENTRY)
         rq->code = rq->st->be->entry_get(rq->st, rq->id, rq->entry);
+    else if (rq->kind == READ_ANALYSIS)
+        rq->json = rq->st->be->analysis_get(rq->st, rq->id, &rq->code);
     else
         rq->json = rq->st->be->game_get(rq->st, rq->id, &rq->code);
 }
@@ -167,13 +174,25 @@ void store_entry_free(struct store_room *e)
     free(e);
 }
 
-struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg)
+static struct store_read *id_read(struct store *st, int kind, const char *id, store_read_cb cb,
+                                  void *arg)
 {
-    struct store_read *rq = read_new(st, READ_RECORD, cb, arg);
+    struct store_read *rq = read_new(st, kind, cb, arg);
     if (rq == NULL)
         return NULL;
     snprintf(rq->id, sizeof rq->id, "%s", id);
     return read_submit(rq);
+}
+
+struct store_read *store_game_read(struct store *st, const char *id, store_read_cb cb, void *arg)
+{
+    return id_read(st, READ_RECORD, id, cb, arg);
+}
+
+struct store_read *store_analysis_read(struct store *st, const char *id, store_read_cb cb,
+                                       void *arg)
+{
+    return id_read(st, READ_ANALYSIS, id, cb, arg);
 }
 
 void store_read_cancel(struct store_read *rq)

@@ -25,6 +25,8 @@
  *   games  (room, record, players, scores, finished, status)
  *          the record (seed included) of a game that ended (status "finished") or whose room
  *          was closed before its end (status "abandoned"); scores: at that moment
+ *   analyses (game, doc, created)                 a game's analysis document (PROTOCOL.md
+ *          "Game analysis"), written once (server/analysis/)
  *
  * Times are wall-clock milliseconds. phase: 0 lobby, 1 playing, 2 over. closed: 1 when the room
  * was dropped from memory after room-ttl or stale-room (its rows stay).
@@ -35,7 +37,7 @@
  * above without games.status; 2 adds it; 3 adds the clock and bot columns of rooms and seats;
  * 4 adds schema_version, rooms.fence, rooms.variants and rooms.fair; 5 adds seats.account;
  * 6 adds rooms.clock_per_move, rooms.clock_zone, rooms.turn_wall, seats.vac_from and
- * seats.vac_until. */
+ * seats.vac_until; 7 adds analyses. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,9 +78,10 @@ static const char *schema_sql =
     "CREATE TABLE games(room TEXT PRIMARY KEY, record TEXT NOT NULL, players TEXT NOT NULL,"
     " scores TEXT NOT NULL, finished INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'finished');"
     "CREATE INDEX games_status ON games(status, finished, room);"
+    "CREATE TABLE analyses(game TEXT PRIMARY KEY, doc TEXT NOT NULL, created INTEGER NOT NULL);"
     "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-    "INSERT INTO schema_version VALUES(6);"
-    "PRAGMA user_version = 6;";
+    "INSERT INTO schema_version VALUES(7);"
+    "PRAGMA user_version = 7;";
 
 /* From each older schema to the next, applied in order in one transaction. */
 static const char *migrations[STORE_SCHEMA] = {
@@ -121,6 +124,10 @@ static const char *migrations[STORE_SCHEMA] = {
     "ALTER TABLE seats ADD COLUMN vac_until INTEGER NOT NULL DEFAULT 0;"
     "UPDATE schema_version SET version = 6;"
     "PRAGMA user_version = 6;",
+    /* 6 -> 7: games' analyses. */
+    "CREATE TABLE analyses(game TEXT PRIMARY KEY, doc TEXT NOT NULL, created INTEGER NOT NULL);"
+    "UPDATE schema_version SET version = 7;"
+    "PRAGMA user_version = 7;",
 };
 
 int sq__exec(sqlite3 *db, const char *sql)
@@ -168,7 +175,7 @@ static int write_game(sqlite3_stmt *game, const struct store_room *e)
 
 /* One batch's statements, prepared after BEGIN and finalised together. */
 struct batch_stmts {
-    sqlite3_stmt *room, *seat_del, *seat, *move, *chat, *game, *del[4], *closer;
+    sqlite3_stmt *room, *seat_del, *seat, *move, *chat, *game, *del[4], *closer, *an;
 };
 
 /* 0, or -1 with some of s prepared: stmts_finalize frees those. */
@@ -196,15 +203,16 @@ static int stmts_prepare(sqlite3 *db, struct batch_stmts *s)
         prep(db, "DELETE FROM seats WHERE room = ?", &s->del[1]) ||
         prep(db, "DELETE FROM moves WHERE room = ?", &s->del[2]) ||
         prep(db, "DELETE FROM chat WHERE room = ?", &s->del[3]) ||
-        prep(db, "UPDATE rooms SET closed = 1, updated = ? WHERE id = ?", &s->closer))
+        prep(db, "UPDATE rooms SET closed = 1, updated = ? WHERE id = ?", &s->closer) ||
+        prep(db, "INSERT OR IGNORE INTO analyses(game, doc, created) VALUES(?,?,?)", &s->an))
         return -1;
     return 0;
 }
 
 static void stmts_finalize(struct batch_stmts *s)
 {
-    sqlite3_stmt *all[] = {s->room,   s->seat_del, s->seat,   s->move,   s->chat,  s->game,
-                           s->del[0], s->del[1],   s->del[2], s->del[3], s->closer};
+    sqlite3_stmt *all[] = {s->room,   s->seat_del, s->seat,   s->move,   s->chat,   s->game,
+                           s->del[0], s->del[1],   s->del[2], s->del[3], s->closer, s->an};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         sqlite3_finalize(all[i]);
 }
@@ -365,6 +373,13 @@ static int sq_batch_write(struct store *st, struct batch *b)
             goto fail;
     if (write_chat(s.chat, b->chat) != 0)
         goto fail;
+    for (const struct sb_analysis *a = b->an; a != NULL; a = a->next) {
+        sqlite3_bind_text(s.an, 1, a->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s.an, 2, a->doc, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s.an, 3, (sqlite3_int64)a->time);
+        if (step_done(s.an))
+            goto fail;
+    }
     ok = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
 fail:
     if (!ok) {
@@ -615,6 +630,7 @@ const struct store_backend sq_backend = {
     .games_get = sq__games_get,
     .entry_get = sq__entry_get,
     .game_get = sq__game_get,
+    .analysis_get = sq__analysis_get,
     .stale_close = sq__stale_close,
     .rows = sq__rows,
     .records = sq__records,

@@ -33,6 +33,7 @@ void sq__db_error(char *err, size_t errlen, const char *path, const char *what, 
 int sq__entry_get(struct store *st, const char *id, struct store_room *e);
 char *sq__games_get(struct store *st, int page, const char *status, int *code);
 char *sq__game_get(struct store *st, const char *id, int *code);
+char *sq__analysis_get(struct store *st, const char *id, int *code);
 int sq__stale_close(struct store *st, long long before_ms, char *err, size_t errlen);
 int sq__rows(struct store *st, int which, store_row_cb cb, void *arg, char *err, size_t errlen);
 int sq__records(struct store *st, store_row_cb cb, void *arg, char *err, size_t errlen);

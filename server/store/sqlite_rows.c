@@ -71,14 +71,14 @@ out:
     return t.s;
 }
 
-char *sq__game_get(struct store *st, const char *id, int *code)
+/* The one text column of sql's row for id: 200, 404 or 503 (logged: what). */
+static char *id_text(struct store *st, const char *sql, const char *id, const char *what, int *code)
 {
     sqlite3 *db = SQ(st)->rdb;
     sqlite3_stmt *q = NULL;
     char *out = NULL;
     *code = 503;
-    if (sqlite3_prepare_v2(db, "SELECT record FROM games WHERE room = ?", -1, &q, NULL) ==
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
         sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
         int rc = sqlite3_step(q);
         if (rc == SQLITE_ROW) {
@@ -90,9 +90,19 @@ char *sq__game_get(struct store *st, const char *id, int *code)
     }
     if (*code == 503)
         log_event(LOG_ERROR, &(struct log_fields){.room = id, .code = "storage_error"},
-                  "storage: cannot read the game: %s", sqlite3_errmsg(db));
+                  "storage: cannot read the %s: %s", what, sqlite3_errmsg(db));
     sqlite3_finalize(q);
     return out;
+}
+
+char *sq__game_get(struct store *st, const char *id, int *code)
+{
+    return id_text(st, "SELECT record FROM games WHERE room = ?", id, "game", code);
+}
+
+char *sq__analysis_get(struct store *st, const char *id, int *code)
+{
+    return id_text(st, "SELECT doc FROM analyses WHERE game = ?", id, "analysis", code);
 }
 
 /* ---- start-up and copy (the writer, the caller's thread) ---- */

@@ -23,6 +23,7 @@ struct batch *store__batch_new(struct store *st, unsigned long gen)
     b->gen = gen;
     b->fence = st->fence;
     b->chat_tail = &b->chat;
+    b->an_tail = &b->an;
     b->work.data = b;
     return b;
 }
@@ -62,6 +63,12 @@ void store__batch_free(struct batch *b)
         b->chat = c->next;
         free(c->text);
         free(c);
+    }
+    while (b->an != NULL) {
+        struct sb_analysis *a = b->an;
+        b->an = a->next;
+        free(a->doc);
+        free(a);
     }
     free(b);
 }
@@ -161,7 +168,8 @@ unsigned long store_done_gen(const struct store *st)
 
 int store_idle(const struct store *st)
 {
-    return !st->inflight && st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL;
+    return !st->inflight && st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL &&
+           st->fill->an == NULL;
 }
 
 int store_failing(const struct store *st)
@@ -210,6 +218,34 @@ void store_chat(struct store *st, const char *room, int seat, const char *name, 
     st->fill->chat_tail = &c->next;
 }
 
+void store_analysis_add(struct store *st, const char *id, const char *doc, uint64_t now_ms,
+                        store_analysis_cb cb, void *arg)
+{
+    struct sb_analysis *a = mem_zalloc(1, sizeof *a);
+    snprintf(a->id, sizeof a->id, "%s", id);
+    a->doc = mem_strdup(doc);
+    a->time = now_ms ? now_ms : (uint64_t)clock_wall_ms();
+    a->cb = cb;
+    a->arg = arg;
+    *st->fill->an_tail = a;
+    st->fill->an_tail = &a->next;
+}
+
+void store_analysis_forget(struct store *st, void *arg)
+{
+    struct batch *bs[] = {st->fill, st->flight};
+    for (int i = 0; i < 2; i++)
+        for (struct sb_analysis *a = bs[i] != NULL ? bs[i]->an : NULL; a != NULL; a = a->next)
+            if (a->arg == arg)
+                a->cb = NULL;
+}
+
+void store_record_hook_set(struct store *st, store_record_fn fn, void *arg)
+{
+    st->record_fn = fn;
+    st->record_arg = arg;
+}
+
 /* ---- the batch cycle ---- */
 
 /* A failed batch's chat lines and closed rooms belong to no room that could
@@ -239,6 +275,35 @@ static void batch_carry(struct store *st, struct batch *b)
         st->fill->chat = b->chat;
         b->chat = NULL;
     }
+    if (b->an != NULL) { /* in front too: their askers wait for them */
+        struct sb_analysis *last = b->an;
+        while (last->next != NULL)
+            last = last->next;
+        last->next = st->fill->an;
+        if (st->fill->an == NULL)
+            st->fill->an_tail = &last->next;
+        st->fill->an = b->an;
+        b->an = NULL;
+    }
+}
+
+/* A committed batch's news for the layers above: each finished game's record
+ * written (not one the database refused), each analysis stored. A hook may
+ * forget analyses' askers (store_analysis_forget sees the batch as flight). */
+static void batch_tell(struct store *st, struct batch *b)
+{
+    for (int i = 0; i < b->n && st->record_fn != NULL; i++) {
+        const struct store_room *e = &b->rooms[i];
+        if (e->record != NULL && !e->fenced && e->status != NULL &&
+            strcmp(e->status, STORE_FINISHED) == 0)
+            st->record_fn(st->record_arg, e->id);
+    }
+    for (struct sb_analysis *a = b->an; a != NULL; a = a->next)
+        if (a->cb != NULL) {
+            store_analysis_cb cb = a->cb;
+            a->cb = NULL;
+            cb(a->arg, a->id);
+        }
 }
 
 /* The health flag follows each commit: set on the first failure of a run
@@ -307,6 +372,8 @@ static void batch_finish(struct store *st, struct batch *b)
             st->hooks.done(st->hooks.arg, e->key, e->id, b->gen,
                            b->ok && e->fenced ? STORE_FENCED : b->ok, e->move_to, e->seq);
     }
+    if (b->ok)
+        batch_tell(st, b);
     st->flight = NULL;
     if (!b->ok)
         marked_fail(st, b->gen);
@@ -316,7 +383,7 @@ static void batch_finish(struct store *st, struct batch *b)
 /* Turn the marked keys into the batch being filled and detach it. */
 static struct batch *batch_take(struct store *st)
 {
-    if (st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL)
+    if (st->ndirty == 0 && st->fill->n == 0 && st->fill->chat == NULL && st->fill->an == NULL)
         return NULL;
     /* fill may mark nothing new: the list is taken first. The rows a key's
      * fill adds carry the key back to the done hook. */

@@ -27,8 +27,8 @@
  * A NULL store everywhere means memory only: rooms send at once.
  *
  * Schema (version STORE_SCHEMA, in a table schema_version in both backends;
- * SQLite also keeps PRAGMA user_version): rooms, seats, moves, chat, games;
- * see sqlite.c. Seat tokens and room passwords are stored as SHA-256 hex
+ * SQLite also keeps PRAGMA user_version): rooms, seats, moves, chat, games,
+ * analyses; see sqlite.c. Seat tokens and room passwords are stored as SHA-256 hex
  * digests, never as text. rooms.fence is the writer's fencing number: the
  * entry's (a node's lease on the room, cluster/lease.h) or the store's
  * (store_fence_set); PostgreSQL writes a room only if its row's number is not
@@ -44,7 +44,7 @@
 #include "msg.h"
 #include "sha256.h"
 
-#define STORE_SCHEMA 6
+#define STORE_SCHEMA 7
 /* rooms.fair: the secret, then a comma and an entropy (or nothing) per seat (fair/fair_room.h) */
 #define STORE_FAIR_TEXT (CARC_FAIR_HEX * (1 + CARC_MAX_PLAYERS) + 8)
 #define STORE_FILE "carcd.db"
@@ -349,6 +349,11 @@ typedef void (*store_entry_cb)(void *arg, int status, struct store_room *e);
 struct store_read *store_entry_read(struct store *st, const char *id, store_entry_cb cb, void *arg);
 void store_entry_free(struct store_room *e);
 
+/* GET /api/games/{id}/analysis: the game's stored analysis document
+ * (PROTOCOL.md "Game analysis"), 404 while there is none. As store_game_read. */
+struct store_read *store_analysis_read(struct store *st, const char *id, store_read_cb cb,
+                                       void *arg);
+
 /* The asker is gone: cb will not be called. */
 void store_read_cancel(struct store_read *rq);
 
@@ -356,6 +361,31 @@ void store_read_cancel(struct store_read *rq);
  * or NULL with *status 404 or 503. */
 char *store_games_get(struct store *st, int page, const char *status, int *code);
 char *store_game_get(struct store *st, const char *id, int *code);
+char *store_analysis_get(struct store *st, const char *id, int *code);
+
+/* ---- analyses (server/analysis/) ----
+ * A game's analysis is written once and never changes (table analyses: game,
+ * doc, created). */
+
+/* Called on the loop once the batch holding id's analysis committed. */
+typedef void (*store_analysis_cb)(void *arg, const char *id);
+/* id's analysis document doc (copied) joins the batch being filled and is
+ * written in its transaction; a game that has one already keeps it (insert
+ * once). cb (may be NULL) is called once, after the commit: a failed batch
+ * carries the document into the next one, like chat lines, and a store
+ * closed before it was written never calls cb. now_ms: the created time (0:
+ * the wall clock). */
+void store_analysis_add(struct store *st, const char *id, const char *doc, uint64_t now_ms,
+                        store_analysis_cb cb, void *arg);
+/* The asker arg is going: no cb with it will be called (its documents are
+ * still written). */
+void store_analysis_forget(struct store *st, void *arg);
+
+/* A record of a game that ended (STORE_FINISHED; not an abandoned one) was
+ * committed: fn(arg, id) on the loop after the batch, once per record
+ * written. One hook per store (the analysis queue's `auto`); NULL: none. */
+typedef void (*store_record_fn)(void *arg, const char *id);
+void store_record_hook_set(struct store *st, store_record_fn fn, void *arg);
 
 /* ---- online backups (backup.c; SQLite only) ----
  * A consistent copy of the database with SQLite's online backup API, taken

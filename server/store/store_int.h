@@ -41,6 +41,16 @@ struct sb_chat {
     uint64_t time;
 };
 
+/* An analysis document of a batch (store_analysis_add). */
+struct sb_analysis {
+    struct sb_analysis *next;
+    char id[PROTO_ROOM_MAX];
+    char *doc;
+    uint64_t time;
+    store_analysis_cb cb; /* NULL: nobody waits for it (store_analysis_forget) */
+    void *arg;
+};
+
 /* gone values past enum store_gone, used by copy.c only. */
 enum {
     STORE_RECORD = 3, /* only the record (games row) of e */
@@ -55,6 +65,7 @@ struct batch {
     struct store_room *rooms;
     int n, cap;
     struct sb_chat *chat, **chat_tail;
+    struct sb_analysis *an, **an_tail;
     int ok;
     char why[160];      /* failed: the database's message */
     const char *reason; /* failed: a short static reason for /healthz (store_health), or NULL */
@@ -80,6 +91,8 @@ struct store_backend {
     /* The reads of read.c, on the reader connection. */
     char *(*games_get)(struct store *st, int page, const char *status, int *code);
     char *(*game_get)(struct store *st, const char *id, int *code);
+    /* A game's analysis document (table analyses): 200, 404 or 503. */
+    char *(*analysis_get)(struct store *st, const char *id, int *code);
     /* One open room (not closed, not over) with its seats and moves, as of
      * one snapshot, into e: 200, 404 (no such open room) or 503. */
     int (*entry_get)(struct store *st, const char *id, struct store_room *e);
@@ -127,6 +140,9 @@ struct store {
     /* Reads (read.c): one on the thread pool, the others queued FIFO. */
     struct store_read *rq_head, *rq_tail;
     int rq_len, rq_busy;
+    /* Records of finished games committed (store_record_hook_set). */
+    store_record_fn record_fn;
+    void *record_arg;
 };
 
 /* store.c: a new store around a backend's connections (fill batch ready). */
