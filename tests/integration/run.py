@@ -33,11 +33,24 @@ MODULES = ["test_games", "test_session", "test_abuse", "test_errors", "test_conf
            "test_seat_accounts", "test_ratings", "test_rated_rules", "test_rating_crash", "test_rated_multi", "test_me_games", "test_profiles",
            "test_claim", "test_push", "test_mail",
            "test_deploy", "test_variants",
-           "test_fair", "test_rematch"]
+           "test_fair", "test_rematch", "test_correspondence", "test_analysis"]
+
+
+def unlisted():
+    """The test_*.py files beside this one that MODULES does not name (a suite that would
+    silently never run in `make test`)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = sorted(f[:-3] for f in os.listdir(here) if f.startswith("test_") and f.endswith(".py"))
+    return [n for n in found if n not in MODULES]
 
 
 def main(argv):
     names = argv or MODULES
+    missing = unlisted()
+    if missing:
+        print("FAIL: tests/integration/run.py: MODULES does not name %s" % ", ".join(missing),
+              file=sys.stderr)
+        return 1
     # A hung test must not hang `make test`: dump every thread's stack and exit.
     faulthandler.dump_traceback_later(float(os.environ.get("CARC_IT_TIMEOUT", "1200")), exit=True)
     loader = unittest.TestLoader()
