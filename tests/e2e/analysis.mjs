@@ -24,7 +24,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { BUILD, DESKTOP, PHONE, ROOT, assert, launch, openPage, startServer, waitRecord } from "./harness.mjs";
+import { BUILD, DESKTOP, PHONE, ROOT, assert, openPage, runAlone, startServer, waitRecord } from "./harness.mjs";
 import { finishedGame } from "./panel.mjs";
 import { audit, auditPage } from "./a11y.mjs";
 
@@ -273,27 +273,5 @@ export async function analysisSuite({ browser, test, errors }) {
 // Alone: node tests/e2e/analysis.mjs
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   fs.mkdirSync(ART, { recursive: true });
-  const browser = await launch();
-  const errors = [];
-  let passed = 0;
-  let failed = 0;
-  const test = async (name, fn) => {
-    const t0 = Date.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
-    }
-  };
-  try {
-    await analysisSuite({ browser, test, errors });
-    await test("[analysis] no console errors", async () => assert(errors.length === 0, errors.join("\n")));
-  } finally {
-    await browser.close();
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
+  await runAlone(analysisSuite);
 }

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { BUILD, PHONE, assert, consoleError, launch, startServer } from "./harness.mjs";
+import { BUILD, PHONE, assert, consoleError, runAlone, startServer } from "./harness.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
@@ -193,31 +193,4 @@ export async function emailSuite({ browser, test, errors }) {
 }
 
 // Alone: node tests/e2e/email.mjs
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const browser = await launch();
-  const errors = [];
-  let passed = 0;
-  let failed = 0;
-  const test = async (name, fn) => {
-    const t0 = Date.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
-    }
-  };
-  try {
-    await emailSuite({ browser, test, errors });
-  } finally {
-    await browser.close();
-  }
-  if (errors.length) {
-    failed++;
-    console.log("console errors:\n" + errors.join("\n"));
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
-}
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone(emailSuite);

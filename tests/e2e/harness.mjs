@@ -61,6 +61,38 @@ export function launch() {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
+// A suite run alone (`node tests/e2e/NAME.mjs`): suite({browser, test, errors}) in a browser of
+// its own, each test's line as run.mjs prints it, a console error counted as one more failure,
+// the counts last and the exit status set.
+export async function runAlone(suite) {
+  const browser = await launch();
+  const errors = [];
+  let passed = 0;
+  let failed = 0;
+  const test = async (name, fn) => {
+    const t0 = Date.now();
+    try {
+      await fn();
+      passed++;
+      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
+    }
+  };
+  try {
+    await suite({ browser, test, errors });
+  } finally {
+    await browser.close();
+  }
+  if (errors.length) {
+    failed++;
+    console.log("console errors:\n" + errors.join("\n"));
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
 // A browser with a profile in dir (not incognito, as every newContext() is): what the Push API
 // and Chromium's installability check need (push.mjs). options: launchPersistentContext's.
 export function launchPersistent(dir, options = {}) {

@@ -28,7 +28,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { assert, consoleError, launch, launchPersistent, startServer } from "./harness.mjs";
+import { assert, consoleError, launchPersistent, runAlone, startServer } from "./harness.mjs";
 import { clickMove } from "./play.mjs";
 
 const b64url = (buf) => Buffer.from(buf).toString("base64url");
@@ -380,31 +380,4 @@ export async function pushSuite({ browser, test, errors }) {
 }
 
 // Alone: node tests/e2e/push.mjs
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const browser = await launch();
-  const errors = [];
-  let passed = 0;
-  let failed = 0;
-  const test = async (name, fn) => {
-    const t0 = Date.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
-    }
-  };
-  try {
-    await pushSuite({ browser, test, errors });
-  } finally {
-    await browser.close();
-  }
-  if (errors.length) {
-    failed++;
-    console.log("console errors:\n" + errors.join("\n"));
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
-}
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone(pushSuite);

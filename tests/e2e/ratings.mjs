@@ -15,7 +15,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { clickMove, playUntilOver } from "./play.mjs";
-import { BUILD, DESKTOP, PHONE, ROOT, assert, consoleError, launch, startServer } from "./harness.mjs";
+import { BUILD, DESKTOP, PHONE, ROOT, assert, consoleError, runAlone, startServer } from "./harness.mjs";
 import { foreignWords, noForeign } from "./i18n.mjs";
 
 const catalogue = (lang) => JSON.parse(fs.readFileSync(path.join(ROOT, "clients/web/i18n", lang + ".json"), "utf8"));
@@ -297,31 +297,4 @@ export async function ratingsSuite({ browser, test, errors }) {
 }
 
 // Alone: node tests/e2e/ratings.mjs
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const browser = await launch();
-  const errors = [];
-  let passed = 0;
-  let failed = 0;
-  const test = async (name, fn) => {
-    const t0 = Date.now();
-    try {
-      await fn();
-      passed++;
-      console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`FAIL ${name}: ${e && e.stack ? e.stack.split("\n").slice(0, 3).join("\n     ") : e}`);
-    }
-  };
-  try {
-    await ratingsSuite({ browser, test, errors });
-  } finally {
-    await browser.close();
-  }
-  if (errors.length) {
-    failed++;
-    console.log("console errors:\n" + errors.join("\n"));
-  }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
-}
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await runAlone(ratingsSuite);
