@@ -55,97 +55,64 @@ static void bot_game(struct carc_record *rec, struct carc_game *g, int level, ui
     free(w);
 }
 
-/* The mover's immediate margin gain of m on g (own points scored at once less
- * the best opponent's), or LONG_MIN when the engine refuses m; sim holds the
- * position after m. */
-static long gain_of(struct carc_game *sim, const struct carc_game *g, const struct carc_move *m)
+/* Seat me's margin over the best other seat of g. */
+static long margin(const struct carc_game *g, int me)
 {
-    *sim = *g;
-    if (carc_game_play(sim, m, NULL) < 0)
-        return LONG_MIN;
-    long other = 0;
+    long other = LONG_MIN;
     for (int p = 0; p < g->nplayers; p++)
-        if (p != g->current && sim->players[p].score - g->players[p].score > other)
-            other = sim->players[p].score - g->players[p].score;
-    return sim->players[g->current].score - g->players[g->current].score - other;
+        if (p != me && g->players[p].score > other)
+            other = g->players[p].score;
+    return g->players[me].score - other;
 }
 
-/* The best projected final margin (the board scored as if the game ended)
- * over g's options. */
-static long proj_best(struct carc_bot_search *w, const struct carc_game *g, struct carc_game *sim)
-{
-    long best = LONG_MIN;
-    int n = carc_game_placements(g, g->tile, NULL, 0);
-    for (int i = 0; i < n; i++) {
-        struct carc_placement pl;
-        struct carc_move opt[CARC__BOT_MAX_OPTIONS];
-        carc_game_placement_nth(g, g->tile, i, &pl);
-        int no = carc__bot_options(w, g, &pl, opt);
-        for (int o = 0; o < no; o++) {
-            *sim = *g;
-            if (carc_game_play(sim, &opt[o], NULL) < 0)
-                continue;
-            carc_game_finish(sim);
-            long other = LONG_MIN;
-            for (int p = 0; p < g->nplayers; p++)
-                if (p != g->current && sim->players[p].score > other)
-                    other = sim->players[p].score;
-            if (sim->players[g->current].score - other > best)
-                best = sim->players[g->current].score - other;
-        }
-    }
-    return best;
-}
-
-/* A planted blunder on g: when the best immediate margin gain G of the
- * options is at least 8 (a city or road of the mover's closed at once), the
- * option the greedy ranks best (projected final margin) among those that gain
- * at most G - 8: the plausible-looking move that leaves the points on the
- * table. 0 when there is none such. */
+/* A planted blunder on g. Every option is played once on a copy: its
+ * immediate margin gain (the points it scores at once for the mover less the
+ * best opponent's) and its projected margin (the board then scored as if the
+ * game ended). When the best gain G is at least 8 (a city or road of the
+ * mover's closed at once), the plant is the option with the best projection
+ * among those that gain at most G - 8, kept only when the best projection
+ * stands at least 8 above it too: the points are left on the table, not won
+ * back elsewhere. 0 when there is none such. */
 static int blunder_plant(struct carc_bot_search *w, const struct carc_game *g,
                          struct carc_move *out)
 {
-    long top = LONG_MIN, best_v = 0, top_proj = 0;
-    int found = 0;
+    enum { MAX = 4096 };
+    struct carc_move *opt = zalloc(MAX * sizeof *opt);
+    long *gain = zalloc(MAX * sizeof *gain), *proj = zalloc(MAX * sizeof *proj);
     struct carc_game *sim = zalloc(sizeof *sim);
+    int me = g->current, n = 0, np = carc_game_placements(g, g->tile, NULL, 0);
+    long before = margin(g, me), top_gain = LONG_MIN, top_proj = LONG_MIN;
     carc__bot_knights_find(w, g);
-    int n = carc_game_placements(g, g->tile, NULL, 0);
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < n; i++) {
-            struct carc_placement pl;
-            struct carc_move opt[CARC__BOT_MAX_OPTIONS];
-            carc_game_placement_nth(g, g->tile, i, &pl);
-            int no = carc__bot_options(w, g, &pl, opt);
-            for (int o = 0; o < no; o++) {
-                long gain = gain_of(sim, g, &opt[o]);
-                if (gain == LONG_MIN)
-                    continue;
-                if (pass == 0) {
-                    if (gain > top)
-                        top = gain;
-                    continue;
-                }
-                if (top < 8 || gain > top - 8)
-                    continue;
-                carc_game_finish(sim);
-                long best_other = LONG_MIN;
-                for (int p = 0; p < g->nplayers; p++)
-                    if (p != g->current && sim->players[p].score > best_other)
-                        best_other = sim->players[p].score;
-                long v = sim->players[g->current].score - best_other;
-                if (!found || v > best_v) {
-                    best_v = v;
-                    *out = opt[o];
-                    found = 1;
-                }
-            }
+    for (int i = 0; i < np; i++) {
+        struct carc_placement pl;
+        carc_game_placement_nth(g, g->tile, i, &pl);
+        ck_assert_int_le(n + CARC__BOT_MAX_OPTIONS, MAX);
+        int no = carc__bot_options(w, g, &pl, opt + n);
+        for (int o = n; o < n + no; o++) {
+            *sim = *g;
+            if (carc_game_play(sim, &opt[o], NULL) < 0)
+                continue;
+            opt[n] = opt[o];
+            gain[n] = margin(sim, me) - before;
+            carc_game_finish(sim);
+            proj[n] = margin(sim, me);
+            top_gain = gain[n] > top_gain ? gain[n] : top_gain;
+            top_proj = proj[n] > top_proj ? proj[n] : top_proj;
+            n++;
         }
-        if (pass == 0)
-            top_proj = proj_best(w, g, sim);
     }
+    int plant = -1;
+    for (int k = 0; top_gain >= 8 && k < n; k++)
+        if (gain[k] <= top_gain - 8 && (plant < 0 || proj[k] > proj[plant]))
+            plant = k;
+    int found = plant >= 0 && top_proj - proj[plant] >= 8;
+    if (found)
+        *out = opt[plant];
     free(sim);
-    /* The points left are not won back on the board scored as if the game ended. */
-    return found && top_proj - best_v >= 8;
+    free(proj);
+    free(gain);
+    free(opt);
+    return found;
 }
 
 static int bad(int cls)
