@@ -9,6 +9,9 @@
 #include "analysis.h"
 #include "record_json.h"
 
+#define P4 1e4 /* chances: 4 decimals */
+#define P2 1e2 /* points: 2 decimals */
+
 /* The whole job's memory: record, workspace and result are large. */
 struct job {
     struct carc_record rec;
@@ -16,10 +19,10 @@ struct job {
     struct carc_analysis a;
 };
 
-/* x rounded to 10^-digits, so that the document prints short decimals. */
-static double rounded(double x, int digits)
+/* x rounded to a multiple of 1/scale, so that the document prints short
+ * decimals (scale 10, 100 or 10000). */
+static double rounded(double x, double scale)
 {
-    double scale = digits == 4 ? 1e4 : digits == 1 ? 1e1 : 1e2;
     double y = x * scale;
     long long r = (long long)(y + (y >= 0 ? 0.5 : -0.5));
     return (double)r / scale;
@@ -77,7 +80,6 @@ static json_t *move_new(const struct carc_record *rec, const struct carc_analysi
         *bad = 1;
         return NULL;
     }
-    int p4 = 4, p2 = 2;
     put(o, "move", json_integer(i), bad);
     put(o, "player", json_integer(m->player), bad);
     put(o, "tile", json_string(carc_tiles[rec->moves[i].tile].id), bad);
@@ -88,21 +90,21 @@ static json_t *move_new(const struct carc_record *rec, const struct carc_analysi
         put(o, "luck", json_integer(0), bad);
         return o;
     }
-    int two = a->nplayers == 2;
+    double value_scale = a->nplayers == 2 ? P4 : P2; /* a chance, or points */
     put(o, "class", json_string(carc_analysis_class_name(m->cls)), bad);
     put(o, "best_is_played", json_boolean(m->best_is_played), bad);
-    put(o, "value", json_real(rounded(m->value, two ? p4 : p2)), bad);
-    put(o, "best_value", json_real(rounded(m->best_value, two ? p4 : p2)), bad);
-    put(o, "loss", json_real(rounded(m->loss, two ? p4 : p2)), bad);
-    put(o, "loss_points", json_real(rounded(m->loss_points, p2)), bad);
-    put(o, "win", json_real(rounded(m->win, p4)), bad);
-    put(o, "best_win", json_real(rounded(m->best_win, p4)), bad);
-    put(o, "margin", json_real(rounded(m->margin, p2)), bad);
-    put(o, "best_margin", json_real(rounded(m->best_margin, p2)), bad);
+    put(o, "value", json_real(rounded(m->value, value_scale)), bad);
+    put(o, "best_value", json_real(rounded(m->best_value, value_scale)), bad);
+    put(o, "loss", json_real(rounded(m->loss, value_scale)), bad);
+    put(o, "loss_points", json_real(rounded(m->loss_points, P2)), bad);
+    put(o, "win", json_real(rounded(m->win, P4)), bad);
+    put(o, "best_win", json_real(rounded(m->best_win, P4)), bad);
+    put(o, "margin", json_real(rounded(m->margin, P2)), bad);
+    put(o, "best_margin", json_real(rounded(m->best_margin, P2)), bad);
     put(o, "best", best_new(rec, i, &m->best, bad), bad);
-    put(o, "luck", json_real(rounded(m->luck, p2)), bad);
-    put(o, "tile_value", json_real(rounded(m->tile_value, p2)), bad);
-    put(o, "tile_mean", json_real(rounded(m->tile_mean, p2)), bad);
+    put(o, "luck", json_real(rounded(m->luck, P2)), bad);
+    put(o, "tile_value", json_real(rounded(m->tile_value, P2)), bad);
+    put(o, "tile_mean", json_real(rounded(m->tile_mean, P2)), bad);
     put(o, "options", json_integer(m->options), bad);
     put(o, "playouts", json_integer(m->playouts), bad);
     return o;
@@ -121,10 +123,10 @@ static json_t *player_new(const struct carc_record *rec, const struct carc_analy
     }
     put(o, "seat", json_integer(p), bad);
     put(o, "name", json_string(rec->names[p]), bad);
-    put(o, "accuracy", json_real(rounded(pl->accuracy, 1)), bad);
+    put(o, "accuracy", json_real(rounded(pl->accuracy, 10)), bad);
     put(o, "rated", json_integer(pl->rated), bad);
-    put(o, "luck", json_real(rounded(pl->luck, 2)), bad);
-    put(o, "loss", json_real(rounded(pl->loss_points, 2)), bad);
+    put(o, "luck", json_real(rounded(pl->luck, P2)), bad);
+    put(o, "loss", json_real(rounded(pl->loss_points, P2)), bad);
     for (int k = 0; k < CARC_AN_CLASSES; k++)
         put(c, carc_analysis_class_name(k), json_integer(pl->classes[k]), bad);
     put(o, "classes", c, bad);
