@@ -14,6 +14,7 @@
 #include "store/store.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/pool.h"
 
 /* A job's steps: QUEUED (waiting), READING (its record being read: holds a
  * thread's place), RUNNING (on the thread pool), STORED (its document handed
@@ -47,14 +48,11 @@ struct analysis {
     atomic_int stop; /* raised by analysis_stop: running analyses end */
 };
 
-/* libuv's pool as libuv sizes it (threadpool.c init_threads): unset is 4, 0
- * is 1; one thread stays for storage (as game/bots.c counts). */
+/* The threads analyses may take at once: the pool's but one (util/pool.h). */
 static int pool_room(void)
 {
-    const char *v = getenv("UV_THREADPOOL_SIZE");
-    long n = v != NULL ? strtol(v, NULL, 10) : 4;
-    n = n < 1 ? 1 : n > 1024 ? 1024 : n;
-    return n - 1 < 1 ? 1 : n - 1 > ANALYSIS_THREADS_MAX ? ANALYSIS_THREADS_MAX : (int)n - 1;
+    int n = pool_threads_spare();
+    return n > ANALYSIS_THREADS_MAX ? ANALYSIS_THREADS_MAX : n;
 }
 
 /* ANALYSIS_AUTO: the store committed the record of a game that ended. */

@@ -9,6 +9,7 @@
 #include "bot.h"
 #include "util/log.h"
 #include "util/mem.h"
+#include "util/pool.h"
 #include "util/stall.h"
 
 #define BOTS_RUN_MAX 16 /* struct bots.run */
@@ -50,16 +51,8 @@ struct bots {
 
 int bots_running_max(void)
 {
-    /* As libuv sizes its pool (threadpool.c init_threads): unset is 4, 0 is
-     * 1, at most 1024. */
-    const char *v = getenv("UV_THREADPOOL_SIZE");
-    long n = v != NULL ? strtol(v, NULL, 10) : 4;
-    if (n < 1)
-        n = 1;
-    if (n > 1024)
-        n = 1024;
-    n -= 1; /* one thread stays for storage */
-    return n < 1 ? 1 : n > BOTS_RUN_MAX ? BOTS_RUN_MAX : (int)n;
+    int n = pool_threads_spare();
+    return n > BOTS_RUN_MAX ? BOTS_RUN_MAX : n;
 }
 
 struct bots *bots_new(uv_loop_t *loop, int running, int think_ms)
