@@ -52,7 +52,7 @@ enum carc_analysis_class {
  * (playouts per millisecond of one core of the reference machine), so a
  * budget gives the same result on every machine, slow or fast. */
 #define CARC_AN_PLAYOUTS_PER_MS 40
-#define CARC_AN_DEFAULT_MS 250 /* per move: a 2-player base game in about 20 s */
+#define CARC_AN_DEFAULT_MS 250 /* per move: a 2-player base game in about 8 s */
 
 /* Options rated per move: the strong bot's 24 candidates, the move played and
  * a few spare. */

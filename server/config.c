@@ -152,7 +152,7 @@ static const struct key keys[] = {
      " but one (1)"},
     {"analysis-ms-per-move", K_INT, OFF(analysis_ms_per_move), 0, 1, 10000,
      "an analysis' budget per move, turned into playouts (40 a ms), not a clock: a two-player"
-     " game takes about 20 s of one core at 250 (250)"},
+     " game takes about 8 s of one core at 250 (250)"},
     {"analysis-queue", K_INT, OFF(analysis_queue), 0, 1, 10000,
      "games waiting for their analysis or being analysed at most; more are refused with 503"
      " (32)"},
